@@ -1,0 +1,60 @@
+package io.coll4j.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.PrintWriter;
+
+/**
+ * {@code collbench}: the coll4j benchmark and machine probe (DESIGN §8). Exit codes: 0 ok, 1 a
+ * failed validation or run-time failure, 2 a usage error (one line naming the problem, then usage).
+ */
+@Command(name = "collbench",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        sortOptions = false,
+        description = "MPI-style collectives for JVM thread teams: benchmarks (OSU / nccl-tests style) and machine probe.",
+        subcommands = {
+                TopoCommand.class,
+                CopyCommand.class,
+                CollectiveCommands.Allreduce.class,
+                CollectiveCommands.ReduceScatter.class,
+                CollectiveCommands.Reduce.class,
+                CollectiveCommands.Bcast.class,
+                CollectiveCommands.Allgather.class,
+                CollectiveCommands.Barrier.class,
+        })
+public final class CollBench implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand");
+    }
+
+    /** Builds the configured command line; tests drive it in-process with their own writers. */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new CollBench());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setParameterExceptionHandler(Errors::onParameterException);
+        cl.setExecutionExceptionHandler(Errors::onExecutionException);
+        return cl;
+    }
+
+    /** Runs collbench with {@code args}; returns the exit code. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        int code = commandLine(out, err).execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        System.exit(run(out, err, args));
+    }
+}
