@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * Argument checks shared by every {@link Reducer} implementation, run before anything is written
  * (the contract on {@link Reducer}). Each failure is an {@link IllegalArgumentException} whose message
- * starts with the argument's name.
+ * starts with the argument's name. On success the checks return whether every operand is native
+ * memory, which is when {@link VectorReducer} runs its SIMD loops.
  *
  * <p>These checks sit on the path of every small reduction (a 4 KiB reduce is some tens of
  * nanoseconds), so the common case — native segments, no overlap — costs a few compares and no
@@ -21,33 +22,33 @@ final class ReducerArguments {
     private ReducerArguments() {
     }
 
-    /** Checks of {@link Reducer#reduce}; returns the byte length of each range. */
-    static long checkReduce(DType dtype, MemorySegment dst, long dstOffset, MemorySegment a, long aOffset,
-                            MemorySegment b, long bOffset, long count) {
+    /** Checks of {@link Reducer#reduce}; returns true when every operand is native. */
+    static boolean checkReduce(DType dtype, MemorySegment dst, long dstOffset, MemorySegment a, long aOffset,
+                           MemorySegment b, long bOffset, long count) {
         long bytes = byteCount(dtype, count);
-        checkDestination(dtype, dst, dstOffset, bytes);
-        checkSource(dtype, a, "a", aOffset, bytes);
-        checkSource(dtype, b, "b", bOffset, bytes);
+        boolean allNative = checkDestination(dtype, dst, dstOffset, bytes);
+        allNative &= checkSource(dtype, a, "a", aOffset, bytes);
+        allNative &= checkSource(dtype, b, "b", bOffset, bytes);
         checkNoPartialOverlap(dst, dstOffset, a, "a", aOffset, bytes);
         checkNoPartialOverlap(dst, dstOffset, b, "b", bOffset, bytes);
-        return bytes;
+        return allNative;
     }
 
-    /** Checks of {@link Reducer#reduceInto}; returns the byte length of each range. */
-    static long checkReduceInto(DType dtype, MemorySegment dst, long dstOffset, MemorySegment src, long srcOffset,
-                                long count) {
+    /** Checks of {@link Reducer#reduceInto}; returns true when every operand is native. */
+    static boolean checkReduceInto(DType dtype, MemorySegment dst, long dstOffset, MemorySegment src, long srcOffset,
+                               long count) {
         long bytes = byteCount(dtype, count);
-        checkDestination(dtype, dst, dstOffset, bytes);
-        checkSource(dtype, src, "src", srcOffset, bytes);
+        boolean allNative = checkDestination(dtype, dst, dstOffset, bytes);
+        allNative &= checkSource(dtype, src, "src", srcOffset, bytes);
         checkNoPartialOverlap(dst, dstOffset, src, "src", srcOffset, bytes);
-        return bytes;
+        return allNative;
     }
 
-    /** Checks of {@link Reducer#reduceMany}; returns the byte length of each range. */
-    static long checkReduceMany(DType dtype, MemorySegment dst, long dstOffset, MemorySegment[] srcs,
-                                long[] srcOffsets, int k, long count) {
+    /** Checks of {@link Reducer#reduceMany}; returns true when every operand is native. */
+    static boolean checkReduceMany(DType dtype, MemorySegment dst, long dstOffset, MemorySegment[] srcs,
+                               long[] srcOffsets, int k, long count) {
         long bytes = byteCount(dtype, count);
-        checkDestination(dtype, dst, dstOffset, bytes);
+        boolean allNative = checkDestination(dtype, dst, dstOffset, bytes);
         if (srcs == null) {
             throw new IllegalArgumentException("srcs is null");
         }
@@ -73,10 +74,10 @@ final class ReducerArguments {
                 throw new IllegalArgumentException("srcOffsets[" + j + "] must be >= 0, got " + offset);
             }
             checkRange(src, SOURCE_NAMES[j], offset, bytes);
-            checkBacking(dtype, src, SOURCE_NAMES[j]);
+            allNative &= checkBacking(dtype, src, SOURCE_NAMES[j]);
             checkNoPartialOverlap(dst, dstOffset, src, SOURCE_NAMES[j], offset, bytes);
         }
-        return bytes;
+        return allNative;
     }
 
     private static long byteCount(DType dtype, long count) {
@@ -89,7 +90,7 @@ final class ReducerArguments {
         return count * dtype.size();
     }
 
-    private static void checkDestination(DType dtype, MemorySegment dst, long offset, long bytes) {
+    private static boolean checkDestination(DType dtype, MemorySegment dst, long offset, long bytes) {
         if (dst == null) {
             throw new IllegalArgumentException("dst is null");
         }
@@ -98,16 +99,16 @@ final class ReducerArguments {
         }
         checkOffset("dst", offset);
         checkRange(dst, "dst", offset, bytes);
-        checkBacking(dtype, dst, "dst");
+        return checkBacking(dtype, dst, "dst");
     }
 
-    private static void checkSource(DType dtype, MemorySegment src, String name, long offset, long bytes) {
+    private static boolean checkSource(DType dtype, MemorySegment src, String name, long offset, long bytes) {
         if (src == null) {
             throw new IllegalArgumentException(name + " is null");
         }
         checkOffset(name, offset);
         checkRange(src, name, offset, bytes);
-        checkBacking(dtype, src, name);
+        return checkBacking(dtype, src, name);
     }
 
     private static void checkOffset(String name, long offset) {
@@ -126,13 +127,13 @@ final class ReducerArguments {
     }
 
     /**
-     * Rejects a heap segment over an array that cannot carry {@code dtype} ({@link DType#canBeBackedBy}).
-     * A read-only heap segment does not reveal its array ({@link MemorySegment#heapBase()} is empty),
-     * so it is let through.
+     * Rejects a heap segment over an array that cannot carry {@code dtype} ({@link DType#canBeBackedBy});
+     * returns true for a native segment. A read-only heap segment does not reveal its array
+     * ({@link MemorySegment#heapBase()} is empty), so it cannot be checked.
      */
-    private static void checkBacking(DType dtype, MemorySegment segment, String name) {
+    private static boolean checkBacking(DType dtype, MemorySegment segment, String name) {
         if (segment.isNative()) {
-            return;
+            return true;
         }
         Optional<Object> base = segment.heapBase();
         if (base.isPresent() && !dtype.canBeBackedBy(base.get().getClass())) {
@@ -140,6 +141,7 @@ final class ReducerArguments {
                     + " array, which cannot hold " + dtype.cliName() + " elements (use a "
                     + dtype.arrayType().getSimpleName() + ", byte[] or long[] backed segment)");
         }
+        return false;
     }
 
     /**

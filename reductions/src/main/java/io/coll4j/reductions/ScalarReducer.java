@@ -13,8 +13,11 @@ import java.lang.foreign.ValueLayout;
  * left to right through {@link #apply}; it is the reference and the fallback, not a fast path.
  *
  * <p>F32/F64 MIN and MAX are {@link Math#min}/{@link Math#max} by definition ({@link Op}).
+ *
+ * <p>It is also the {@link ReductionKernel} the vector reducers use for calls with a heap operand
+ * (see {@link VectorReducer} for why).
  */
-final class ScalarReducer implements Reducer {
+final class ScalarReducer implements Reducer, ReductionKernel {
 
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
@@ -43,22 +46,29 @@ final class ScalarReducer implements Reducer {
     @Override
     public void reduceInto(MemorySegment dst, long dstOffset, MemorySegment src, long srcOffset, long count) {
         ReducerArguments.checkReduceInto(dtype, dst, dstOffset, src, srcOffset, count);
-        loop(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
+        reduce2(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
     }
 
     @Override
     public void reduce(MemorySegment dst, long dstOffset, MemorySegment a, long aOffset,
                        MemorySegment b, long bOffset, long count) {
         ReducerArguments.checkReduce(dtype, dst, dstOffset, a, aOffset, b, bOffset, count);
-        loop(dst, dstOffset, a, aOffset, b, bOffset, count);
+        reduce2(dst, dstOffset, a, aOffset, b, bOffset, count);
     }
 
     @Override
     public void reduceMany(MemorySegment dst, long dstOffset, MemorySegment[] srcs, long[] srcOffsets, int k,
                            long count) {
         ReducerArguments.checkReduceMany(dtype, dst, dstOffset, srcs, srcOffsets, k, count);
+        reduceK(dst, dstOffset, srcs, srcOffsets, k, 0, count);
+    }
+
+    /** The left fold of {@link #reduceMany}, element by element, for any {@code k >= 1}. */
+    @Override
+    public void reduceK(MemorySegment dst, long dstOffset, MemorySegment[] srcs, long[] srcOffsets, int k,
+                        long from, long count) {
         int size = dtype.size();
-        for (long i = 0; i < count; i++) {
+        for (long i = from; i < count; i++) {
             long at = i * size;
             switch (dtype) {
                 case F32 -> {
@@ -147,7 +157,8 @@ final class ScalarReducer implements Reducer {
     }
 
     /** {@code d[i] = a[i] op b[i]}: one plain loop per (dtype, op), chosen once per call. */
-    private void loop(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+    @Override
+    public void reduce2(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
         switch (dtype) {
             case F32 -> {
                 switch (op) {

@@ -10,12 +10,12 @@ import jdk.incubator.vector.VectorSpecies;
  * @param dtype    element type
  * @param op       reduction operator
  * @param species  vector species (element type of {@code dtype}, chosen size)
- * @param operator the lane-wise operator implementing {@code op}
- * @param nanFirst true for F32/F64 MIN/MAX: the result is patched so that when both operands are NaN
- *                 the first is returned, as {@code Math.min}/{@code Math.max} do ({@link Op})
+ * @param operator the lane-wise operator implementing {@code op}: {@code VectorOperators.MIN}/{@code MAX}
+ *                 follow {@code Math.min}/{@code Math.max} (NaN wins, −0.0 &lt; +0.0), so F32/F64 need no fix-up
+ * @param scalar   the scalar loops of (dtype, op), for calls with a heap operand and for loop tails
  */
 record VectorKernelSpec(DType dtype, Op op, VectorSpecies<?> species, VectorOperators.Binary operator,
-                        boolean nanFirst) {
+                        ReductionKernel scalar) {
 
     static VectorKernelSpec of(DType dtype, Op op, int bits) {
         op.checkSupports(dtype);
@@ -28,7 +28,7 @@ record VectorKernelSpec(DType dtype, Op op, VectorSpecies<?> species, VectorOper
             case BOR -> VectorOperators.OR;
             case BXOR -> VectorOperators.XOR;
         };
-        boolean nanFirst = dtype.isFloating() && (op == Op.MIN || op == Op.MAX);
-        return new VectorKernelSpec(dtype, op, VectorConstants.species(dtype, bits), operator, nanFirst);
+        return new VectorKernelSpec(dtype, op, VectorConstants.species(dtype, bits), operator,
+                (ReductionKernel) Reducers.scalar(dtype, op));
     }
 }

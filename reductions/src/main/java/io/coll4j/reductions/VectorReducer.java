@@ -5,34 +5,46 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.nio.ByteOrder;
 
-import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.Vector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The Vector API reduction kernels, written once and specialised per (dtype, op, species).
+ * The Vector API reducer, written once and specialised per (dtype, op, species).
  *
  * <p>This class is a <em>template</em>: it is never initialised under its own name.
- * {@link VectorReducers} defines one hidden class from these bytes for each (dtype, op, species), with
- * a {@link VectorKernelSpec} as class data ({@link MethodHandles.Lookup#defineHiddenClassWithClassData}).
- * The static initialiser reads the spec into {@code static final} fields, so in each copy the species,
- * the lane-wise operator and every branch on the dtype are compile-time constants for C2: the Vector
- * API calls intrinsify to plain SIMD instructions and each copy's loops are compiled and profiled on
- * their own — no per-element dispatch, no megamorphic call, no lambda in a loop. (Sharing one loop
+ * {@link VectorReducers} defines one hidden class from these bytes for each (dtype, op, species)
+ * ({@link MethodHandles.Lookup#defineHiddenClassWithClassData}) with a {@link VectorKernelSpec} as class
+ * data. The static initialiser reads the spec into {@code static final} fields, so in each copy the
+ * species, the lane-wise operator and the element size are compile-time constants for C2: the
+ * Vector API calls intrinsify to plain SIMD instructions, and each copy's loops are compiled and profiled
+ * on their own — no per-element dispatch, no megamorphic call, no lambda in a loop. (Sharing one loop
  * between operators through a virtual call or a {@code Binary} argument would pollute its profile and
  * leave the vectors boxed.) It also lets a test build the kernels at 128, 256 and 512 bits in one JVM.
  *
- * <p>Loop shape of every kernel, as Lucene's {@code PanamaVectorUtilSupport}: a main loop over
- * {@value #UNROLL} vectors per iteration (independent loads in flight), a one-vector loop up to
- * {@code loopBound}, then one masked vector for the last {@code < LANES} elements. A masked tail was
- * measured faster than a scalar one for short counts on AVX-512 (13 doubles: 11 ns vs 21 ns per call)
- * and keeps the template free of scalar per-dtype code. Nothing is allocated: every vector stays in a
+ * <p>Native memory only: the SIMD loops run when every operand is a native segment (a team's shared
+ * arena always is); a call with any heap operand goes to the scalar loops. Measured on JDK 25: C2
+ * compiles a Vector API load from a heap segment to SIMD only when the array's element type is the
+ * vector's ({@code byte[]}/{@code long[]} under F64 are never intrinsified), and a loop that sees both
+ * native and heap segments deoptimises and recompiles until it runs the non-intrinsified path, 4–15 µs
+ * for 4 KiB of F64 where the native loop takes 0.1 µs and the scalar loops 0.2–0.4 µs on heap data.
+ * Keeping heap calls out of these loops keeps their profile monomorphic, so no heap call can slow the
+ * native path down.
+ *
+ * <p>Loop shape, as Lucene's {@code PanamaVectorUtilSupport}: a main loop over {@value #UNROLL} vectors
+ * per iteration (independent loads in flight), a one-vector loop up to {@code loopBound}, then the last
+ * {@code < LANES} elements through the scalar loops. Nothing is allocated: every vector stays in a
  * register once C2 has compiled the copy.
+ *
+ * <p>Two rules keep it that way, both learnt by measuring on JDK 25. (1) The loops call the Vector API
+ * directly, never through a private helper: the API's own methods are {@code @ForceInline}, a helper is
+ * not, and C2 does not inline a helper at a call site it saw rarely ("low call site frequency") — the
+ * vectors there are then boxed, allocating ~100 bytes each and running 5–10x slower, for good once the
+ * method is compiled that way. (2) No Vector API on a cold path: a masked tail was 2x faster than the
+ * scalar one for 13 doubles on AVX-512 when C2 inlined it, but a tail runs at most once per call, so
+ * profiles often make it a cold site; C2 also never intrinsifies masked loads of 2-lane vectors
+ * (F64/I64 at 128 bits), and CPUs without AVX-512 emulate them. The scalar tail costs at most
+ * {@code LANES - 1} scalar steps.
  *
  * <p>Order: every element is folded left to right, {@code ((s0 op s1) op s2) …}, exactly as the scalar
  * reference, so float results are bitwise equal to it (NaN payloads: see {@link Op}). Each block loads
@@ -47,7 +59,8 @@ final class VectorReducer implements Reducer {
     /** The element type is erased to {@code Object}: one template serves all four dtypes. */
     private static final VectorSpecies<Object> SPECIES = (VectorSpecies<Object>) SPEC.species();
     private static final VectorOperators.Binary OPERATOR = SPEC.operator();
-    private static final boolean NAN_FIRST = SPEC.nanFirst();
+    /** The scalar loops, for calls with a heap operand. */
+    private static final ReductionKernel SCALAR = SPEC.scalar();
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final long ELEMENT_BYTES = DTYPE.size();
     private static final long LANES = SPECIES.length();
@@ -84,25 +97,35 @@ final class VectorReducer implements Reducer {
 
     @Override
     public void reduceInto(MemorySegment dst, long dstOffset, MemorySegment src, long srcOffset, long count) {
-        ReducerArguments.checkReduceInto(DTYPE, dst, dstOffset, src, srcOffset, count);
-        reduce2(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
+        if (ReducerArguments.checkReduceInto(DTYPE, dst, dstOffset, src, srcOffset, count)) {
+            reduce2(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
+        } else {
+            SCALAR.reduce2(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
+        }
     }
 
     @Override
     public void reduce(MemorySegment dst, long dstOffset, MemorySegment a, long aOffset,
                        MemorySegment b, long bOffset, long count) {
-        ReducerArguments.checkReduce(DTYPE, dst, dstOffset, a, aOffset, b, bOffset, count);
-        reduce2(dst, dstOffset, a, aOffset, b, bOffset, count);
+        if (ReducerArguments.checkReduce(DTYPE, dst, dstOffset, a, aOffset, b, bOffset, count)) {
+            reduce2(dst, dstOffset, a, aOffset, b, bOffset, count);
+        } else {
+            SCALAR.reduce2(dst, dstOffset, a, aOffset, b, bOffset, count);
+        }
     }
 
     @Override
     public void reduceMany(MemorySegment dst, long dstOffset, MemorySegment[] srcs, long[] srcOffsets, int k,
                            long count) {
-        long bytes = ReducerArguments.checkReduceMany(DTYPE, dst, dstOffset, srcs, srcOffsets, k, count);
-        switch (k) {
-            case 1 -> MemorySegment.copy(srcs[0], srcOffsets[0], dst, dstOffset, bytes);
-            case 2 -> reduce2(dst, dstOffset, srcs[0], srcOffsets[0], srcs[1], srcOffsets[1], count);
-            default -> reduceK(dst, dstOffset, srcs, srcOffsets, k, count);
+        boolean allNative = ReducerArguments.checkReduceMany(DTYPE, dst, dstOffset, srcs, srcOffsets, k, count);
+        if (k == 1) {
+            MemorySegment.copy(srcs[0], srcOffsets[0], dst, dstOffset, count * ELEMENT_BYTES);
+        } else if (!allNative) {
+            SCALAR.reduceK(dst, dstOffset, srcs, srcOffsets, k, 0, count);
+        } else if (k == 2) {
+            reduce2(dst, dstOffset, srcs[0], srcOffsets[0], srcs[1], srcOffsets[1], count);
+        } else {
+            reduceK(dst, dstOffset, srcs, srcOffsets, k, count);
         }
     }
 
@@ -117,35 +140,37 @@ final class VectorReducer implements Reducer {
         long e = 0;
         for (; e <= count - BLOCK; e += BLOCK) {
             long o = e * ELEMENT_BYTES;
-            Vector<Object> a0 = load(a, aOff + o);
-            Vector<Object> a1 = load(a, aOff + o + VECTOR_BYTES);
-            Vector<Object> a2 = load(a, aOff + o + 2 * VECTOR_BYTES);
-            Vector<Object> a3 = load(a, aOff + o + 3 * VECTOR_BYTES);
-            Vector<Object> b0 = load(b, bOff + o);
-            Vector<Object> b1 = load(b, bOff + o + VECTOR_BYTES);
-            Vector<Object> b2 = load(b, bOff + o + 2 * VECTOR_BYTES);
-            Vector<Object> b3 = load(b, bOff + o + 3 * VECTOR_BYTES);
-            combine(a0, b0).intoMemorySegment(d, dOff + o, ORDER);
-            combine(a1, b1).intoMemorySegment(d, dOff + o + VECTOR_BYTES, ORDER);
-            combine(a2, b2).intoMemorySegment(d, dOff + o + 2 * VECTOR_BYTES, ORDER);
-            combine(a3, b3).intoMemorySegment(d, dOff + o + 3 * VECTOR_BYTES, ORDER);
+            Vector<Object> a0 = SPECIES.fromMemorySegment(a, aOff + o, ORDER);
+            Vector<Object> a1 = SPECIES.fromMemorySegment(a, aOff + o + VECTOR_BYTES, ORDER);
+            Vector<Object> a2 = SPECIES.fromMemorySegment(a, aOff + o + 2 * VECTOR_BYTES, ORDER);
+            Vector<Object> a3 = SPECIES.fromMemorySegment(a, aOff + o + 3 * VECTOR_BYTES, ORDER);
+            Vector<Object> b0 = SPECIES.fromMemorySegment(b, bOff + o, ORDER);
+            Vector<Object> b1 = SPECIES.fromMemorySegment(b, bOff + o + VECTOR_BYTES, ORDER);
+            Vector<Object> b2 = SPECIES.fromMemorySegment(b, bOff + o + 2 * VECTOR_BYTES, ORDER);
+            Vector<Object> b3 = SPECIES.fromMemorySegment(b, bOff + o + 3 * VECTOR_BYTES, ORDER);
+            a0.lanewise(OPERATOR, b0).intoMemorySegment(d, dOff + o, ORDER);
+            a1.lanewise(OPERATOR, b1).intoMemorySegment(d, dOff + o + VECTOR_BYTES, ORDER);
+            a2.lanewise(OPERATOR, b2).intoMemorySegment(d, dOff + o + 2 * VECTOR_BYTES, ORDER);
+            a3.lanewise(OPERATOR, b3).intoMemorySegment(d, dOff + o + 3 * VECTOR_BYTES, ORDER);
         }
         long bound = SPECIES.loopBound(count);
         for (; e < bound; e += LANES) {
             long o = e * ELEMENT_BYTES;
-            combine(load(a, aOff + o), load(b, bOff + o)).intoMemorySegment(d, dOff + o, ORDER);
+            SPECIES.fromMemorySegment(a, aOff + o, ORDER)
+                    .lanewise(OPERATOR, SPECIES.fromMemorySegment(b, bOff + o, ORDER))
+                    .intoMemorySegment(d, dOff + o, ORDER);
         }
         if (e < count) {
-            VectorMask<Object> m = SPECIES.indexInRange(e, count);
             long o = e * ELEMENT_BYTES;
-            combine(load(a, aOff + o, m), load(b, bOff + o, m)).intoMemorySegment(d, dOff + o, ORDER, m);
+            SCALAR.reduce2(d, dOff + o, a, aOff + o, b, bOff + o, count - e);
         }
     }
 
     /**
-     * {@code d = s0 op s1 op … op s(k-1)} in one pass, {@code k >= 3}: per block of {@value #UNROLL}
-     * vectors, load s0, fold in each further source, store once [YHCCL §3]. The sources are re-read
-     * from the arrays per block, which costs two loads per source per {@value #UNROLL} vectors.
+     * {@code d = s0 op s1 op … op s(k-1)} in one pass: per block of {@value #UNROLL} vectors, load s0,
+     * fold in each further source, store once [YHCCL §3]. The sources are re-read from the arrays per
+     * block, which costs two loads per source per {@value #UNROLL} vectors. A loop over k in the body was
+     * measured as fast as bodies specialised for k = 3 and 4, so there is one shape for every k.
      */
     private static void reduceK(MemorySegment d, long dOff, MemorySegment[] s, long[] so, int k, long count) {
         MemorySegment s0 = s[0];
@@ -153,17 +178,17 @@ final class VectorReducer implements Reducer {
         long e = 0;
         for (; e <= count - BLOCK; e += BLOCK) {
             long o = e * ELEMENT_BYTES;
-            Vector<Object> v0 = load(s0, o0 + o);
-            Vector<Object> v1 = load(s0, o0 + o + VECTOR_BYTES);
-            Vector<Object> v2 = load(s0, o0 + o + 2 * VECTOR_BYTES);
-            Vector<Object> v3 = load(s0, o0 + o + 3 * VECTOR_BYTES);
+            Vector<Object> v0 = SPECIES.fromMemorySegment(s0, o0 + o, ORDER);
+            Vector<Object> v1 = SPECIES.fromMemorySegment(s0, o0 + o + VECTOR_BYTES, ORDER);
+            Vector<Object> v2 = SPECIES.fromMemorySegment(s0, o0 + o + 2 * VECTOR_BYTES, ORDER);
+            Vector<Object> v3 = SPECIES.fromMemorySegment(s0, o0 + o + 3 * VECTOR_BYTES, ORDER);
             for (int j = 1; j < k; j++) {
                 MemorySegment sj = s[j];
                 long oj = so[j] + o;
-                v0 = combine(v0, load(sj, oj));
-                v1 = combine(v1, load(sj, oj + VECTOR_BYTES));
-                v2 = combine(v2, load(sj, oj + 2 * VECTOR_BYTES));
-                v3 = combine(v3, load(sj, oj + 3 * VECTOR_BYTES));
+                v0 = v0.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj, ORDER));
+                v1 = v1.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + VECTOR_BYTES, ORDER));
+                v2 = v2.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 2 * VECTOR_BYTES, ORDER));
+                v3 = v3.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 3 * VECTOR_BYTES, ORDER));
             }
             v0.intoMemorySegment(d, dOff + o, ORDER);
             v1.intoMemorySegment(d, dOff + o + VECTOR_BYTES, ORDER);
@@ -173,55 +198,14 @@ final class VectorReducer implements Reducer {
         long bound = SPECIES.loopBound(count);
         for (; e < bound; e += LANES) {
             long o = e * ELEMENT_BYTES;
-            Vector<Object> v = load(s0, o0 + o);
+            Vector<Object> v = SPECIES.fromMemorySegment(s0, o0 + o, ORDER);
             for (int j = 1; j < k; j++) {
-                v = combine(v, load(s[j], so[j] + o));
+                v = v.lanewise(OPERATOR, SPECIES.fromMemorySegment(s[j], so[j] + o, ORDER));
             }
             v.intoMemorySegment(d, dOff + o, ORDER);
         }
         if (e < count) {
-            VectorMask<Object> m = SPECIES.indexInRange(e, count);
-            long o = e * ELEMENT_BYTES;
-            Vector<Object> v = load(s0, o0 + o, m);
-            for (int j = 1; j < k; j++) {
-                v = combine(v, load(s[j], so[j] + o, m));
-            }
-            v.intoMemorySegment(d, dOff + o, ORDER, m);
+            SCALAR.reduceK(d, dOff, s, so, k, e, count);
         }
-    }
-
-    /**
-     * {@code x op y} lane-wise. For F32/F64 MIN/MAX, {@code VectorOperators.MIN}/{@code MAX} already
-     * follow {@code Math.min}/{@code Math.max} for −0.0 and for one NaN operand, but compiled by C2 they
-     * return the <em>second</em> NaN when both are NaN (the interpreter's fallback returns the first);
-     * the blend makes every tier return the first, bitwise as {@code Math.min} (measured on JDK 25).
-     */
-    private static Vector<Object> combine(Vector<Object> x, Vector<Object> y) {
-        Vector<Object> r = x.lanewise(OPERATOR, y);
-        if (NAN_FIRST) {
-            r = r.blend(x, x.compare(VectorOperators.NE, x));
-        }
-        return r;
-    }
-
-    private static Vector<Object> load(MemorySegment segment, long offset) {
-        return SPECIES.fromMemorySegment(segment, offset, ORDER);
-    }
-
-    /** Masked load: {@code VectorSpecies} has no masked variant, so go through the concrete vector class. */
-    private static Vector<Object> load(MemorySegment segment, long offset, VectorMask<Object> m) {
-        VectorSpecies<?> species = SPECIES;
-        VectorMask<?> mask = m;
-        Vector<?> v;
-        if (DTYPE == DType.F64) {
-            v = DoubleVector.fromMemorySegment((VectorSpecies<Double>) species, segment, offset, ORDER, (VectorMask<Double>) mask);
-        } else if (DTYPE == DType.F32) {
-            v = FloatVector.fromMemorySegment((VectorSpecies<Float>) species, segment, offset, ORDER, (VectorMask<Float>) mask);
-        } else if (DTYPE == DType.I64) {
-            v = LongVector.fromMemorySegment((VectorSpecies<Long>) species, segment, offset, ORDER, (VectorMask<Long>) mask);
-        } else {
-            v = IntVector.fromMemorySegment((VectorSpecies<Integer>) species, segment, offset, ORDER, (VectorMask<Integer>) mask);
-        }
-        return (Vector<Object>) v;
     }
 }

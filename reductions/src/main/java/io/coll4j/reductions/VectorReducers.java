@@ -11,8 +11,8 @@ import java.lang.invoke.MethodType;
  * {@link Reducers} loads it by name, after checking that the module is readable, exactly as Lucene's
  * {@code VectorizationProvider} loads {@code PanamaVectorizationProvider}.
  *
- * <p>Each reducer is a hidden class defined from the bytes of the {@link VectorReducer} template with
- * its {@link VectorKernelSpec} as class data (see {@link VectorReducer} for why).
+ * <p>Each reducer is a hidden class defined from the bytes of the {@link VectorReducer} template with its
+ * {@link VectorKernelSpec} as class data (see {@link VectorReducer} for why).
  */
 final class VectorReducers implements ReducerFactory {
 
@@ -34,19 +34,24 @@ final class VectorReducers implements ReducerFactory {
     VectorReducers(int bits) {
         VectorConstants.checkBits(bits);
         this.bits = bits;
-        this.template = readTemplate();
+        this.template = readTemplate(TEMPLATE);
     }
 
+    /** Defines the {@link VectorReducer} copy of (dtype, op) at this family's size. */
     @Override
     public Reducer create(DType dtype, Op op) {
-        VectorKernelSpec spec = VectorKernelSpec.of(dtype, op, bits);
+        return (Reducer) instantiate(template, VectorKernelSpec.of(dtype, op, bits));
+    }
+
+    /** A hidden class from {@code template} with {@code classData}, and its one (no-argument) instance. */
+    private static Object instantiate(byte[] template, Object classData) {
         try {
-            MethodHandles.Lookup copy = MethodHandles.lookup().defineHiddenClassWithClassData(template, spec, true);
-            return (Reducer) copy.findConstructor(copy.lookupClass(), MethodType.methodType(void.class)).invoke();
+            MethodHandles.Lookup copy = MethodHandles.lookup().defineHiddenClassWithClassData(template, classData, true);
+            return copy.findConstructor(copy.lookupClass(), MethodType.methodType(void.class)).invoke();
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
-            throw new IllegalStateException("cannot define the vector kernel for " + dtype.cliName() + " " + op.cliName(), e);
+            throw new IllegalStateException("cannot define a hidden copy of a vector template for " + classData, e);
         }
     }
 
@@ -60,14 +65,14 @@ final class VectorReducers implements ReducerFactory {
         return bits;
     }
 
-    private static byte[] readTemplate() {
-        try (InputStream in = VectorReducers.class.getResourceAsStream(TEMPLATE)) {
+    private static byte[] readTemplate(String name) {
+        try (InputStream in = VectorReducers.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IllegalStateException(TEMPLATE + " is missing next to " + VectorReducers.class.getName());
+                throw new IllegalStateException(name + " is missing next to " + VectorReducers.class.getName());
             }
             return in.readAllBytes();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + TEMPLATE, e);
+            throw new UncheckedIOException("cannot read " + name, e);
         }
     }
 }
