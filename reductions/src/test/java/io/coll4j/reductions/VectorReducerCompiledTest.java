@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,9 @@ import io.coll4j.reductions.TestValues.Backing;
  * in the background while the others run) until a batch of all-native calls allocates nothing; then a
  * complete {@link EquivalenceSweep} must run with zero bytes allocated inside its all-native calls. A sweep that
  * allocated (a deoptimisation sent a kernel back to the interpreter) is repeated, up to three times.
+ *
+ * <p>Besides all 22 (dtype, op) kernels at the process-wide size, one kernel per dtype is built at each
+ * other size the CPU runs natively, so C2's code for every size is checked in one run.
  */
 class VectorReducerCompiledTest {
 
@@ -31,10 +36,23 @@ class VectorReducerCompiledTest {
         assumeTrue(Reducers.vectorFactory().isPresent(), Reducers::implementation);
         int bits = ((VectorReducers) Reducers.vectorFactory().orElseThrow()).bits();
         List<Reducer> cold = new ArrayList<>();
+        Map<Reducer, Integer> lanesOf = new IdentityHashMap<>();
         for (DType dtype : DType.values()) {
             for (Op op : Op.values()) {
                 if (op.supports(dtype)) {
-                    cold.add(Reducers.vector(dtype, op));
+                    Reducer r = Reducers.vector(dtype, op);
+                    cold.add(r);
+                    lanesOf.put(r, bits / 8 / dtype.size());
+                }
+            }
+        }
+        for (int other : new int[] {128, 256, 512}) {
+            if (other != bits && other <= VectorConstants.PREFERRED_BITS) {
+                VectorReducers family = new VectorReducers(other);
+                for (Reducer r : List.of(family.create(DType.F32, Op.MAX), family.create(DType.F64, Op.SUM),
+                        family.create(DType.I32, Op.PROD), family.create(DType.I64, Op.BXOR))) {
+                    cold.add(r);
+                    lanesOf.put(r, other / 8 / r.dtype().size());
                 }
             }
         }
@@ -48,7 +66,7 @@ class VectorReducerCompiledTest {
                 }
                 for (var it = cold.iterator(); it.hasNext(); ) {
                     Reducer r = it.next();
-                    int lanes = bits / 8 / r.dtype().size();
+                    int lanes = lanesOf.get(r);
                     probe.run(r, lanes, 100, false);
                     long before = HotLoop.allocated();
                     probe.run(r, lanes, 4 * lanes + 8, true);
@@ -60,7 +78,7 @@ class VectorReducerCompiledTest {
             }
         }
         for (Reducer r : hot) {
-            EquivalenceSweep sweep = new EquivalenceSweep(r, bits / 8 / r.dtype().size());
+            EquivalenceSweep sweep = new EquivalenceSweep(r, lanesOf.get(r));
             long allocated = -1;
             for (int attempt = 0; attempt < SWEEP_ATTEMPTS && allocated != 0; attempt++) {
                 allocated = sweep.run(r.toString().hashCode() + attempt, true);
