@@ -16,7 +16,7 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link VectorReducers} defines one hidden class from these bytes for each (dtype, op, species)
  * ({@link MethodHandles.Lookup#defineHiddenClassWithClassData}) with a {@link VectorKernelSpec} as class
  * data. The static initialiser reads the spec into {@code static final} fields, so in each copy the
- * species, the lane-wise operator and the element size are compile-time constants for C2: the
+ * species, the lane-wise operator and every branch on the dtype are compile-time constants for C2: the
  * Vector API calls intrinsify to plain SIMD instructions, and each copy's loops are compiled and profiled
  * on their own — no per-element dispatch, no megamorphic call, no lambda in a loop. (Sharing one loop
  * between operators through a virtual call or a {@code Binary} argument would pollute its profile and
@@ -31,23 +31,23 @@ import jdk.incubator.vector.VectorSpecies;
  * Keeping heap calls out of these loops keeps their profile monomorphic, so no heap call can slow the
  * native path down.
  *
- * <p>Loop shape, as Lucene's {@code PanamaVectorUtilSupport}: a main loop over {@value #UNROLL} vectors
- * per iteration (independent loads in flight), a one-vector loop up to {@code loopBound}, then the last
- * {@code < LANES} elements through the scalar loops. Nothing is allocated: every vector stays in a
- * register once C2 has compiled the copy.
+ * <p>Loop shapes, as Lucene's {@code PanamaVectorUtilSupport}: vector loops, then the last
+ * {@code < LANES} elements through the scalar loops. {@link #reduce2} is one vector per iteration, which
+ * C2 unrolls itself; {@link #reduceK} has a loop over the sources inside, which C2 does not unroll, so
+ * its body takes {@value #UNROLL} vectors per source by hand. Nothing is allocated: every vector stays in
+ * a register once C2 has compiled the copy.
  *
  * <p>Two rules keep it that way, both learnt by measuring on JDK 25. (1) The loops call the Vector API
  * directly, never through a private helper: the API's own methods are {@code @ForceInline}, a helper is
  * not, and C2 does not inline a helper at a call site it saw rarely ("low call site frequency") — the
  * vectors there are then boxed, allocating ~100 bytes each and running 5–10x slower, for good once the
- * method is compiled that way. (2) No Vector API on a cold path: a masked tail was 2x faster than the
- * scalar one for 13 doubles on AVX-512 when C2 inlined it, but a tail runs at most once per call, so
- * profiles often make it a cold site; C2 also never intrinsifies masked loads of 2-lane vectors
- * (F64/I64 at 128 bits), and CPUs without AVX-512 emulate them. The scalar tail costs at most
- * {@code LANES - 1} scalar steps.
+ * method is compiled that way. (2) The tail is scalar, not one masked vector: a masked tail was 2x
+ * faster for 13 doubles on AVX-512 when C2 inlined it, but the per-dtype masked load needs such a
+ * helper, and C2 never intrinsifies masked loads of 2-lane vectors (F64/I64 at 128 bits) while CPUs
+ * without AVX-512 emulate them. The scalar tail costs at most {@code LANES - 1} scalar steps.
  *
  * <p>Order: every element is folded left to right, {@code ((s0 op s1) op s2) …}, exactly as the scalar
- * reference, so float results are bitwise equal to it (NaN payloads: see {@link Op}). Each block loads
+ * reference, so float results are bitwise equal to it (NaN payloads: see {@link Op}). Each step loads
  * all its operands before it stores to {@code dst}, which is why {@code dst} may alias a source exactly.
  */
 @SuppressWarnings("unchecked")
@@ -59,13 +59,13 @@ final class VectorReducer implements Reducer {
     /** The element type is erased to {@code Object}: one template serves all four dtypes. */
     private static final VectorSpecies<Object> SPECIES = (VectorSpecies<Object>) SPEC.species();
     private static final VectorOperators.Binary OPERATOR = SPEC.operator();
-    /** The scalar loops, for calls with a heap operand. */
+    /** The scalar loops, for calls with a heap operand and for tails. */
     private static final ReductionKernel SCALAR = SPEC.scalar();
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final long ELEMENT_BYTES = DTYPE.size();
     private static final long LANES = SPECIES.length();
     private static final long VECTOR_BYTES = LANES * ELEMENT_BYTES;
-    /** Vectors per main-loop iteration: enough independent loads to cover L1/L2 latency. */
+    /** Vectors per source per iteration of {@link #reduceK}: amortises the loop over the sources. */
     private static final int UNROLL = 4;
     private static final long BLOCK = UNROLL * LANES;
 
@@ -122,9 +122,9 @@ final class VectorReducer implements Reducer {
             MemorySegment.copy(srcs[0], srcOffsets[0], dst, dstOffset, count * ELEMENT_BYTES);
         } else if (!allNative) {
             SCALAR.reduceK(dst, dstOffset, srcs, srcOffsets, k, 0, count);
-        } else if (k == 2) {
-            reduce2(dst, dstOffset, srcs[0], srcOffsets[0], srcs[1], srcOffsets[1], count);
         } else {
+            // k = 2 too: one compiled method for every k, so none of them waits in the interpreter for a
+            // separate compilation of reduce2 that only its rare calls would trigger
             reduceK(dst, dstOffset, srcs, srcOffsets, k, count);
         }
     }
@@ -134,35 +134,22 @@ final class VectorReducer implements Reducer {
         return "vector " + DTYPE.cliName() + " " + OP.cliName() + " (" + SPECIES.vectorBitSize() + "-bit)";
     }
 
-    /** {@code d = a op b} over {@code count} elements. */
+    /**
+     * {@code d = a op b} over {@code count} elements: one vector per iteration, which C2 unrolls and
+     * strips of range checks itself. Measured against a body unrolled 4x by hand (the shape of
+     * {@link #reduceK}): 45–50 ns vs 70 ns for 4 KiB of F64 on AVX-512, and equal within noise at 256 KiB.
+     */
     private static void reduce2(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff,
                                 long count) {
-        long e = 0;
-        for (; e <= count - BLOCK; e += BLOCK) {
-            long o = e * ELEMENT_BYTES;
-            Vector<Object> a0 = SPECIES.fromMemorySegment(a, aOff + o, ORDER);
-            Vector<Object> a1 = SPECIES.fromMemorySegment(a, aOff + o + VECTOR_BYTES, ORDER);
-            Vector<Object> a2 = SPECIES.fromMemorySegment(a, aOff + o + 2 * VECTOR_BYTES, ORDER);
-            Vector<Object> a3 = SPECIES.fromMemorySegment(a, aOff + o + 3 * VECTOR_BYTES, ORDER);
-            Vector<Object> b0 = SPECIES.fromMemorySegment(b, bOff + o, ORDER);
-            Vector<Object> b1 = SPECIES.fromMemorySegment(b, bOff + o + VECTOR_BYTES, ORDER);
-            Vector<Object> b2 = SPECIES.fromMemorySegment(b, bOff + o + 2 * VECTOR_BYTES, ORDER);
-            Vector<Object> b3 = SPECIES.fromMemorySegment(b, bOff + o + 3 * VECTOR_BYTES, ORDER);
-            a0.lanewise(OPERATOR, b0).intoMemorySegment(d, dOff + o, ORDER);
-            a1.lanewise(OPERATOR, b1).intoMemorySegment(d, dOff + o + VECTOR_BYTES, ORDER);
-            a2.lanewise(OPERATOR, b2).intoMemorySegment(d, dOff + o + 2 * VECTOR_BYTES, ORDER);
-            a3.lanewise(OPERATOR, b3).intoMemorySegment(d, dOff + o + 3 * VECTOR_BYTES, ORDER);
-        }
-        long bound = SPECIES.loopBound(count);
-        for (; e < bound; e += LANES) {
-            long o = e * ELEMENT_BYTES;
+        long bytes = count * ELEMENT_BYTES;
+        long o = 0;
+        for (; o <= bytes - VECTOR_BYTES; o += VECTOR_BYTES) {
             SPECIES.fromMemorySegment(a, aOff + o, ORDER)
                     .lanewise(OPERATOR, SPECIES.fromMemorySegment(b, bOff + o, ORDER))
                     .intoMemorySegment(d, dOff + o, ORDER);
         }
-        if (e < count) {
-            long o = e * ELEMENT_BYTES;
-            SCALAR.reduce2(d, dOff + o, a, aOff + o, b, bOff + o, count - e);
+        if (o < bytes) {
+            SCALAR.reduce2(d, dOff + o, a, aOff + o, b, bOff + o, (bytes - o) / ELEMENT_BYTES);
         }
     }
 

@@ -67,7 +67,7 @@ class VectorReducerCompiledTest {
                 for (var it = cold.iterator(); it.hasNext(); ) {
                     Reducer r = it.next();
                     int lanes = lanesOf.get(r);
-                    probe.run(r, lanes, 100, false);
+                    probe.run(r, lanes, 200, false);
                     long before = HotLoop.allocated();
                     probe.run(r, lanes, 4 * lanes + 8, true);
                     if (HotLoop.allocated() == before) {
@@ -91,8 +91,9 @@ class VectorReducerCompiledTest {
     }
 
     /**
-     * Calls that take every path a sweep takes, so C2's profile has seen them all: counts 0..4·LANES+7,
-     * every segment backing, offsets, k = 1..16.
+     * Calls that take every path a sweep takes, so C2's profile has seen them all and every method a
+     * kernel calls has been invoked often enough to be compiled on its own: counts 0..4·LANES+7, every
+     * segment backing, offsets, each k = 1..16 with counts that reach the vector loops.
      */
     private static final class Probe {
         private final MemorySegment[][] segments = new MemorySegment[Backing.values().length][];
@@ -113,10 +114,11 @@ class VectorReducerCompiledTest {
 
         /** {@code nativeOnly}: native segments only, whose calls must not allocate once compiled. */
         void run(Reducer r, int lanes, int calls, boolean nativeOnly) {
+            int counts = 4 * lanes + 8;
             for (int i = 0; i < calls; i++) {
-                long count = i % (4 * lanes + 8);
+                long count = (i * 7L) % counts;
                 MemorySegment[] s = segments[nativeOnly ? Backing.NATIVE.ordinal() : i % segments.length];
-                int k = 1 + i % Reducer.MAX_SOURCES;
+                int k = 1 + (i * 5) % Reducer.MAX_SOURCES;
                 r.reduce(s[0], i % 17, s[1], i % 11, s[2], i % 5, count);
                 r.reduceInto(s[3], i % 7, s[4], i % 19, count);
                 r.reduceMany(s[Reducer.MAX_SOURCES], i % 23, s, offsets, k, count);
