@@ -59,6 +59,15 @@ final class VectorReducer implements Reducer {
     /** The element type is erased to {@code Object}: one template serves all four dtypes. */
     private static final VectorSpecies<Object> SPECIES = (VectorSpecies<Object>) SPEC.species();
     private static final VectorOperators.Binary OPERATOR = SPEC.operator();
+    /**
+     * The concrete vector class ({@code Double512Vector}, …). A vector carried around a loop is a phi whose
+     * type C2 only knows as the interface {@code Vector} when it parses the loop body, so a call on it is
+     * devirtualised — and the API inlined and intrinsified — only if that call site's profile says which
+     * class it is; a rarely run path may have no profile, and then every vector there is boxed (seen in
+     * {@link #reduceK}'s remainder loop, 270 bytes per vector, in about one test run in twenty). Casting with
+     * this constant class gives C2 the exact type without any profile.
+     */
+    private static final Class<? extends Vector<Object>> VECTOR = SPECIES.vectorType();
     /** The scalar loops, for calls with a heap operand and for tails. */
     private static final ReductionKernel SCALAR = SPEC.scalar();
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
@@ -172,24 +181,24 @@ final class VectorReducer implements Reducer {
             for (int j = 1; j < k; j++) {
                 MemorySegment sj = s[j];
                 long oj = so[j] + o;
-                v0 = v0.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj, ORDER));
-                v1 = v1.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + VECTOR_BYTES, ORDER));
-                v2 = v2.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 2 * VECTOR_BYTES, ORDER));
-                v3 = v3.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 3 * VECTOR_BYTES, ORDER));
+                v0 = VECTOR.cast(v0).lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj, ORDER));
+                v1 = VECTOR.cast(v1).lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + VECTOR_BYTES, ORDER));
+                v2 = VECTOR.cast(v2).lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 2 * VECTOR_BYTES, ORDER));
+                v3 = VECTOR.cast(v3).lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 3 * VECTOR_BYTES, ORDER));
             }
-            v0.intoMemorySegment(d, dOff + o, ORDER);
-            v1.intoMemorySegment(d, dOff + o + VECTOR_BYTES, ORDER);
-            v2.intoMemorySegment(d, dOff + o + 2 * VECTOR_BYTES, ORDER);
-            v3.intoMemorySegment(d, dOff + o + 3 * VECTOR_BYTES, ORDER);
+            VECTOR.cast(v0).intoMemorySegment(d, dOff + o, ORDER);
+            VECTOR.cast(v1).intoMemorySegment(d, dOff + o + VECTOR_BYTES, ORDER);
+            VECTOR.cast(v2).intoMemorySegment(d, dOff + o + 2 * VECTOR_BYTES, ORDER);
+            VECTOR.cast(v3).intoMemorySegment(d, dOff + o + 3 * VECTOR_BYTES, ORDER);
         }
         long bound = SPECIES.loopBound(count);
         for (; e < bound; e += LANES) {
             long o = e * ELEMENT_BYTES;
             Vector<Object> v = SPECIES.fromMemorySegment(s0, o0 + o, ORDER);
             for (int j = 1; j < k; j++) {
-                v = v.lanewise(OPERATOR, SPECIES.fromMemorySegment(s[j], so[j] + o, ORDER));
+                v = VECTOR.cast(v).lanewise(OPERATOR, SPECIES.fromMemorySegment(s[j], so[j] + o, ORDER));
             }
-            v.intoMemorySegment(d, dOff + o, ORDER);
+            VECTOR.cast(v).intoMemorySegment(d, dOff + o, ORDER);
         }
         if (e < count) {
             SCALAR.reduceK(d, dOff, s, so, k, e, count);
