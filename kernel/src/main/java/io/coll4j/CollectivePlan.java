@@ -1,5 +1,6 @@
 package io.coll4j;
 
+import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.model.Selector;
 import io.coll4j.reductions.DType;
@@ -23,8 +24,9 @@ public final class CollectivePlan {
     private final int root;
     private final long bytes;
     private final CollectiveAlgorithm algorithm;
+    private final boolean forcedHere;
 
-    CollectivePlan(Rank rank, Collective collective, long count, DType dtype, Op op, int root) {
+    CollectivePlan(Rank rank, Collective collective, long count, DType dtype, Op op, int root, String algorithmName) {
         if (collective == null) {
             throw new IllegalArgumentException("collective must not be null");
         }
@@ -53,19 +55,34 @@ public final class CollectivePlan {
             int multiple = collective == Collective.REDUCE_SCATTER || collective == Collective.ALLGATHER ? p : 1;
             this.bytes = Arguments.bytes(count, dtype, multiple);
         }
-        this.algorithm = rank.team().selector().choose(collective, p, this.count, this.dtype, this.op, bytes);
+        this.algorithm = algorithmName == null || algorithmName.equalsIgnoreCase("auto")
+                ? rank.team().selector().choose(collective, p, this.count, this.dtype, this.op, bytes)
+                : AlgorithmCatalog.find(collective, algorithmName);
+        this.forcedHere = algorithmName != null && !algorithmName.equalsIgnoreCase("auto");
     }
 
-    /** Runs the planned collective. {@code recv} is ignored for barrier and bcast (bcast uses {@code send} as its buffer). */
+    /**
+     * Runs the planned collective with its algorithm. {@code recv} is ignored for barrier and bcast (bcast
+     * uses {@code send} as its buffer). Buffers are validated as by the corresponding {@link Rank} method.
+     */
     public void execute(MemorySegment send, MemorySegment recv) {
-        switch (collective) {
-            case BARRIER -> rank.barrier();
-            case BCAST -> rank.bcast(send, count, dtype, root);
-            case REDUCE -> rank.reduce(send, recv, count, dtype, op, root);
-            case ALLREDUCE -> rank.allreduce(send, recv, count, dtype, op);
-            case REDUCE_SCATTER -> rank.reduceScatter(send, recv, count, dtype, op);
-            case ALLGATHER -> rank.allgather(send, recv, count, dtype);
-        }
+        rank.execute(this, send, recv);
+    }
+
+    long count() {
+        return count;
+    }
+
+    DType dtype() {
+        return dtype;
+    }
+
+    Op op() {
+        return op;
+    }
+
+    int root() {
+        return root;
     }
 
     /** The algorithm this plan runs. */
@@ -86,7 +103,7 @@ public final class CollectivePlan {
         StringBuilder sb = new StringBuilder();
         sb.append(collective.cliName()).append(" of ").append(bytes).append(" bytes on ").append(rank.size())
                 .append(" ranks: ").append(algorithm.name());
-        if (s.forced(collective) != null) {
+        if (forcedHere || s.forced(collective) != null) {
             return sb.append(" (forced)").toString();
         }
         sb.append(" (model: ").append(s.model().source()).append(")");

@@ -182,6 +182,53 @@ public final class Rank implements AutoCloseable {
         execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, bytes);
     }
 
+    /** Validates the buffers of a plan's call exactly as the collective's method does, then runs the plan's algorithm. */
+    void execute(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
+        checkCaller();
+        Collective c = plan.collective();
+        long count = plan.count();
+        DType t = plan.dtype();
+        int root = plan.root();
+        switch (c) {
+            case BARRIER -> { }
+            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, t, 1));
+            case REDUCE -> {
+                long bytes = Arguments.bytes(count, t, 1);
+                Arguments.readable("send", send, bytes);
+                if (id == root) {
+                    Arguments.writable("recv", recv, bytes);
+                    Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+                }
+            }
+            case ALLREDUCE -> {
+                long bytes = Arguments.bytes(count, t, 1);
+                Arguments.readable("send", send, bytes);
+                Arguments.writable("recv", recv, bytes);
+                Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+            }
+            case REDUCE_SCATTER -> {
+                long total = Arguments.bytes(count, t, size());
+                Arguments.readable("send", send, total);
+                Arguments.writable("recv", recv, Arguments.bytes(count, t, 1));
+                if (Arguments.overlap(send, total, recv, Arguments.bytes(count, t, 1))) {
+                    throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
+                }
+            }
+            case ALLGATHER -> {
+                long block = Arguments.bytes(count, t, 1);
+                Arguments.readable("send", send, block);
+                Arguments.writable("recv", recv, Arguments.bytes(count, t, size()));
+            }
+        }
+        MemorySegment r = switch (c) {
+            case BARRIER -> null;
+            case BCAST -> send;
+            case REDUCE -> id == root ? recv : null;
+            default -> recv;
+        };
+        execute(plan.algorithm(), c, c == Collective.BARRIER ? null : send, r, count, t, plan.op(), root);
+    }
+
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
     public void allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
@@ -348,7 +395,17 @@ public final class Rank implements AutoCloseable {
      */
     public CollectivePlan plan(Collective collective, long count, DType dtype, Op op, int root) {
         checkCaller();
-        return new CollectivePlan(this, collective, count, dtype, op, root);
+        return new CollectivePlan(this, collective, count, dtype, op, root, null);
+    }
+
+    /**
+     * A plan that runs algorithm {@code algorithm} (a name {@code collbench list} shows; {@code "auto"} lets
+     * the model choose) — benchmarks compare algorithms on one team with this. Every rank must make the
+     * same plan.
+     */
+    public CollectivePlan plan(Collective collective, long count, DType dtype, Op op, int root, String algorithm) {
+        checkCaller();
+        return new CollectivePlan(this, collective, count, dtype, op, root, algorithm);
     }
 
     /** {@link #plan(Collective, long, DType, Op, int)} for an unrooted collective. */

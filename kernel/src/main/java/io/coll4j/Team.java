@@ -141,6 +141,14 @@ public final class Team implements AutoCloseable {
         return selector.model();
     }
 
+    /**
+     * The team's algorithm selector: which algorithm {@code auto} picks for a call, and every candidate's
+     * predicted time ({@code collbench explain}).
+     */
+    public Selector selector() {
+        return selector;
+    }
+
     /** Bytes of native memory the team holds: control block, rank buffers and scratch. */
     public long arenaBytes() {
         return context.ctrl().bytes() + arena.allocatedBytes() + arena.scratchBytes();
@@ -340,10 +348,6 @@ public final class Team implements AutoCloseable {
 
     TeamContext context() {
         return context;
-    }
-
-    Selector selector() {
-        return selector;
     }
 
     SharedArena arena() {
