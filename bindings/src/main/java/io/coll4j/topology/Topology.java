@@ -100,8 +100,14 @@ public final class Topology {
         }
         String s = spec.strip();
         if (s.equals("auto")) {
-            return Hwloc.isAvailable() ? new HwlocLoader().load()
-                    : SysfsLoader.withNote("(" + Hwloc.unavailableReason() + ")").load();
+            if (!Hwloc.isAvailable()) {
+                return SysfsLoader.withNote("(" + Hwloc.unavailableReason() + ")").load();
+            }
+            try {
+                return new HwlocLoader().load();
+            } catch (RuntimeException e) {   // hwloc loaded but could not discover this machine
+                return SysfsLoader.withNote("(hwloc failed: " + e.getMessage() + ")").load();
+            }
         }
         if (s.equals("hwloc")) {
             requireHwloc("hwloc");

@@ -30,6 +30,7 @@ import static io.coll4j.bindings.hwloc.internal.hwloc_h.*;
  * allows concurrent use of a loaded topology that is not modified). Use after close throws
  * {@link IllegalStateException}.
  */
+@SuppressWarnings("restricted")   // FFM binding code: reinterpret/downcall are its job
 public final class HwlocTopology implements AutoCloseable {
     private final String description;
     private volatile MemorySegment topology;

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 /** Names and messages for {@code errno} values, for one-line error reports. */
+@SuppressWarnings("restricted")   // FFM binding code: reinterpret/downcall are its job
 public final class Errno {
     private Errno() {
     }

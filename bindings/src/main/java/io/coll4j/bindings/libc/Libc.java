@@ -22,7 +22,7 @@ import java.lang.invoke.VarHandle;
  * through the variadic {@code syscall(2)} with the architecture's syscall numbers, every argument
  * passed as a {@code long} because glibc's {@code syscall} reads each one with {@code va_arg(ap, long)}.
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"})
 public final class Libc {
     private Libc() {
     }

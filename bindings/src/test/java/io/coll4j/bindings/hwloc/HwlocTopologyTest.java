@@ -146,6 +146,32 @@ class HwlocTopologyTest {
         }
     }
 
+    /** The raw wrappers in C order, as a C program would call them: init, set_flags, set_synthetic, load, destroy. */
+    @Test
+    void rawLifecycleThroughHwlocH() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cs = hwloc_h.allocateCallState(arena);
+            MemorySegment tp = arena.allocate(hwloc_h.C_POINTER);
+            assertEquals(0, hwloc_h.hwloc_topology_init(cs, tp));
+            MemorySegment topo = tp.get(hwloc_h.C_POINTER, 0);
+            try {
+                long flags = hwloc_h.HWLOC_TOPOLOGY_FLAG_NO_DISTANCES | hwloc_h.HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS;
+                assertEquals(0, hwloc_h.hwloc_topology_set_flags(cs, topo, flags));
+                assertEquals(flags, hwloc_h.hwloc_topology_get_flags(topo));
+                assertEquals(0, hwloc_h.hwloc_topology_set_synthetic(cs, topo, arena.allocateFrom("pack:2 core:3 pu:2")));
+                assertEquals(0, hwloc_h.hwloc_topology_load(cs, topo));
+                // Machine, Package, Core, PU (synthetic topologies have no caches unless asked)
+                assertEquals(4, hwloc_h.hwloc_topology_get_depth(topo));
+                assertEquals(12, hwloc_h.hwloc_get_nbobjs_by_depth(topo, hwloc_h.hwloc_get_type_depth(topo, hwloc_h.HWLOC_OBJ_PU)));
+                assertEquals("Core", HwlocInlines.string(hwloc_h.hwloc_obj_type_string(hwloc_h.HWLOC_OBJ_CORE)));
+                assertEquals(-1, hwloc_h.hwloc_topology_set_flags(cs, topo, 0L), "flags are fixed once loaded");
+                assertEquals(16, hwloc_h.errno(cs), "EBUSY: the topology is already loaded");
+            } finally {
+                hwloc_h.hwloc_topology_destroy(topo);
+            }
+        }
+    }
+
     @Test
     void xmlRoundTripKeepsTheShape(@TempDir Path dir) throws Exception {
         try (HwlocTopology synthetic = HwlocTopology.loadSynthetic("pack:4 numa:1 l3:2 core:2 pu:2")) {

@@ -17,6 +17,7 @@ import static io.coll4j.bindings.hwloc.internal.hwloc_h.*;
  * {@link #hwloc_get_obj_by_type} handle that through {@code hwloc_get_type_depth}, which returns the
  * special depth; {@link #hwloc_get_next_child} walks normal, then memory, then I/O, then Misc children.
  */
+@SuppressWarnings("restricted")   // FFM binding code: reinterpret/downcall are its job
 public final class HwlocInlines {
     private HwlocInlines() {
     }

@@ -17,6 +17,7 @@ import java.lang.invoke.MethodHandle;
  * a soname); pointing it at a library that does not exist is how the sysfs fallback is exercised on a
  * machine that has hwloc.
  */
+@SuppressWarnings("restricted")   // FFM binding code: reinterpret/downcall are its job
 public final class HwlocLibrary {
     /** The soname of the hwloc 2.x ABI this binding is written against (Debian {@code libhwloc15}). */
     public static final String SONAME = "libhwloc.so.15";

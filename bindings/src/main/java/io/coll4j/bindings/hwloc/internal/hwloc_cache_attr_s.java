@@ -21,7 +21,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  * };
  * }
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"})
 public final class hwloc_cache_attr_s {
     private hwloc_cache_attr_s() {
     }

@@ -29,7 +29,7 @@ import java.lang.invoke.VarHandle;
  * use and throw {@link IllegalStateException} when the library is absent. Layout offsets of the structs
  * in this package are checked against the C compiler by {@code HwlocLayoutTest}.
  */
-@SuppressWarnings({"unused", "checkstyle:TypeName"})
+@SuppressWarnings({"unused", "restricted"})
 public final class hwloc_h {
     private hwloc_h() {
     }

@@ -18,7 +18,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  * };
  * }
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"})
 public final class hwloc_memory_page_type_s {
     private hwloc_memory_page_type_s() {
     }

@@ -22,7 +22,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  * };
  * }
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"})
 public final class hwloc_numanode_attr_s {
     private hwloc_numanode_attr_s() {
     }

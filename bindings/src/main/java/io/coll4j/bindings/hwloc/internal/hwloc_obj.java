@@ -49,7 +49,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  * };
  * }
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"})
 public final class hwloc_obj {
     private hwloc_obj() {
     }

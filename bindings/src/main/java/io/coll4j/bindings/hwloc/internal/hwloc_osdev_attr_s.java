@@ -17,7 +17,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  * };
  * }
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"})
 public final class hwloc_osdev_attr_s {
     private hwloc_osdev_attr_s() {
     }

@@ -17,7 +17,7 @@ import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
  * };
  * }
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"})
 public final class hwloc_topology_misc_support {
     private hwloc_topology_misc_support() {
     }
