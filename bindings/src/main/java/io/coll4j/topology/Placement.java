@@ -14,7 +14,8 @@ import java.util.function.ToIntFunction;
  * <li>{@link #COMPACT}: PUs in logical order — neighbours share cores, then L3, then NUMA node, then
  *     package, which keeps a small team inside one cache domain.</li>
  * <li>{@link #SCATTER}: round-robin over packages, then over the NUMA nodes of each package, then
- *     over the cores of each node, SMT siblings last — spreads memory bandwidth and LLC capacity.</li>
+ *     over the L3 caches of each node, then over the cores of each L3, SMT siblings last — spreads
+ *     memory bandwidth and LLC capacity over the team.</li>
  * <li>{@link #NONE}: laid out like compact (so grouping by package/L3 still works) but threads are
  *     not bound.</li>
  * <li>{@link #explicit(int...)}: rank i on the PU with the i-th given OS index.</li>
@@ -129,11 +130,12 @@ public sealed interface Placement permits Placement.Compact, Placement.Scatter, 
     }
 
     /**
-     * Round-robin over packages, then NUMA nodes, then cores, then SMT siblings.
+     * Round-robin over packages, then NUMA nodes, then L3 caches, then cores, then SMT siblings.
      * <pre>
      *   order(machine) = interleave(order(pkg) for each package)
      *   order(pkg)     = interleave(order(numa) for each NUMA node of the package)
-     *   order(numa)    = interleave(PUs of core for each core of the node)
+     *   order(numa)    = interleave(order(l3) for each L3 of the node)      (one group when there is no L3)
+     *   order(l3)      = interleave(PUs of core for each core of the L3)
      *   interleave(l1, l2, …) = l1[0], l2[0], …, l1[1], l2[1], …   (exhausted lists skipped)
      * </pre>
      */
@@ -145,7 +147,7 @@ public sealed interface Placement permits Placement.Compact, Placement.Scatter, 
 
         static List<Pu> order(List<Pu> pus) {
             return interleaveBy(pus, Pu::pkg, byPkg -> interleaveBy(byPkg, Pu::numa,
-                    byNuma -> interleaveBy(byNuma, Pu::core, byCore -> byCore)));
+                    byNuma -> interleaveBy(byNuma, Pu::l3, byL3 -> interleaveBy(byL3, Pu::core, byCore -> byCore))));
         }
 
         /** Groups {@code pus} by {@code key} (groups in key order, PUs in logical order), orders each group, interleaves. */

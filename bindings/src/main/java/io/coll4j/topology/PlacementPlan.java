@@ -20,6 +20,9 @@ public record PlacementPlan(Topology topology, Placement placement, List<Pu> pus
         }
     }
 
+    /** How many ranks' PUs {@link #describe()} lists before it abbreviates. */
+    public static final int DESCRIBE_MAX_PUS = 16;
+
     /** The PU of {@code rank}. */
     public Pu pu(int rank) {
         if (rank < 0 || rank >= pus.size()) {
@@ -40,11 +43,17 @@ public record PlacementPlan(Topology topology, Placement placement, List<Pu> pus
         return perPu.values().stream().mapToInt(Integer::intValue).max().orElse(0);
     }
 
-    /** One line, e.g. {@code "compact, 4 ranks on P#0,1,2,3 (2 packages, 1 NUMA node)"} or {@code "... oversubscribed: up to 2 ranks per PU"}. */
+    /**
+     * One line, e.g. {@code "compact, 4 ranks on P#0,1,2,3 (1 package, 1 NUMA node)"}, with
+     * {@code ", oversubscribed: up to 2 ranks per PU"} when it is; the PU list stops after
+     * {@value #DESCRIBE_MAX_PUS} ranks.
+     */
     public String describe() {
         long pkgs = pus.stream().mapToInt(Pu::pkg).distinct().count();
         long numas = pus.stream().mapToInt(Pu::numa).distinct().count();
-        String s = placement.name() + ", " + ranks() + " rank" + (ranks() == 1 ? "" : "s") + " on P#" + osList(pus)
+        String on = pus.size() <= DESCRIBE_MAX_PUS ? osList(pus)
+                : osList(pus.subList(0, DESCRIBE_MAX_PUS)) + ",… (" + (pus.size() - DESCRIBE_MAX_PUS) + " more)";
+        String s = placement.name() + ", " + ranks() + " rank" + (ranks() == 1 ? "" : "s") + " on P#" + on
                 + " (" + pkgs + " package" + (pkgs == 1 ? "" : "s") + ", " + numas + " NUMA node" + (numas == 1 ? "" : "s") + ")";
         if (!placement.binds()) {
             s += ", not bound";

@@ -57,6 +57,16 @@ class PlacementTest {
         }
 
         assertEquals(List.of(0, 2, 4, 6, 1, 3, 5, 7), os(Placement.SCATTER.plan(fourPack, 8)));
+        // several L3 per NUMA node: spread over the L3s before filling one
+        Topology l3s = Topology.load("synthetic:pack:1 numa:1 l3:2 core:3 pu:1");
+        assertEquals(List.of(0, 3, 1, 4, 2, 5), os(Placement.SCATTER.plan(l3s, 6)));
+    }
+
+    @Test
+    void describeAbbreviatesLongPlans() {
+        PlacementPlan p = Placement.COMPACT.plan(twoPack, 32);
+        assertEquals("compact, 32 ranks on P#0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,… (16 more) (2 packages, 4 NUMA nodes)",
+                p.describe());
     }
 
     @Test
