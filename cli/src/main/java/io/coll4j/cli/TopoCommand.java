@@ -57,7 +57,8 @@ final class TopoCommand implements Callable<Integer> {
     String topologySpec;
 
     @Option(names = {"-t", "--threads"}, paramLabel = "N",
-            description = "ranks to place (default: number of PUs); more than the PUs is oversubscribed")
+            description = "ranks to place (default: number of PUs, or the length of a --bind PU list); "
+                    + "more ranks than PUs is oversubscribed")
     Integer threads;
 
     @Option(names = "--bind", paramLabel = "POLICY", defaultValue = "compact",
@@ -76,7 +77,9 @@ final class TopoCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--threads: must be >= 1, got " + threads);
         }
         Topology t = topologySpec.strip().equals("auto") ? Topology.host() : Topology.load(topologySpec);
-        PlacementPlan plan = placement.plan(t, threads == null ? t.pus().size() : threads);
+        int ranks = threads != null ? threads
+                : placement instanceof Placement.Explicit e ? e.osIndices().length : t.pus().size();
+        PlacementPlan plan = placement.plan(t, ranks);
         Binder binder = Binder.forTopology(t);
         Check threadCheck = threadCheck(binder, t);
         Check memoryCheck = memoryCheck(binder, t);

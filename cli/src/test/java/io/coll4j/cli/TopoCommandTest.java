@@ -151,6 +151,8 @@ class TopoCommandTest {
         Run r = run("topo", "--bind", Integer.toString(last), "-t", "2");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("placement: " + last + ", 2 ranks on P#" + last + "," + last), r.out());
+        Run one = run("topo", "--bind", Integer.toString(last));
+        assertTrue(one.out().contains("placement: " + last + ", 1 rank on P#" + last + " "), one.out());
         Run bad = run("topo", "--bind", "4000");
         assertEquals(2, bad.code());
         assertTrue(bad.err().startsWith("collbench topo: placement: PU P#4000 is not in the topology"), bad.err());
