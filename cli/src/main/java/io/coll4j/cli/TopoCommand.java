@@ -37,12 +37,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * is available.
  */
 @Command(name = "topo",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
         sortOptions = false,
         description = {
                 "Print the machine topology, the placement of -t ranks, and whether binding and NT copy work.",
-                "Binding is tried, not assumed: a helper thread is bound to every PU and read back with",
-                "hwloc_get_last_cpu_location (or sched_getcpu), and a small segment is bound to a NUMA node,",
-                "touched, and its node read back with hwloc_get_area_memlocation (or move_pages)."})
+                "Binding is tried, not assumed: a helper thread is bound to every PU and read back with "
+                        + "hwloc_get_last_cpu_location (or sched_getcpu), and a small segment is bound to a NUMA node, "
+                        + "touched, and its node read back with hwloc_get_area_memlocation (or move_pages)."})
 final class TopoCommand implements Callable<Integer> {
 
     /** Bytes of the segment the memory-binding check binds: whole pages for 4K, 16K and 64K page sizes. */
