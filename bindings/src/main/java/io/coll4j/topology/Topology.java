@@ -5,7 +5,9 @@ import io.coll4j.bindings.hwloc.Hwloc;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -253,8 +255,8 @@ public final class Topology {
         final List<TopologyNode> packageNodes = new ArrayList<>();
         final List<TopologyNode> cacheNodes = new ArrayList<>();
         /** PU node → [core, l3, pkg] logical indices; NUMA node → pkg. */
-        final Map<TopologyNode, int[]> ancestry = new java.util.IdentityHashMap<>();
-        final Map<TopologyNode, TopologyNode> packageOf = new java.util.IdentityHashMap<>();
+        final Map<TopologyNode, int[]> ancestry = new IdentityHashMap<>();
+        final Map<TopologyNode, TopologyNode> packageOf = new IdentityHashMap<>();
         final Map<Integer, Pu> pusByOs = new HashMap<>();
         final Map<Integer, Integer> numaOfPuOs = new HashMap<>();
         List<Pu> pus;
@@ -306,7 +308,7 @@ public final class Topology {
 
         private static List<TopologyNode> sorted(List<TopologyNode> nodes) {
             List<TopologyNode> s = new ArrayList<>(nodes);
-            s.sort(java.util.Comparator.comparingInt(TopologyNode::logicalIndex));
+            s.sort(Comparator.comparingInt(TopologyNode::logicalIndex));
             for (int i = 0; i < s.size(); i++) {
                 if (s.get(i).logicalIndex() != i) {
                     throw new IllegalArgumentException("logical indices of " + s.get(i).typeName()

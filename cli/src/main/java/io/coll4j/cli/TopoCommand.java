@@ -1,7 +1,7 @@
 package io.coll4j.cli;
 
-import io.coll4j.topology.Binder;
 import io.coll4j.topology.BindResult;
+import io.coll4j.topology.Binder;
 import io.coll4j.topology.CacheLevel;
 import io.coll4j.topology.LstopoFormat;
 import io.coll4j.topology.MemoryBindResult;
@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -367,7 +368,7 @@ final class TopoCommand implements Callable<Integer> {
             m.put("lineBytes", n.cache().lineBytes());
         }
         if (!n.info().isEmpty()) {
-            m.put("info", new java.util.TreeMap<>(n.info()));
+            m.put("info", new TreeMap<>(n.info()));
         }
         if (!n.children().isEmpty()) {
             m.put("children", n.children().stream().map(TopoCommand::node).toList());

@@ -10,6 +10,7 @@ import io.coll4j.bindings.hwloc.internal.hwloc_topology_cpubind_support;
 import io.coll4j.bindings.hwloc.internal.hwloc_topology_discovery_support;
 import io.coll4j.bindings.hwloc.internal.hwloc_topology_membind_support;
 import io.coll4j.bindings.hwloc.internal.hwloc_topology_support;
+import io.coll4j.bindings.libc.Errno;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -141,7 +142,7 @@ public final class HwlocTopology implements AutoCloseable {
     }
 
     private static String errnoText(MemorySegment cs) {
-        return io.coll4j.bindings.libc.Errno.describe(errno(cs));
+        return Errno.describe(errno(cs));
     }
 
     private MemorySegment handle() {
