@@ -11,6 +11,7 @@ import io.coll4j.topology.PlacementPlan;
 import io.coll4j.topology.Pu;
 import io.coll4j.topology.Topology;
 import io.coll4j.topology.TopologyNode;
+import io.coll4j.bindings.copy.Copy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -175,30 +176,9 @@ final class TopoCommand implements Callable<Integer> {
      * native work) reports its own status once it lands; until then this states the two facts that
      * decide it: whether the build packed the native library, and which AVX levels the CPU has.
      */
+    /** The copy engine's own account: which NT path is active, or why it is not. */
     static String ntCopyStatus() {
-        String lib = "native/linux-x86_64/libcoll4j.so";
-        boolean packed = TopoCommand.class.getClassLoader().getResource(lib) != null;
-        return (packed ? lib + " packaged" : lib + " not in this build") + "; CPU: " + avxLevels();
-    }
-
-    private static String avxLevels() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-                if (line.startsWith("flags")) {
-                    List<String> flags = List.of(line.substring(line.indexOf(':') + 1).trim().split("\\s+"));
-                    List<String> have = new ArrayList<>();
-                    for (String f : List.of("avx512f", "avx2")) {
-                        if (flags.contains(f)) {
-                            have.add(f);
-                        }
-                    }
-                    return have.isEmpty() ? "no AVX2" : String.join(" ", have);
-                }
-            }
-        } catch (IOException e) {
-            return "flags unknown (" + e.getMessage() + ")";
-        }
-        return "flags unknown";
+        return Copy.nativeStatus();
     }
 
     // ---- table ----------------------------------------------------------------------------------
