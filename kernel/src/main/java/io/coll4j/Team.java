@@ -90,8 +90,9 @@ public final class Team implements AutoCloseable {
             }
             Copy copy = new Copy(Copy.cacheCapacity(topology.llcBytes(), topology.l2Bytes(), topology.llcInclusive(), size));
             long timeoutNanos = timeout.isZero() ? Long.MAX_VALUE : timeout.toNanos();
+            long slice = b.maxSliceBytes > 0 ? b.maxSliceBytes : model.defaultMaxSliceBytes();
             this.context = new TeamContext(size, ctrl, waitStrategy, timeoutNanos, TeamLayout.of(plan), copy, reproducible,
-                    arena, scratch);
+                    arena, scratch, slice);
             context.setSchedule(b.schedule);
             this.ranks = new Rank[size];
             for (int r = 0; r < size; r++) {
@@ -381,6 +382,7 @@ public final class Team implements AutoCloseable {
         private MachineModel model;
         private boolean reproducible;
         private io.coll4j.kernel.algo.Schedule schedule;
+        private long maxSliceBytes;
 
         private Builder() {
         }
@@ -443,6 +445,18 @@ public final class Team implements AutoCloseable {
         /** With true, every algorithm reduces in ascending rank order: results equal the scalar left fold bitwise. */
         public Builder reproducible(boolean reproducible) {
             this.reproducible = reproducible;
+            return this;
+        }
+
+        /**
+         * I_max, the largest slice the strip-mined algorithms move per step (default: from the machine model,
+         * a fraction of L2). Small values reach multi-slice paths with little data (tests).
+         */
+        public Builder maxSliceBytes(long bytes) {
+            if (bytes < 64) {
+                throw new IllegalArgumentException("maxSliceBytes must be >= 64 (a cache line), got " + bytes);
+            }
+            this.maxSliceBytes = bytes;
             return this;
         }
 

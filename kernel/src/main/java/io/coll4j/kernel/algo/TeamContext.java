@@ -48,6 +48,7 @@ public final class TeamContext {
     private final java.util.concurrent.ConcurrentHashMap<Class<?>, Object> attachments = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.List<Runnable> abortListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile Schedule schedule;
+    private final long maxSliceBytes;
     /** Set once, read in every wait loop's slow path: cheaper than reading the AtomicReference. */
     private volatile boolean aborted;
 
@@ -56,7 +57,7 @@ public final class TeamContext {
     }
 
     public TeamContext(int size, ControlBlock ctrl, WaitStrategy waitStrategy, long timeoutNanos, TeamLayout layout,
-                       Copy copy, boolean reproducible, SharedArena arena, RankScratch[] scratch) {
+                       Copy copy, boolean reproducible, SharedArena arena, RankScratch[] scratch, long maxSliceBytes) {
         this.size = size;
         this.ctrl = ctrl;
         this.waitStrategy = waitStrategy;
@@ -66,6 +67,7 @@ public final class TeamContext {
         this.reproducible = reproducible;
         this.arena = arena;
         this.scratch = scratch;
+        this.maxSliceBytes = maxSliceBytes;
         this.slots = new MemorySegment[size * SLOT_STRIDE];
         this.trees = new AtomicReferenceArray<>(size);
         this.threads = new AtomicReferenceArray<>(size);
@@ -73,6 +75,15 @@ public final class TeamContext {
 
     public int size() {
         return size;
+    }
+
+    /**
+     * I_max of [YHCCL §5.1]: the largest slice a strip-mined algorithm moves between synchronisations
+     * (slice I = max(min(s/p, I_max), cache line)). From the machine model (a fraction of L2) unless the
+     * team builder set it — tests set it small to reach multi-slice paths with little data.
+     */
+    public long maxSliceBytes() {
+        return maxSliceBytes;
     }
 
     /** The schedule being recorded, or null. */

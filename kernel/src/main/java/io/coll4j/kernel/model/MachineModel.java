@@ -51,6 +51,14 @@ public record MachineModel(
                 t.llcInclusive() ? llc : llc + l2 * t.cores().size(), l2, "defaults for " + t.source());
     }
 
+    /**
+     * Default I_max [YHCCL §5.1]: a quarter of the private L2, so a slice of every input plus the output
+     * stay in L2 between copy-in and reduction (YHCCL used 256 KiB with 512 KiB L2s).
+     */
+    public long defaultMaxSliceBytes() {
+        return Math.max(4096, l2Bytes / 4);
+    }
+
     /** Time of the cheapest synchronisation between two ranks at a level: one line there and back is 2·a. */
     public double flagLatency(boolean samePackage) {
         return samePackage ? lineLatencySameL3 : lineLatencyCrossPackage;
