@@ -1,6 +1,7 @@
 package io.coll4j;
 
 import io.coll4j.bindings.copy.Copy;
+import io.coll4j.bindings.libc.TimerSlack;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.TeamContext;
@@ -54,6 +55,9 @@ public final class Team implements AutoCloseable {
      * up on a thread that ignores interrupts (it is a daemon and cannot keep the JVM alive).
      */
     static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /** Timer slack of rank threads: parks of a few µs in the wait strategy then last a few µs. */
+    static final long RANK_TIMER_SLACK_NANOS = 1_000;
 
     private final int size;
     private final Topology topology;
@@ -219,6 +223,8 @@ public final class Team implements AutoCloseable {
 
     private void rankMain(Rank rank, RankBody body) {
         rank.adopt(Thread.currentThread());
+        // a parked rank should wake when its park ends, not up to 50 µs later (Linux default timer slack)
+        TimerSlack.set(RANK_TIMER_SLACK_NANOS);
         try {
             rank.bindThread();
             body.run(rank);
