@@ -19,6 +19,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import io.coll4j.bindings.copy.NativeLibrary;
+import io.coll4j.bindings.copy.NativeReduce;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
@@ -30,6 +32,7 @@ import io.coll4j.reductions.Reducers;
  * {@link Reducer#reduceMany}, k reads and one write per element) against k − 1 chained pairwise passes
  * ({@code pairwise}: {@code dst = s0 + s1}, then {@code dst += s2}, …: 3(k − 1) streams). With k = 4 that
  * is 5 streams against 9, so the goal (issue 5) is kary ≥ 1.5x pairwise. Both use the vector reducer.
+ * {@code native} is the C one-pass kernel ({@code NativeReduce.reduceManySumF64}) for comparison.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -45,7 +48,7 @@ public class ReduceManyBench {
     @Param({"2", "4", "8"})
     public int k;
 
-    @Param({"kary", "pairwise"})
+    @Param({"kary", "pairwise", "native"})
     public String impl;
 
     private Arena arena;
@@ -57,8 +60,11 @@ public class ReduceManyBench {
 
     @Setup(Level.Trial)
     public void setUp() {
-        if (!impl.equals("kary") && !impl.equals("pairwise")) {
-            throw new IllegalArgumentException("impl must be kary or pairwise: " + impl);
+        if (!impl.equals("kary") && !impl.equals("pairwise") && !impl.equals("native")) {
+            throw new IllegalArgumentException("impl must be kary, pairwise or native: " + impl);
+        }
+        if (impl.equals("native") && !NativeReduce.available()) {
+            throw new IllegalStateException("impl native: libcoll4j.so is not loaded (" + NativeLibrary.status() + ")");
         }
         arena = Arena.ofShared();
         count = BYTES / Double.BYTES;
@@ -83,6 +89,8 @@ public class ReduceManyBench {
     public void reduce() {
         if (impl.equals("kary")) {
             reducer.reduceMany(dst, 0, srcs, offsets, k, count);
+        } else if (impl.equals("native")) {
+            NativeReduce.reduceManySumF64(dst, srcs, k, count);
         } else {
             reducer.reduce(dst, 0, srcs[0], 0, srcs[1], 0, count);
             for (int j = 2; j < k; j++) {

@@ -21,6 +21,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import io.coll4j.bindings.copy.NativeLibrary;
+import io.coll4j.bindings.copy.NativeReduce;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
@@ -34,7 +36,8 @@ import io.coll4j.reductions.Reducers;
  *   <li>{@code vector}: {@link Reducers#vector}, native segments (64-byte aligned).</li>
  *   <li>{@code scalar}: {@link Reducers#scalar}, the same segments: one plain loop per (dtype, op).</li>
  *   <li>{@code array}: {@code d[i] = a[i] op b[i]} over {@code double[]}/{@code float[]}/{@code long[]}/{@code int[]}.</li>
- *   <li>{@code native}: the C kernel of {@code bindings} (gcc -O3, AVX-512/AVX2 by CPU check).</li>
+ *   <li>{@code native}: {@code NativeReduce.reduce}, the C kernel of {@code bindings} (gcc -O3, AVX-512 or
+ *       AVX2 chosen by CPU check), through a critical downcall, on the same segments.</li>
  * </ul>
  * {@code op} is limited to SUM, PROD, MIN, MAX: every op F64 has, and valid for every dtype, so no
  * parameter combination is invalid (the bitwise ops exist only for I32/I64 and run at SUM's speed).
@@ -61,7 +64,7 @@ public class ReductionBench {
     @Param({"4096", "262144", "4194304", "67108864"})
     public int bytes;
 
-    @Param({"vector", "scalar", "array"})
+    @Param({"vector", "scalar", "array", "native"})
     public String impl;
 
     private Arena arena;
@@ -72,15 +75,24 @@ public class ReductionBench {
         long count = bytes / dtype.size();
         SplittableRandom rnd = new SplittableRandom(7);
         switch (impl) {
-            case "vector", "scalar" -> {
+            case "vector", "scalar", "native" -> {
                 arena = Arena.ofShared();
                 MemorySegment d = arena.allocate(bytes, 64);
                 MemorySegment a = arena.allocate(bytes, 64);
                 MemorySegment b = arena.allocate(bytes, 64);
                 fill(a, count, rnd);
                 fill(b, count, rnd);
-                Reducer r = impl.equals("vector") ? Reducers.vector(dtype, op) : Reducers.scalar(dtype, op);
-                kernel = () -> r.reduce(d, 0, a, 0, b, 0, count);
+                if (impl.equals("native")) {
+                    if (!NativeReduce.available()) {
+                        throw new IllegalStateException("impl native: libcoll4j.so is not loaded (" + NativeLibrary.status() + ")");
+                    }
+                    int t = dtype.ordinal();
+                    int o = op.ordinal();
+                    kernel = () -> NativeReduce.reduce(t, o, d, a, b, count);
+                } else {
+                    Reducer r = impl.equals("vector") ? Reducers.vector(dtype, op) : Reducers.scalar(dtype, op);
+                    kernel = () -> r.reduce(d, 0, a, 0, b, 0, count);
+                }
             }
             case "array" -> {
                 Object d = Array.newInstance(dtype.javaType(), (int) count);
