@@ -16,7 +16,7 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link VectorReducers} defines one hidden class from these bytes for each (dtype, op, species)
  * ({@link MethodHandles.Lookup#defineHiddenClassWithClassData}) with a {@link VectorKernelSpec} as class
  * data. The static initialiser reads the spec into {@code static final} fields, so in each copy the
- * species, the lane-wise operator and every branch on the dtype are compile-time constants for C2: the
+ * species, the lane-wise operator and the element size are compile-time constants for C2: the
  * Vector API calls intrinsify to plain SIMD instructions, and each copy's loops are compiled and profiled
  * on their own — no per-element dispatch, no megamorphic call, no lambda in a loop. (Sharing one loop
  * between operators through a virtual call or a {@code Binary} argument would pollute its profile and
@@ -37,14 +37,15 @@ import jdk.incubator.vector.VectorSpecies;
  * its body takes {@value #UNROLL} vectors per source by hand. Nothing is allocated: every vector stays in
  * a register once C2 has compiled the copy.
  *
- * <p>Two rules keep it that way, both learnt by measuring on JDK 25. (1) The loops call the Vector API
+ * <p>Three rules keep it that way, all learnt by measuring on JDK 25. (1) The loops call the Vector API
  * directly, never through a private helper: the API's own methods are {@code @ForceInline}, a helper is
  * not, and C2 does not inline a helper at a call site it saw rarely ("low call site frequency") — the
  * vectors there are then boxed, allocating ~100 bytes each and running 5–10x slower, for good once the
  * method is compiled that way. (2) The tail is scalar, not one masked vector: a masked tail was 2x
  * faster for 13 doubles on AVX-512 when C2 inlined it, but the per-dtype masked load needs such a
  * helper, and C2 never intrinsifies masked loads of 2-lane vectors (F64/I64 at 128 bits) while CPUs
- * without AVX-512 emulate them. The scalar tail costs at most {@code LANES - 1} scalar steps.
+ * without AVX-512 emulate them. The scalar tail costs at most {@code LANES - 1} scalar steps. (3) A
+ * vector carried around a loop is cast to the exact vector class before it is used ({@link #VECTOR}).
  *
  * <p>Order: every element is folded left to right, {@code ((s0 op s1) op s2) …}, exactly as the scalar
  * reference, so float results are bitwise equal to it (NaN payloads: see {@link Op}). Each step loads
