@@ -20,6 +20,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Both implementations give bitwise identical results (the NaN-payload caveat is on {@link Op}),
  * so switching between them never changes an answer.
+ *
+ * <p>Performance note: a vector reducer runs SIMD loops when every operand is a native segment (a
+ * team's shared arena, {@code Arena.allocate}); a call with any heap operand ({@code MemorySegment.ofArray})
+ * runs the scalar loops, 1.5–5x slower. On JDK 25 the Vector API cannot load from most heap segments
+ * as SIMD, and code that sees both kinds loses its SIMD compilation — see {@code VectorReducer}.
  */
 public final class Reducers {
 

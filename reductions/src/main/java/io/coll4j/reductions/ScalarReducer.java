@@ -156,50 +156,186 @@ final class ScalarReducer implements Reducer, ReductionKernel {
         };
     }
 
-    /** {@code d[i] = a[i] op b[i]}: one plain loop per (dtype, op), chosen once per call. */
+    /**
+     * {@code d[i] = a[i] op b[i]}: one plain loop per (dtype, op), chosen once per call. Each loop is a
+     * method of its own: one method holding all 22 made C1 give up ("out of virtual registers"), which
+     * left the loops interpreted for seconds.
+     */
     @Override
     public void reduce2(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
         switch (dtype) {
             case F32 -> {
                 switch (op) {
-                    case SUM -> { for (long i = 0; i < n * 4; i += 4) d.set(F32, dOff + i, a.get(F32, aOff + i) + b.get(F32, bOff + i)); }
-                    case PROD -> { for (long i = 0; i < n * 4; i += 4) d.set(F32, dOff + i, a.get(F32, aOff + i) * b.get(F32, bOff + i)); }
-                    case MIN -> { for (long i = 0; i < n * 4; i += 4) d.set(F32, dOff + i, Math.min(a.get(F32, aOff + i), b.get(F32, bOff + i))); }
-                    case MAX -> { for (long i = 0; i < n * 4; i += 4) d.set(F32, dOff + i, Math.max(a.get(F32, aOff + i), b.get(F32, bOff + i))); }
+                    case SUM -> sumF32(d, dOff, a, aOff, b, bOff, n);
+                    case PROD -> prodF32(d, dOff, a, aOff, b, bOff, n);
+                    case MIN -> minF32(d, dOff, a, aOff, b, bOff, n);
+                    case MAX -> maxF32(d, dOff, a, aOff, b, bOff, n);
                     default -> throw new AssertionError(op);
                 }
             }
             case F64 -> {
                 switch (op) {
-                    case SUM -> { for (long i = 0; i < n * 8; i += 8) d.set(F64, dOff + i, a.get(F64, aOff + i) + b.get(F64, bOff + i)); }
-                    case PROD -> { for (long i = 0; i < n * 8; i += 8) d.set(F64, dOff + i, a.get(F64, aOff + i) * b.get(F64, bOff + i)); }
-                    case MIN -> { for (long i = 0; i < n * 8; i += 8) d.set(F64, dOff + i, Math.min(a.get(F64, aOff + i), b.get(F64, bOff + i))); }
-                    case MAX -> { for (long i = 0; i < n * 8; i += 8) d.set(F64, dOff + i, Math.max(a.get(F64, aOff + i), b.get(F64, bOff + i))); }
+                    case SUM -> sumF64(d, dOff, a, aOff, b, bOff, n);
+                    case PROD -> prodF64(d, dOff, a, aOff, b, bOff, n);
+                    case MIN -> minF64(d, dOff, a, aOff, b, bOff, n);
+                    case MAX -> maxF64(d, dOff, a, aOff, b, bOff, n);
                     default -> throw new AssertionError(op);
                 }
             }
             case I32 -> {
                 switch (op) {
-                    case SUM -> { for (long i = 0; i < n * 4; i += 4) d.set(I32, dOff + i, a.get(I32, aOff + i) + b.get(I32, bOff + i)); }
-                    case PROD -> { for (long i = 0; i < n * 4; i += 4) d.set(I32, dOff + i, a.get(I32, aOff + i) * b.get(I32, bOff + i)); }
-                    case MIN -> { for (long i = 0; i < n * 4; i += 4) d.set(I32, dOff + i, Math.min(a.get(I32, aOff + i), b.get(I32, bOff + i))); }
-                    case MAX -> { for (long i = 0; i < n * 4; i += 4) d.set(I32, dOff + i, Math.max(a.get(I32, aOff + i), b.get(I32, bOff + i))); }
-                    case BAND -> { for (long i = 0; i < n * 4; i += 4) d.set(I32, dOff + i, a.get(I32, aOff + i) & b.get(I32, bOff + i)); }
-                    case BOR -> { for (long i = 0; i < n * 4; i += 4) d.set(I32, dOff + i, a.get(I32, aOff + i) | b.get(I32, bOff + i)); }
-                    case BXOR -> { for (long i = 0; i < n * 4; i += 4) d.set(I32, dOff + i, a.get(I32, aOff + i) ^ b.get(I32, bOff + i)); }
+                    case SUM -> sumI32(d, dOff, a, aOff, b, bOff, n);
+                    case PROD -> prodI32(d, dOff, a, aOff, b, bOff, n);
+                    case MIN -> minI32(d, dOff, a, aOff, b, bOff, n);
+                    case MAX -> maxI32(d, dOff, a, aOff, b, bOff, n);
+                    case BAND -> bandI32(d, dOff, a, aOff, b, bOff, n);
+                    case BOR -> borI32(d, dOff, a, aOff, b, bOff, n);
+                    case BXOR -> bxorI32(d, dOff, a, aOff, b, bOff, n);
                 }
             }
             case I64 -> {
                 switch (op) {
-                    case SUM -> { for (long i = 0; i < n * 8; i += 8) d.set(I64, dOff + i, a.get(I64, aOff + i) + b.get(I64, bOff + i)); }
-                    case PROD -> { for (long i = 0; i < n * 8; i += 8) d.set(I64, dOff + i, a.get(I64, aOff + i) * b.get(I64, bOff + i)); }
-                    case MIN -> { for (long i = 0; i < n * 8; i += 8) d.set(I64, dOff + i, Math.min(a.get(I64, aOff + i), b.get(I64, bOff + i))); }
-                    case MAX -> { for (long i = 0; i < n * 8; i += 8) d.set(I64, dOff + i, Math.max(a.get(I64, aOff + i), b.get(I64, bOff + i))); }
-                    case BAND -> { for (long i = 0; i < n * 8; i += 8) d.set(I64, dOff + i, a.get(I64, aOff + i) & b.get(I64, bOff + i)); }
-                    case BOR -> { for (long i = 0; i < n * 8; i += 8) d.set(I64, dOff + i, a.get(I64, aOff + i) | b.get(I64, bOff + i)); }
-                    case BXOR -> { for (long i = 0; i < n * 8; i += 8) d.set(I64, dOff + i, a.get(I64, aOff + i) ^ b.get(I64, bOff + i)); }
+                    case SUM -> sumI64(d, dOff, a, aOff, b, bOff, n);
+                    case PROD -> prodI64(d, dOff, a, aOff, b, bOff, n);
+                    case MIN -> minI64(d, dOff, a, aOff, b, bOff, n);
+                    case MAX -> maxI64(d, dOff, a, aOff, b, bOff, n);
+                    case BAND -> bandI64(d, dOff, a, aOff, b, bOff, n);
+                    case BOR -> borI64(d, dOff, a, aOff, b, bOff, n);
+                    case BXOR -> bxorI64(d, dOff, a, aOff, b, bOff, n);
                 }
             }
+        }
+    }
+
+    private static void sumF32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(F32, dOff + i, a.get(F32, aOff + i) + b.get(F32, bOff + i));
+        }
+    }
+
+    private static void prodF32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(F32, dOff + i, a.get(F32, aOff + i) * b.get(F32, bOff + i));
+        }
+    }
+
+    private static void minF32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(F32, dOff + i, Math.min(a.get(F32, aOff + i), b.get(F32, bOff + i)));
+        }
+    }
+
+    private static void maxF32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(F32, dOff + i, Math.max(a.get(F32, aOff + i), b.get(F32, bOff + i)));
+        }
+    }
+
+    private static void sumF64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(F64, dOff + i, a.get(F64, aOff + i) + b.get(F64, bOff + i));
+        }
+    }
+
+    private static void prodF64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(F64, dOff + i, a.get(F64, aOff + i) * b.get(F64, bOff + i));
+        }
+    }
+
+    private static void minF64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(F64, dOff + i, Math.min(a.get(F64, aOff + i), b.get(F64, bOff + i)));
+        }
+    }
+
+    private static void maxF64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(F64, dOff + i, Math.max(a.get(F64, aOff + i), b.get(F64, bOff + i)));
+        }
+    }
+
+    private static void sumI32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(I32, dOff + i, a.get(I32, aOff + i) + b.get(I32, bOff + i));
+        }
+    }
+
+    private static void prodI32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(I32, dOff + i, a.get(I32, aOff + i) * b.get(I32, bOff + i));
+        }
+    }
+
+    private static void minI32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(I32, dOff + i, Math.min(a.get(I32, aOff + i), b.get(I32, bOff + i)));
+        }
+    }
+
+    private static void maxI32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(I32, dOff + i, Math.max(a.get(I32, aOff + i), b.get(I32, bOff + i)));
+        }
+    }
+
+    private static void bandI32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(I32, dOff + i, a.get(I32, aOff + i) & b.get(I32, bOff + i));
+        }
+    }
+
+    private static void borI32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(I32, dOff + i, a.get(I32, aOff + i) | b.get(I32, bOff + i));
+        }
+    }
+
+    private static void bxorI32(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 4; i += 4) {
+            d.set(I32, dOff + i, a.get(I32, aOff + i) ^ b.get(I32, bOff + i));
+        }
+    }
+
+    private static void sumI64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(I64, dOff + i, a.get(I64, aOff + i) + b.get(I64, bOff + i));
+        }
+    }
+
+    private static void prodI64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(I64, dOff + i, a.get(I64, aOff + i) * b.get(I64, bOff + i));
+        }
+    }
+
+    private static void minI64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(I64, dOff + i, Math.min(a.get(I64, aOff + i), b.get(I64, bOff + i)));
+        }
+    }
+
+    private static void maxI64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(I64, dOff + i, Math.max(a.get(I64, aOff + i), b.get(I64, bOff + i)));
+        }
+    }
+
+    private static void bandI64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(I64, dOff + i, a.get(I64, aOff + i) & b.get(I64, bOff + i));
+        }
+    }
+
+    private static void borI64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(I64, dOff + i, a.get(I64, aOff + i) | b.get(I64, bOff + i));
+        }
+    }
+
+    private static void bxorI64(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        for (long i = 0; i < n * 8; i += 8) {
+            d.set(I64, dOff + i, a.get(I64, aOff + i) ^ b.get(I64, bOff + i));
         }
     }
 }

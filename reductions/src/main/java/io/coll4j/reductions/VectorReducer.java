@@ -16,7 +16,7 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link VectorReducers} defines one hidden class from these bytes for each (dtype, op, species)
  * ({@link MethodHandles.Lookup#defineHiddenClassWithClassData}) with a {@link VectorKernelSpec} as class
  * data. The static initialiser reads the spec into {@code static final} fields, so in each copy the
- * species, the lane-wise operator and every branch on the dtype are compile-time constants for C2: the
+ * species, the lane-wise operator and the element size are compile-time constants for C2: the
  * Vector API calls intrinsify to plain SIMD instructions, and each copy's loops are compiled and profiled
  * on their own — no per-element dispatch, no megamorphic call, no lambda in a loop. (Sharing one loop
  * between operators through a virtual call or a {@code Binary} argument would pollute its profile and
@@ -37,14 +37,15 @@ import jdk.incubator.vector.VectorSpecies;
  * its body takes {@value #UNROLL} vectors per source by hand. Nothing is allocated: every vector stays in
  * a register once C2 has compiled the copy.
  *
- * <p>Two rules keep it that way, both learnt by measuring on JDK 25. (1) The loops call the Vector API
+ * <p>Three rules keep it that way, all learnt by measuring on JDK 25. (1) The loops call the Vector API
  * directly, never through a private helper: the API's own methods are {@code @ForceInline}, a helper is
  * not, and C2 does not inline a helper at a call site it saw rarely ("low call site frequency") — the
  * vectors there are then boxed, allocating ~100 bytes each and running 5–10x slower, for good once the
  * method is compiled that way. (2) The tail is scalar, not one masked vector: a masked tail was 2x
  * faster for 13 doubles on AVX-512 when C2 inlined it, but the per-dtype masked load needs such a
  * helper, and C2 never intrinsifies masked loads of 2-lane vectors (F64/I64 at 128 bits) while CPUs
- * without AVX-512 emulate them. The scalar tail costs at most {@code LANES - 1} scalar steps.
+ * without AVX-512 emulate them. The scalar tail costs at most {@code LANES - 1} scalar steps. (3) A
+ * vector carried around a loop is cast to the exact vector class before it is used ({@link #VECTOR}).
  *
  * <p>Order: every element is folded left to right, {@code ((s0 op s1) op s2) …}, exactly as the scalar
  * reference, so float results are bitwise equal to it (NaN payloads: see {@link Op}). Each step loads
@@ -59,6 +60,15 @@ final class VectorReducer implements Reducer {
     /** The element type is erased to {@code Object}: one template serves all four dtypes. */
     private static final VectorSpecies<Object> SPECIES = (VectorSpecies<Object>) SPEC.species();
     private static final VectorOperators.Binary OPERATOR = SPEC.operator();
+    /**
+     * The concrete vector class ({@code Double512Vector}, …). A vector carried around a loop is a phi whose
+     * type C2 only knows as the interface {@code Vector} when it parses the loop body, so a call on it is
+     * devirtualised — and the API inlined and intrinsified — only if that call site's profile says which
+     * class it is; a rarely run path may have no profile, and then every vector there is boxed (seen in
+     * {@link #reduceK}'s remainder loop, 270 bytes per vector, in about one test run in twenty). Casting with
+     * this constant class gives C2 the exact type without any profile.
+     */
+    private static final Class<? extends Vector<Object>> VECTOR = SPECIES.vectorType();
     /** The scalar loops, for calls with a heap operand and for tails. */
     private static final ReductionKernel SCALAR = SPEC.scalar();
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
@@ -172,24 +182,24 @@ final class VectorReducer implements Reducer {
             for (int j = 1; j < k; j++) {
                 MemorySegment sj = s[j];
                 long oj = so[j] + o;
-                v0 = v0.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj, ORDER));
-                v1 = v1.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + VECTOR_BYTES, ORDER));
-                v2 = v2.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 2 * VECTOR_BYTES, ORDER));
-                v3 = v3.lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 3 * VECTOR_BYTES, ORDER));
+                v0 = VECTOR.cast(v0).lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj, ORDER));
+                v1 = VECTOR.cast(v1).lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + VECTOR_BYTES, ORDER));
+                v2 = VECTOR.cast(v2).lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 2 * VECTOR_BYTES, ORDER));
+                v3 = VECTOR.cast(v3).lanewise(OPERATOR, SPECIES.fromMemorySegment(sj, oj + 3 * VECTOR_BYTES, ORDER));
             }
-            v0.intoMemorySegment(d, dOff + o, ORDER);
-            v1.intoMemorySegment(d, dOff + o + VECTOR_BYTES, ORDER);
-            v2.intoMemorySegment(d, dOff + o + 2 * VECTOR_BYTES, ORDER);
-            v3.intoMemorySegment(d, dOff + o + 3 * VECTOR_BYTES, ORDER);
+            VECTOR.cast(v0).intoMemorySegment(d, dOff + o, ORDER);
+            VECTOR.cast(v1).intoMemorySegment(d, dOff + o + VECTOR_BYTES, ORDER);
+            VECTOR.cast(v2).intoMemorySegment(d, dOff + o + 2 * VECTOR_BYTES, ORDER);
+            VECTOR.cast(v3).intoMemorySegment(d, dOff + o + 3 * VECTOR_BYTES, ORDER);
         }
         long bound = SPECIES.loopBound(count);
         for (; e < bound; e += LANES) {
             long o = e * ELEMENT_BYTES;
             Vector<Object> v = SPECIES.fromMemorySegment(s0, o0 + o, ORDER);
             for (int j = 1; j < k; j++) {
-                v = v.lanewise(OPERATOR, SPECIES.fromMemorySegment(s[j], so[j] + o, ORDER));
+                v = VECTOR.cast(v).lanewise(OPERATOR, SPECIES.fromMemorySegment(s[j], so[j] + o, ORDER));
             }
-            v.intoMemorySegment(d, dOff + o, ORDER);
+            VECTOR.cast(v).intoMemorySegment(d, dOff + o, ORDER);
         }
         if (e < count) {
             SCALAR.reduceK(d, dOff, s, so, k, e, count);
