@@ -28,7 +28,13 @@ public final class Transfers {
         if (bytes == 0 || (src == dst && srcOff == dstOff) || sameRange(src, srcOff, dst, dstOff)) {
             return;
         }
-        call.copy().copy(dst, dstOff, src, srcOff, bytes, nonTemporal);
+        if (nonTemporal) {
+            call.copy().copy(dst, dstOff, src, srcOff, bytes, true);
+        } else {
+            // the runtime validated the caller's buffers already; MemorySegment.copy still bounds-checks,
+            // and skipping Copy's public argument checks matters for the 8-byte collectives
+            MemorySegment.copy(src, srcOff, dst, dstOff, bytes);
+        }
     }
 
     private static boolean sameRange(MemorySegment a, long aOff, MemorySegment b, long bOff) {
