@@ -6,7 +6,6 @@
  * either operand gives NaN, and -0.0 < +0.0 — the comparisons below are written so gcc can still
  * vectorise them (compare + blend).
  */
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,25 +13,42 @@
 enum { F32 = 0, F64 = 1, I32 = 2, I64 = 3 };
 enum { SUM = 0, PROD = 1, MIN = 2, MAX = 3, BAND = 4, BOR = 5, BXOR = 6 };
 
-/* Java Math.min for doubles, branch-free: NaN wins, then sign decides between equal zeros. */
-#define JMIN(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : (x) < (y) ? (x) : (y) < (x) ? (y) : (signbit(x) ? (x) : (y)))
-#define JMAX(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : (x) > (y) ? (x) : (y) > (x) ? (y) : (signbit(x) ? (y) : (x)))
+/*
+ * Java Math.min/max in a form gcc vectorises (compare + blend + bitwise ops, no branches):
+ *   m = x < y ? x : y          the ordinary case
+ *   x == y: OR the bit patterns (min) / AND them (max) so min(-0.0, +0.0) = -0.0, max = +0.0
+ *   unordered (a NaN): x + y, which is NaN
+ */
+#define JMINMAX_T(NAME, T, UT, LT, OPBITS)                                                            \
+static inline T NAME(T x, T y) {                                                                    \
+    UT ux, uy, um; T m;                                                                             \
+    memcpy(&ux, &x, sizeof ux); memcpy(&uy, &y, sizeof uy);                                         \
+    um = ux OPBITS uy;                                                                              \
+    memcpy(&m, &um, sizeof m);                                                                      \
+    T r = x LT y ? x : y;                                                                           \
+    r = x == y ? m : r;                                                                             \
+    return (x != x || y != y) ? x + y : r;                                                          \
+}
+JMINMAX_T(jmin_d, double, uint64_t, <, |)
+JMINMAX_T(jmax_d, double, uint64_t, >, &)
+JMINMAX_T(jmin_f, float, uint32_t, <, |)
+JMINMAX_T(jmax_f, float, uint32_t, >, &)
 
 #define KERNELS(SUFFIX, ATTR)                                                                       \
 ATTR static void f64_##SUFFIX(int op, double *restrict d, const double *a, const double *b, size_t n) { \
     switch (op) {                                                                                   \
     case SUM:  for (size_t i = 0; i < n; i++) d[i] = a[i] + b[i]; break;                            \
     case PROD: for (size_t i = 0; i < n; i++) d[i] = a[i] * b[i]; break;                            \
-    case MIN:  for (size_t i = 0; i < n; i++) d[i] = JMIN(a[i], b[i]); break;                       \
-    case MAX:  for (size_t i = 0; i < n; i++) d[i] = JMAX(a[i], b[i]); break;                       \
+    case MIN:  for (size_t i = 0; i < n; i++) d[i] = jmin_d(a[i], b[i]); break;                     \
+    case MAX:  for (size_t i = 0; i < n; i++) d[i] = jmax_d(a[i], b[i]); break;                     \
     }                                                                                               \
 }                                                                                                   \
 ATTR static void f32_##SUFFIX(int op, float *restrict d, const float *a, const float *b, size_t n) {    \
     switch (op) {                                                                                   \
     case SUM:  for (size_t i = 0; i < n; i++) d[i] = a[i] + b[i]; break;                            \
     case PROD: for (size_t i = 0; i < n; i++) d[i] = a[i] * b[i]; break;                            \
-    case MIN:  for (size_t i = 0; i < n; i++) d[i] = JMIN(a[i], b[i]); break;                       \
-    case MAX:  for (size_t i = 0; i < n; i++) d[i] = JMAX(a[i], b[i]); break;                       \
+    case MIN:  for (size_t i = 0; i < n; i++) d[i] = jmin_f(a[i], b[i]); break;                     \
+    case MAX:  for (size_t i = 0; i < n; i++) d[i] = jmax_f(a[i], b[i]); break;                     \
     }                                                                                               \
 }                                                                                                   \
 ATTR static void i32_##SUFFIX(int op, int32_t *restrict d, const int32_t *a, const int32_t *b, size_t n) { \
