@@ -9,6 +9,13 @@ package io.coll4j.reductions;
  *   <li>F32/F64 MIN and MAX are exactly {@link Math#min(double, double)} / {@link Math#max(double, double)}:
  *       if either operand is NaN the result is NaN, and −0.0 is treated as smaller than +0.0.
  *       (This differs from C's {@code fmin}/{@code fmax}, which return the non-NaN operand.)</li>
+ *   <li>NaN payloads: where a result is NaN, implementations agree on its NaN-ness, not on its bits.
+ *       Java does not fix which payload comes out when two NaNs meet: on JDK 25, {@code Math.min(-NaN₁, NaN₂)}
+ *       returns NaN₁ in the interpreter and NaN₂ once C2 has compiled it, and {@code a + b} likewise returns
+ *       a different operand's payload per tier, so no kernel can be bitwise equal to "the" scalar result
+ *       there. Every non-NaN result is bitwise identical across implementations, vector sizes and tiers.
+ *       MIN and MAX never make up a NaN: their result is always bitwise one of the operands (a signalling
+ *       NaN stays signalling).</li>
  *   <li>BAND, BOR and BXOR are defined for I32 and I64 only; asking for them on F32/F64 is an
  *       {@link IllegalArgumentException} that names both the op and the dtype.</li>
  * </ul>

@@ -7,13 +7,31 @@ import java.lang.foreign.MemorySegment;
  * ({@link Reducers#of(DType, Op)}) and keep it: hot loops then do no dispatch per call.
  *
  * <p>Offsets are in bytes, counts in elements. Segments may be heap or native, at any alignment.
- * Every method validates its arguments before writing anything: a negative count, a range that
- * does not fit its segment, or a read-only destination is an {@link IllegalArgumentException}
- * naming the argument, and the destination is left untouched.
+ * Every method validates all its arguments before writing anything, and throws
+ * {@link IllegalArgumentException} naming the offending argument ({@code dst}, {@code a},
+ * {@code srcs[3]}, {@code count}, …) for:
+ * <ul>
+ *   <li>a {@code null} segment or array, a negative count or offset, {@code k} outside
+ *       {@code 1..}{@link #MAX_SOURCES} or longer than {@code srcs}/{@code srcOffsets};</li>
+ *   <li>a range ({@code offset}, {@code count} elements) that does not fit its segment;</li>
+ *   <li>a read-only destination;</li>
+ *   <li>a heap segment over an array that cannot carry this dtype (see
+ *       {@link DType#canBeBackedBy(Class)}: e.g. a {@code float[]} for F64; {@code byte[]} and
+ *       {@code long[]} are raw storage and always accepted);</li>
+ *   <li>a destination range that partially overlaps a source range. Exact aliasing (same first byte)
+ *       is allowed and is how in-place reductions are written.</li>
+ * </ul>
+ * On any of these the destination is left untouched. A segment whose arena is closed, or that is
+ * used from a thread its confined arena does not allow, fails as FFM does
+ * ({@link IllegalStateException}/{@link WrongThreadException}) before anything is written.
  *
  * <p>Floating-point order: every method folds its operands left to right
  * ({@code ((s0 op s1) op s2) …}), element by element, so its result is bitwise equal to the scalar
- * left fold whatever the implementation (vector or scalar).
+ * left fold whatever the implementation (vector or scalar, any vector size), with the NaN-payload
+ * caveat documented on {@link Op}. Integer results are always bitwise equal.
+ *
+ * <p>Implementations are stateless and thread-safe; the arrays passed to {@link #reduceMany} must not
+ * be modified during the call.
  */
 public interface Reducer {
 
@@ -33,8 +51,9 @@ public interface Reducer {
     /**
      * {@code dst[i] = s0[i] op s1[i] op … op s(k-1)[i]} for the first {@code k} entries of
      * {@code srcs}/{@code srcOffsets}, {@code 1 <= k <= 16}, in ONE pass over memory: every source is
-     * read once and {@code dst} written once [YHCCL §3, HMPI §2.4]. {@code dst} may alias one source
-     * exactly. With {@code k == 1} it is a copy.
+     * read once and {@code dst} written once [YHCCL §3, HMPI §2.4], so a k-ary step moves k + 1 streams
+     * where k − 1 pairwise steps move 3(k − 1). {@code dst} may alias any source exactly (sources may
+     * overlap each other freely). With {@code k == 1} it is a copy.
      */
     void reduceMany(MemorySegment dst, long dstOffset, MemorySegment[] srcs, long[] srcOffsets, int k, long count);
 

@@ -83,11 +83,14 @@ public final class Copy {
      * A copy engine for one team, with the cache capacity C its adaptive decisions compare the
      * working set against (see {@link #cacheCapacity(long, long, boolean, int)}).
      *
-     * @throws IllegalArgumentException if {@code cacheCapacity <= 0}
+     * A capacity of 0 (a machine whose cache sizes are unknown, e.g. a synthetic topology without
+     * cache attributes) streams every copy that is not reused soon.
+     *
+     * @throws IllegalArgumentException if {@code cacheCapacity < 0}
      */
     public Copy(long cacheCapacity) {
-        if (cacheCapacity <= 0) {
-            throw new IllegalArgumentException("cacheCapacity must be > 0, got " + cacheCapacity);
+        if (cacheCapacity < 0) {
+            throw new IllegalArgumentException("cacheCapacity must be >= 0, got " + cacheCapacity);
         }
         this.cacheCapacity = cacheCapacity;
     }
@@ -171,18 +174,17 @@ public final class Copy {
     }
 
     /**
-     * One line for {@code collbench topo}, e.g. {@code "nt copy: avx512 (_mm512_stream_si512) via
-     * libcoll4j.so"} or {@code "nt copy: unavailable (libcoll4j.so: <reason>); copies use
-     * MemorySegment.copy"}.
+     * One line for {@code collbench topo} and {@code collbench copy} (which print it after
+     * {@code "nt copy: "}), e.g. {@code "avx512 (_mm512_stream_si512 + sfence) via libcoll4j.so"} or
+     * {@code "unavailable (libcoll4j.so: <reason>); copies use MemorySegment.copy"}.
      */
     public static String nativeStatus() {
         return switch (NT_ISA) {
-            case NativeCopy.ISA_AVX512 -> "nt copy: avx512 (_mm512_stream_si512) via libcoll4j.so";
-            case NativeCopy.ISA_AVX2 -> "nt copy: avx2 (_mm256_stream_si256) via libcoll4j.so";
+            case NativeCopy.ISA_AVX512 -> "avx512 (_mm512_stream_si512 + sfence) via libcoll4j.so";
+            case NativeCopy.ISA_AVX2 -> "avx2 (_mm256_stream_si256 + sfence) via libcoll4j.so";
             default -> LIBRARY
-                    ? "nt copy: unavailable (CPU has neither AVX-512F nor AVX2); copies use MemorySegment.copy"
-                    : "nt copy: unavailable (libcoll4j.so: " + NativeLibrary.unavailableReason().orElse("?")
-                            + "); copies use MemorySegment.copy";
+                    ? "unavailable (the CPU has neither AVX-512F nor AVX2); copies use MemorySegment.copy"
+                    : "unavailable (libcoll4j.so: " + NativeLibrary.status() + "); copies use MemorySegment.copy";
         };
     }
 

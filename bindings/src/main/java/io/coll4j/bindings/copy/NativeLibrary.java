@@ -27,8 +27,11 @@ import java.util.Optional;
  * {@value #DISABLE_PROPERTY}{@code =true} (forces the fallback, for tests and comparisons), not
  * Linux x86-64, the resource missing from the class path (gcc was absent at build time), or the
  * loader's error.
+ *
+ * <p>Public only for {@link #available()} and {@link #status()}; the bindings themselves are
+ * {@link NativeCopy} and {@link NativeReduce}.
  */
-final class NativeLibrary {
+public final class NativeLibrary {
 
     /** Class-path location of the library. */
     static final String RESOURCE = "native/linux-x86_64/libcoll4j.so";
@@ -56,8 +59,13 @@ final class NativeLibrary {
     }
 
     /** True when libcoll4j.so is loaded in this JVM. */
-    static boolean available() {
+    public static boolean available() {
         return LOAD instanceof Loaded;
+    }
+
+    /** One line: {@code "libcoll4j.so loaded from the jar"}, or why it is not loaded. */
+    public static String status() {
+        return LOAD instanceof Unavailable(String reason) ? reason : "libcoll4j.so loaded from the jar";
     }
 
     /** Why the library is not loaded, or empty when it is. */

@@ -318,13 +318,14 @@ class CopyTest {
         assertFalse(c.useNonTemporal(1001, true));
         assertFalse(c.useNonTemporal(0, false));
         assertThrows(IllegalArgumentException.class, () -> c.useNonTemporal(-1, false));
-        assertThrows(IllegalArgumentException.class, () -> new Copy(0));
+        assertThrows(IllegalArgumentException.class, () -> new Copy(-1));
+        assertTrue(new Copy(0).useNonTemporal(1, false));
+        assertFalse(new Copy(0).useNonTemporal(0, false));
     }
 
     @Test
     void statusNamesThePath() {
         String status = Copy.nativeStatus();
-        assertTrue(status.startsWith("nt copy: "), status);
         if (Copy.nativeAvailable()) {
             assertTrue(status.contains(Copy.ntIsa()) && status.contains("libcoll4j.so"), status);
             assertTrue(Copy.ntIsa().equals("avx512") || Copy.ntIsa().equals("avx2"), Copy.ntIsa());

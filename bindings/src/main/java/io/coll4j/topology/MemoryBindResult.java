@@ -1,0 +1,12 @@
+package io.coll4j.topology;
+
+/**
+ * The outcome of binding a memory range to a NUMA node.
+ *
+ * @param bound  true when the policy was applied to the page-aligned part of the segment
+ * @param node   the NUMA node asked for (OS index)
+ * @param method how: "hwloc_set_area_membind(BIND, MIGRATE)", "mbind(MPOL_BIND, MPOL_MF_MOVE)", or "none"
+ * @param detail one line: the range bound, or why nothing was
+ */
+public record MemoryBindResult(boolean bound, int node, String method, String detail) {
+}

@@ -1,0 +1,309 @@
+package io.coll4j.cli;
+
+import io.coll4j.Collective;
+import io.coll4j.CollectivePlan;
+import io.coll4j.Rank;
+import io.coll4j.Team;
+import io.coll4j.kernel.algo.AlgorithmCatalog;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Measures one collective on one team over a size sweep, for one or more algorithms, the way OSU and
+ * nccl-tests do: per size and algorithm, warm-up iterations, then timed iterations; a row per
+ * (size, algorithm).
+ *
+ * <p>Timing: every rank times its loop; the reported mean is the slowest rank's mean per iteration
+ * (the collective is done when the last rank is). Min and max are over batches of iterations
+ * (batch means of the slowest rank), so the clock is read per batch, not per call — reading it per call
+ * would add ~25 ns to a ~100 ns barrier. With {@code --percentiles} or {@code -c} each iteration is timed
+ * on its own (percentiles need per-iteration samples; validation must not be timed).
+ *
+ * <p>Buffers: native memory from {@code rank.allocate} (NUMA-local) for coll4j's algorithms; for the
+ * {@code cyclicbarrier} baseline plain Java arrays, as the code it stands for uses. Allocated once per
+ * team at the largest size of the sweep and sliced per size.
+ */
+final class CollectiveBenchmark {
+    /** Batches the timed iterations are split into for min/max. */
+    static final int BATCHES = 20;
+
+    private final Collective collective;
+    private final DType dtype;
+    private final Op op;
+    private final int root;
+    private final boolean validate;
+    private final List<Integer> percentiles;
+    private final long maxBytes;
+    private final int threads;
+    /** Per rank: native send/recv at the sweep's largest size, and Java arrays for the baseline. */
+    private final MemorySegment[] nativeSend;
+    private final MemorySegment[] nativeRecv;
+    private final MemorySegment[] heapSend;
+    private final MemorySegment[] heapRecv;
+
+    CollectiveBenchmark(Collective collective, DType dtype, Op op, int root, boolean validate, List<Integer> percentiles,
+                        long maxBytes, int threads) {
+        this.collective = collective;
+        this.dtype = dtype;
+        this.op = op;
+        this.root = root;
+        this.validate = validate;
+        this.percentiles = percentiles;
+        this.maxBytes = maxBytes;
+        this.threads = threads;
+        this.nativeSend = new MemorySegment[threads];
+        this.nativeRecv = new MemorySegment[threads];
+        this.heapSend = new MemorySegment[threads];
+        this.heapRecv = new MemorySegment[threads];
+    }
+
+    /** Elements and byte sizes of one point of the sweep. */
+    record Shape(long bytes, long count, long callCount, long sendBytes, long recvBytes) {
+        static Shape of(Collective c, long requested, DType t, int p) {
+            int es = t.size();
+            return switch (c) {
+                case BARRIER -> new Shape(0, 0, 0, 0, 0);
+                case ALLREDUCE, REDUCE, BCAST -> {
+                    long n = requested == 0 ? 0 : Math.max(1, requested / es);
+                    yield new Shape(n * es, n, n, n * es, n * es);
+                }
+                case REDUCE_SCATTER, ALLGATHER -> {
+                    long per = requested == 0 ? 0 : Math.max(1, requested / es / p);
+                    long n = per * p;
+                    boolean rs = c == Collective.REDUCE_SCATTER;
+                    yield new Shape(n * es, n, per, rs ? n * es : per * es, rs ? per * es : n * es);
+                }
+            };
+        }
+    }
+
+    /** Default timed iterations for a size: many for latency-bound sizes, at least 20 (nccl-tests' default) for large ones. */
+    static long defaultIterations(long bytes) {
+        if (bytes <= 8192) {
+            return 10_000;
+        }
+        return Math.max(20, Math.min(10_000, (1L << 28) / bytes));
+    }
+
+    static long defaultWarmup(long iterations) {
+        return Math.max(5, iterations / 10);
+    }
+
+    /** What one rank measured. */
+    private static final class RankResult {
+        long totalNs;
+        long[] batchNs;
+        long[] iterationNs;
+        long wrong;
+    }
+
+    /** Measures one (size, algorithm) point. */
+    BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup) {
+        int p = team.size();
+        Shape shape = Shape.of(collective, requestedBytes, dtype, p);
+        boolean baseline = algorithm.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME);
+        boolean perIteration = validate || !percentiles.isEmpty();
+        long batch = Math.max(1, iterations / BATCHES);
+        long n = perIteration ? iterations : (iterations + batch - 1) / batch * batch;
+        RankResult[] results = new RankResult[p];
+        team.run(rank -> results[rank.id()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration));
+        long total = 0;
+        long wrong = validate ? 0 : -1;
+        for (RankResult r : results) {
+            total = Math.max(total, r.totalNs);
+            if (validate) {
+                wrong += r.wrong;
+            }
+        }
+        double avgUs = total / (double) n / 1e3;
+        double minUs;
+        double maxUs;
+        double[] pct = new double[percentiles.size()];
+        if (perIteration) {
+            double[] iter = new double[(int) n];
+            for (int i = 0; i < n; i++) {
+                long m = 0;
+                for (RankResult r : results) {
+                    m = Math.max(m, r.iterationNs[i]);
+                }
+                iter[i] = m / 1e3;
+            }
+            Arrays.sort(iter);
+            minUs = iter[0];
+            maxUs = iter[iter.length - 1];
+            for (int k = 0; k < pct.length; k++) {
+                int idx = (int) Math.min(iter.length - 1, Math.max(0, Math.ceil(percentiles.get(k) / 100.0 * iter.length) - 1));
+                pct[k] = iter[idx];
+            }
+        } else {
+            int batches = (int) (n / batch);
+            minUs = Double.MAX_VALUE;
+            maxUs = 0;
+            for (int b = 0; b < batches; b++) {
+                long m = 0;
+                for (RankResult r : results) {
+                    m = Math.max(m, r.batchNs[b]);
+                }
+                double us = m / (double) batch / 1e3;
+                minUs = Math.min(minUs, us);
+                maxUs = Math.max(maxUs, us);
+            }
+        }
+        return new BenchRow(collective, algorithm, autoPick, p, shape.bytes(), shape.count(),
+                collective == Collective.BARRIER ? "-" : dtype.cliName(), collective.reduces() ? op.cliName() : "-",
+                collective.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong);
+    }
+
+    private RankResult runRank(Rank rank, Shape shape, String algorithm, boolean baseline, long n, long warmup, long batch,
+                               boolean perIteration) {
+        int r = rank.id();
+        MemorySegment send;
+        MemorySegment recv;
+        if (baseline) {
+            if (heapSend[r] == null) {
+                heapSend[r] = array(maxBytes);
+                heapRecv[r] = array(maxBytes);
+            }
+            send = heapSend[r].asSlice(0, shape.sendBytes());
+            recv = heapRecv[r].asSlice(0, shape.recvBytes());
+        } else {
+            if (nativeSend[r] == null) {
+                nativeSend[r] = rank.allocate(maxBytes);
+                nativeRecv[r] = rank.allocate(maxBytes);
+            }
+            send = nativeSend[r].asSlice(0, shape.sendBytes());
+            recv = nativeRecv[r].asSlice(0, shape.recvBytes());
+        }
+        int es = dtype.size();
+        boolean bcastRoot = collective == Collective.BCAST && r == root;
+        if (collective != Collective.BCAST || bcastRoot) {
+            BenchData.fill(send, dtype, op, r, shape.sendBytes() / es);
+        }
+        CollectivePlan plan = rank.plan(collective, shape.callCount(), dtype, op, root, algorithm);
+        RankResult res = new RankResult();
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment expected = validate ? expected(scratch, rank, shape) : null;
+            for (long w = 0; w < warmup; w++) {
+                plan.execute(send, recv);
+            }
+            rank.barrier();
+            if (perIteration) {
+                res.iterationNs = new long[(int) n];
+                for (int i = 0; i < n; i++) {
+                    if (validate) {
+                        poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
+                    }
+                    long t0 = System.nanoTime();
+                    plan.execute(send, recv);
+                    long t1 = System.nanoTime();
+                    res.iterationNs[i] = t1 - t0;
+                    res.totalNs += t1 - t0;
+                    if (validate && expected != null) {
+                        res.wrong += wrongElements(collective == Collective.BCAST ? send : recv, expected);
+                    }
+                }
+            } else {
+                int batches = (int) (n / batch);
+                res.batchNs = new long[batches];
+                long start = System.nanoTime();
+                long t = start;
+                for (int b = 0; b < batches; b++) {
+                    for (long i = 0; i < batch; i++) {
+                        plan.execute(send, recv);
+                    }
+                    long now = System.nanoTime();
+                    res.batchNs[b] = now - t;
+                    t = now;
+                }
+                res.totalNs = t - start;
+            }
+        }
+        return res;
+    }
+
+    private MemorySegment array(long bytes) {
+        int len = Math.toIntExact(Math.max(1, bytes / dtype.size()));
+        return switch (dtype) {
+            case F64 -> MemorySegment.ofArray(new double[len]);
+            case F32 -> MemorySegment.ofArray(new float[len]);
+            case I32 -> MemorySegment.ofArray(new int[len]);
+            case I64 -> MemorySegment.ofArray(new long[len]);
+        };
+    }
+
+    /** Fills a buffer the collective must overwrite, so a no-op cannot pass validation. */
+    private static void poison(MemorySegment seg) {
+        if (seg != null) {
+            seg.fill((byte) 0x7B);
+        }
+    }
+
+    /** What this rank's output must hold, or null when it has none (reduce off the root, barrier). */
+    private MemorySegment expected(Arena arena, Rank rank, Shape s) {
+        int p = rank.size();
+        int r = rank.id();
+        int es = dtype.size();
+        return switch (collective) {
+            case BARRIER -> null;
+            case REDUCE -> r == root ? folded(arena, s.count(), 0, p) : null;
+            case ALLREDUCE -> folded(arena, s.count(), 0, p);
+            case REDUCE_SCATTER -> folded(arena, s.callCount(), r * s.callCount(), p);
+            case BCAST -> {
+                MemorySegment e = arena.allocate(Math.max(s.bytes(), 1)).asSlice(0, s.bytes());
+                for (long i = 0; i < s.count(); i++) {
+                    BenchData.put(e, dtype, i, BenchData.input(dtype, null, root, i));
+                }
+                yield e;
+            }
+            case ALLGATHER -> {
+                MemorySegment e = arena.allocate(Math.max(s.bytes(), 1)).asSlice(0, s.bytes());
+                long per = s.callCount();
+                for (int q = 0; q < p; q++) {
+                    for (long i = 0; i < per; i++) {
+                        BenchData.put(e.asSlice(q * per * es), dtype, i, BenchData.input(dtype, null, q, i));
+                    }
+                }
+                yield e;
+            }
+        };
+    }
+
+    private MemorySegment folded(Arena arena, long count, long first, int p) {
+        MemorySegment e = arena.allocate(Math.max(count * dtype.size(), 1)).asSlice(0, count * dtype.size());
+        for (long i = 0; i < count; i++) {
+            BenchData.put(e, dtype, i, BenchData.fold(dtype, op, p, first + i));
+        }
+        return e;
+    }
+
+    /** Elements of {@code got} that differ from {@code expected} (bitwise: benchmark inputs never produce NaN). */
+    private long wrongElements(MemorySegment got, MemorySegment expected) {
+        if (MemorySegment.mismatch(got, 0, expected.byteSize(), expected, 0, expected.byteSize()) < 0) {
+            return 0;
+        }
+        long wrong = 0;
+        long n = expected.byteSize() / dtype.size();
+        for (long i = 0; i < n; i++) {
+            if (!BenchData.same(dtype, BenchData.get(expected, dtype, i), BenchData.get(got, dtype, i))) {
+                wrong++;
+            }
+        }
+        return wrong;
+    }
+
+    /** Algorithm names for {@code -a}: one name, {@code auto}, or {@code all} (every algorithm of the collective, baseline last). */
+    static List<String> algorithms(Collective c, String a) {
+        if (a.equalsIgnoreCase("all")) {
+            return AlgorithmCatalog.of(c).stream().map(x -> x.name()).toList();
+        }
+        if (!a.equalsIgnoreCase("auto")) {
+            AlgorithmCatalog.find(c, a);               // IllegalArgumentException listing the valid names
+        }
+        return List.of(a.toLowerCase(java.util.Locale.ROOT));
+    }
+}

@@ -1,0 +1,471 @@
+package io.coll4j;
+
+import io.coll4j.kernel.algo.CollectiveAlgorithm;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+import io.coll4j.reductions.Reducers;
+import io.coll4j.topology.BindResult;
+import io.coll4j.topology.Pu;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One rank of a {@link Team}: the handle its thread calls collectives on. Every collective must be
+ * called by every rank of the team, in the same order, with the same collective, count, dtype, op and
+ * root. A mismatch is detected as the ranks synchronise and aborts the team: every rank gets a
+ * {@link CollectiveMismatchException} — in that collective, or, for a rank whose part of it completed
+ * without waiting for the others (a bcast root), at its next collective call. Only the thread the rank
+ * belongs to may use it.
+ *
+ * <p>Memory effects: the actions of every rank before it enters a collective happen-before every
+ * rank's return from that collective, for every collective whose result depends on all ranks
+ * (barrier, allreduce, reduce-scatter, allgather; reduce at the root). For bcast, the root's actions
+ * before the call happen-before the others' return.
+ *
+ * <p>Buffers: a collective reads and writes the first {@code count × dtype.size()} bytes of its
+ * segments (reduce-scatter reads {@code size() × recvCount} elements, allgather writes
+ * {@code size() × sendCount}). Segments may be heap or native, at any alignment, but must be accessible
+ * from every rank's thread (not from a confined arena). Passing the same segment as send and receive
+ * buffer means in place (allreduce, reduce); for allgather, a send segment that is this rank's block of
+ * the receive buffer means in place. When a collective returns, its buffers may be reused.
+ */
+public final class Rank implements AutoCloseable {
+    private final Team team;
+    private final int id;
+    private final TeamContext context;
+    private final CollectiveCall call;
+    private final AtomicReference<Thread> owner = new AtomicReference<>();
+    private final Reducer[] reducers = new Reducer[DType.values().length * Op.values().length];
+    private final CollectiveAlgorithm[] lastAlgorithm = new CollectiveAlgorithm[Collective.values().length];
+    private final long[] lastKey = new long[Collective.values().length];
+    private volatile BindResult binding;
+
+    Rank(Team team, int id) {
+        this.team = team;
+        this.id = id;
+        this.context = team.context();
+        this.call = new CollectiveCall(context, id);
+    }
+
+    /** This rank's number, 0 .. size()-1. */
+    public int id() {
+        return id;
+    }
+
+    /** Number of ranks in the team. */
+    public int size() {
+        return context.size();
+    }
+
+    public Team team() {
+        return team;
+    }
+
+    /** The PU this rank is placed on. */
+    public Pu pu() {
+        return team.placement().pu(id);
+    }
+
+    /** How binding this rank's thread to its PU went (null before the rank has a thread). */
+    public BindResult binding() {
+        return binding;
+    }
+
+    // ------------------------------------------------------------------ thread ownership
+
+    Thread owner() {
+        return owner.get();
+    }
+
+    void adopt(Thread t) {
+        owner.set(t);
+        context.setThread(id, t);
+    }
+
+    boolean tryAttach(Thread t) {
+        if (!owner.compareAndSet(null, t)) {
+            return false;
+        }
+        context.setThread(id, t);
+        return true;
+    }
+
+    void release(Thread t) {
+        if (owner.compareAndSet(t, null)) {
+            context.setThread(id, null);
+        }
+    }
+
+    void bindThread() {
+        if (team.placement().placement().binds()) {
+            binding = team.binder().bindCurrentThread(pu());
+        } else {
+            binding = new BindResult(false, pu().osIndex(), -1, "none", "placement 'none' does not bind");
+        }
+    }
+
+    /** Detaches an attached rank from the calling thread; afterwards the rank may be attached again. Idempotent. */
+    @Override
+    public void close() {
+        release(Thread.currentThread());
+    }
+
+    private void checkCaller() {
+        Thread t = owner.get();
+        if (t != Thread.currentThread()) {
+            if (team.isClosed()) {
+                throw new IllegalStateException("the team is closed");
+            }
+            throw new IllegalStateException(t == null
+                    ? "rank " + id + " is not attached to any thread (closed, or used outside team.run)"
+                    : "rank " + id + " belongs to thread " + t.getName() + ", not " + Thread.currentThread().getName());
+        }
+        if (team.isClosed()) {
+            throw new IllegalStateException("the team is closed");
+        }
+    }
+
+    // ------------------------------------------------------------------ memory
+
+    /**
+     * {@code bytes} of native memory local to this rank's NUMA node (page aligned, zeroed — and so first
+     * touched — by this rank's thread, and bound to the node where memory binding works). Accessible from
+     * every rank; freed when the team is closed.
+     */
+    public MemorySegment allocate(long bytes) {
+        checkCaller();
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must be >= 0, got " + bytes);
+        }
+        return team.arena().allocate(bytes, team.nodeOf(id));
+    }
+
+    // ------------------------------------------------------------------ collectives on segments
+
+    /** Waits until every rank has called barrier. */
+    public void barrier() {
+        checkCaller();
+        execute(Collective.BARRIER, null, null, 0, null, null, -1, 0);
+    }
+
+    /** Copies {@code count} elements of the root's {@code buf} into every other rank's {@code buf}. */
+    public void bcast(MemorySegment buf, long count, DType dtype, int root) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        Arguments.root(root, size());
+        long bytes = Arguments.bytes(count, dtype, 1);
+        Arguments.writable("buf", buf, bytes);
+        execute(Collective.BCAST, buf, buf, count, dtype, null, root, bytes);
+    }
+
+    /**
+     * Reduces the {@code send} buffers of all ranks element-wise with {@code op} into the root's {@code recv};
+     * {@code recv} is ignored (and may be null) on the other ranks.
+     */
+    public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        Arguments.op(op, dtype);
+        Arguments.root(root, size());
+        long bytes = Arguments.bytes(count, dtype, 1);
+        Arguments.readable("send", send, bytes);
+        if (id == root) {
+            Arguments.writable("recv", recv, bytes);
+            Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+        }
+        execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, bytes);
+    }
+
+    /** Validates the buffers of a plan's call exactly as the collective's method does, then runs the plan's algorithm. */
+    void execute(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
+        checkCaller();
+        Collective c = plan.collective();
+        long count = plan.count();
+        DType t = plan.dtype();
+        int root = plan.root();
+        switch (c) {
+            case BARRIER -> { }
+            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, t, 1));
+            case REDUCE -> {
+                long bytes = Arguments.bytes(count, t, 1);
+                Arguments.readable("send", send, bytes);
+                if (id == root) {
+                    Arguments.writable("recv", recv, bytes);
+                    Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+                }
+            }
+            case ALLREDUCE -> {
+                long bytes = Arguments.bytes(count, t, 1);
+                Arguments.readable("send", send, bytes);
+                Arguments.writable("recv", recv, bytes);
+                Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+            }
+            case REDUCE_SCATTER -> {
+                long total = Arguments.bytes(count, t, size());
+                Arguments.readable("send", send, total);
+                Arguments.writable("recv", recv, Arguments.bytes(count, t, 1));
+                if (Arguments.overlap(send, total, recv, Arguments.bytes(count, t, 1))) {
+                    throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
+                }
+            }
+            case ALLGATHER -> {
+                long block = Arguments.bytes(count, t, 1);
+                Arguments.readable("send", send, block);
+                Arguments.writable("recv", recv, Arguments.bytes(count, t, size()));
+            }
+        }
+        MemorySegment r = switch (c) {
+            case BARRIER -> null;
+            case BCAST -> send;
+            case REDUCE -> id == root ? recv : null;
+            default -> recv;
+        };
+        execute(plan.algorithm(), c, c == Collective.BARRIER ? null : send, r, count, t, plan.op(), root);
+    }
+
+    /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
+    public void allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        Arguments.op(op, dtype);
+        long bytes = Arguments.bytes(count, dtype, 1);
+        Arguments.readable("send", send, bytes);
+        Arguments.writable("recv", recv, bytes);
+        Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+        execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, bytes);
+    }
+
+    /**
+     * Reduces the {@code size() × recvCount} elements of every rank's {@code send} element-wise; rank i
+     * receives block i ({@code recvCount} elements) of the result in {@code recv}. Buffers must not overlap.
+     */
+    public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
+        checkCaller();
+        Arguments.count("recvCount", recvCount);
+        Arguments.dtype(dtype);
+        Arguments.op(op, dtype);
+        long block = Arguments.bytes(recvCount, dtype, 1);
+        long total = Arguments.bytes(recvCount, dtype, size());
+        Arguments.readable("send", send, total);
+        Arguments.writable("recv", recv, block);
+        if (Arguments.overlap(send, total, recv, block)) {
+            throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
+        }
+        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, total);
+    }
+
+    /**
+     * Gathers {@code sendCount} elements from every rank: block i of {@code recv} receives rank i's
+     * {@code send}. In place when {@code send} is exactly this rank's block of {@code recv}.
+     */
+    public void allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
+        checkCaller();
+        Arguments.count("sendCount", sendCount);
+        Arguments.dtype(dtype);
+        long block = Arguments.bytes(sendCount, dtype, 1);
+        long total = Arguments.bytes(sendCount, dtype, size());
+        Arguments.readable("send", send, block);
+        Arguments.writable("recv", recv, total);
+        if (Arguments.overlap(send, block, recv, total)
+                && !Arguments.sameStart(send, recv.asSlice(Math.min(id * block, recv.byteSize())))) {
+            throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
+        }
+        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, total);
+    }
+
+    // ------------------------------------------------------------------ collectives on arrays
+
+    /** {@link #bcast(MemorySegment, long, DType, int)} of a whole {@code double[]}. */
+    public void bcast(double[] buf, int root) {
+        bcast(array("buf", buf), length(buf), DType.F64, root);
+    }
+
+    public void bcast(float[] buf, int root) {
+        bcast(array("buf", buf), length(buf), DType.F32, root);
+    }
+
+    public void bcast(int[] buf, int root) {
+        bcast(array("buf", buf), length(buf), DType.I32, root);
+    }
+
+    public void bcast(long[] buf, int root) {
+        bcast(array("buf", buf), length(buf), DType.I64, root);
+    }
+
+    /** {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} of {@code send.length} elements; {@code recv} may be null off the root. */
+    public void reduce(double[] send, double[] recv, Op op, int root) {
+        reduce(array("send", send), optional(recv), length(send), DType.F64, op, root);
+    }
+
+    public void reduce(float[] send, float[] recv, Op op, int root) {
+        reduce(array("send", send), optional(recv), length(send), DType.F32, op, root);
+    }
+
+    public void reduce(int[] send, int[] recv, Op op, int root) {
+        reduce(array("send", send), optional(recv), length(send), DType.I32, op, root);
+    }
+
+    public void reduce(long[] send, long[] recv, Op op, int root) {
+        reduce(array("send", send), optional(recv), length(send), DType.I64, op, root);
+    }
+
+    /** {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
+    public void allreduce(double[] send, double[] recv, Op op) {
+        allreduce(array("send", send), array("recv", recv), length(send), DType.F64, op);
+    }
+
+    public void allreduce(float[] send, float[] recv, Op op) {
+        allreduce(array("send", send), array("recv", recv), length(send), DType.F32, op);
+    }
+
+    public void allreduce(int[] send, int[] recv, Op op) {
+        allreduce(array("send", send), array("recv", recv), length(send), DType.I32, op);
+    }
+
+    public void allreduce(long[] send, long[] recv, Op op) {
+        allreduce(array("send", send), array("recv", recv), length(send), DType.I64, op);
+    }
+
+    /** {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} with {@code recvCount = recv.length}. */
+    public void reduceScatter(double[] send, double[] recv, Op op) {
+        reduceScatter(array("send", send), array("recv", recv), length(recv), DType.F64, op);
+    }
+
+    public void reduceScatter(float[] send, float[] recv, Op op) {
+        reduceScatter(array("send", send), array("recv", recv), length(recv), DType.F32, op);
+    }
+
+    public void reduceScatter(int[] send, int[] recv, Op op) {
+        reduceScatter(array("send", send), array("recv", recv), length(recv), DType.I32, op);
+    }
+
+    public void reduceScatter(long[] send, long[] recv, Op op) {
+        reduceScatter(array("send", send), array("recv", recv), length(recv), DType.I64, op);
+    }
+
+    /** {@link #allgather(MemorySegment, MemorySegment, long, DType)} with {@code sendCount = send.length}. */
+    public void allgather(double[] send, double[] recv) {
+        allgather(array("send", send), array("recv", recv), length(send), DType.F64);
+    }
+
+    public void allgather(float[] send, float[] recv) {
+        allgather(array("send", send), array("recv", recv), length(send), DType.F32);
+    }
+
+    public void allgather(int[] send, int[] recv) {
+        allgather(array("send", send), array("recv", recv), length(send), DType.I32);
+    }
+
+    public void allgather(long[] send, long[] recv) {
+        allgather(array("send", send), array("recv", recv), length(send), DType.I64);
+    }
+
+    private static MemorySegment array(String name, Object a) {
+        return switch (a) {
+            case null -> throw new IllegalArgumentException(name + " must not be null");
+            case double[] d -> MemorySegment.ofArray(d);
+            case float[] f -> MemorySegment.ofArray(f);
+            case int[] i -> MemorySegment.ofArray(i);
+            case long[] l -> MemorySegment.ofArray(l);
+            default -> throw new IllegalArgumentException(name + " is not a numeric array");
+        };
+    }
+
+    private static MemorySegment optional(Object a) {
+        return a == null ? null : array("recv", a);
+    }
+
+    private static long length(Object a) {
+        return a == null ? 0 : java.lang.reflect.Array.getLength(a);
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    /**
+     * A persistent plan for a collective called repeatedly with the same shape (the hot loop of a
+     * training step): the algorithm is chosen once, and {@link CollectivePlan#explain()} says why.
+     * {@code root} is ignored for unrooted collectives.
+     */
+    public CollectivePlan plan(Collective collective, long count, DType dtype, Op op, int root) {
+        checkCaller();
+        return new CollectivePlan(this, collective, count, dtype, op, root, null);
+    }
+
+    /**
+     * A plan that runs algorithm {@code algorithm} (a name {@code collbench list} shows; {@code "auto"} lets
+     * the model choose) — benchmarks compare algorithms on one team with this. Every rank must make the
+     * same plan.
+     */
+    public CollectivePlan plan(Collective collective, long count, DType dtype, Op op, int root, String algorithm) {
+        checkCaller();
+        return new CollectivePlan(this, collective, count, dtype, op, root, algorithm);
+    }
+
+    /** {@link #plan(Collective, long, DType, Op, int)} for an unrooted collective. */
+    public CollectivePlan plan(Collective collective, long count, DType dtype, Op op) {
+        return plan(collective, count, dtype, op, 0);
+    }
+
+    // ------------------------------------------------------------------ execution
+
+    /** The algorithm the selector picks for this call (cached per collective for repeated shapes). */
+    CollectiveAlgorithm select(Collective c, long count, DType dtype, Op op, long bytes) {
+        int i = c.ordinal();
+        long key = (((count << 3) | (dtype == null ? 7 : dtype.ordinal())) << 3) | (op == null ? 7 : op.ordinal());
+        CollectiveAlgorithm a = lastAlgorithm[i];
+        if (a == null || lastKey[i] != key) {
+            a = team.selector().choose(c, size(), count, dtype, op, bytes);
+            lastAlgorithm[i] = a;
+            lastKey[i] = key;
+        }
+        return a;
+    }
+
+    Reducer reducer(DType dtype, Op op) {
+        if (op == null) {
+            return null;
+        }
+        int i = dtype.ordinal() * Op.values().length + op.ordinal();
+        Reducer r = reducers[i];
+        if (r == null) {
+            r = reducers[i] = Reducers.of(dtype, op);
+        }
+        return r;
+    }
+
+    void execute(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root, long bytes) {
+        execute(select(c, count, dtype, op, bytes), c, send, recv, count, dtype, op, root);
+    }
+
+    void execute(CollectiveAlgorithm a, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
+                 Op op, int root) {
+        if (context.isAborted()) {
+            throw context.abortedException(id);
+        }
+        Reducer red = dtype == null ? null : reducer(dtype, op);
+        try {
+            call.begin(c, send, recv, count, dtype, op, root, red, a);
+            a.run(call);
+            call.end(a.observesAllEntries(id, root, size()));
+        } catch (CollectiveException e) {
+            call.end(false);
+            throw e;
+        } catch (RuntimeException | Error e) {
+            call.end(false);
+            context.abort(e, id);
+            throw e;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Rank[" + id + "/" + size() + "]";
+    }
+}

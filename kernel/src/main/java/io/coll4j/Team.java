@@ -1,0 +1,479 @@
+package io.coll4j;
+
+import io.coll4j.bindings.copy.Copy;
+import io.coll4j.bindings.libc.TimerSlack;
+import io.coll4j.kernel.algo.AlgorithmCatalog;
+import io.coll4j.kernel.algo.CollectiveAlgorithm;
+import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.algo.TeamLayout;
+import io.coll4j.kernel.memory.RankScratch;
+import io.coll4j.kernel.memory.SharedArena;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.Selector;
+import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.sync.WaitStrategy;
+import io.coll4j.topology.Binder;
+import io.coll4j.topology.NumaNode;
+import io.coll4j.topology.Placement;
+import io.coll4j.topology.PlacementPlan;
+import io.coll4j.topology.Topology;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A team of thread ranks that run collectives together (DESIGN §2).
+ *
+ * <pre>{@code
+ * try (Team team = Team.builder().ranks(4).placement(Placement.COMPACT).build()) {
+ *     team.run(rank -> {                                  // SPMD: the body runs on every rank's thread
+ *         MemorySegment buf = rank.allocate(count * 8);   // NUMA-local to this rank
+ *         rank.allreduce(buf, buf, count, DType.F64, Op.SUM);
+ *         rank.barrier();
+ *     });
+ * }
+ * }</pre>
+ *
+ * <p>Ranks are platform threads bound to the PUs of the placement plan ({@link #run}), or threads the
+ * caller owns that adopt a rank ({@link #attach}). A team owns one shared arena for its control state,
+ * scratch and the buffers its ranks allocate; {@link #close()} frees it.
+ *
+ * <p>Failure: if a rank's body throws, the team aborts — ranks blocked in a collective get a
+ * {@link TeamAbortedException} within milliseconds — and {@link #run} rethrows the first failure. A
+ * collective mismatch or timeout aborts the team too. An aborted team cannot run again.
+ */
+public final class Team implements AutoCloseable {
+    /** Default collective timeout: long enough for a 256 MiB collective on an oversubscribed machine. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * After an abort, how long {@link #run} lets rank threads finish on their own before interrupting them
+     * (a rank that never arrives is usually sleeping or blocked in I/O), and, twice this, before giving
+     * up on a thread that ignores interrupts (it is a daemon and cannot keep the JVM alive).
+     */
+    static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /** Timer slack of rank threads: parks of a few µs in the wait strategy then last a few µs. */
+    static final long RANK_TIMER_SLACK_NANOS = 1_000;
+
+    private final int size;
+    private final Topology topology;
+    private final PlacementPlan plan;
+    private final Binder binder;
+    private final WaitStrategy waitStrategy;
+    private final Duration timeout;
+    private final boolean reproducible;
+    private final SharedArena arena;
+    private final TeamContext context;
+    private final Selector selector;
+    private final Rank[] ranks;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private volatile boolean closed;
+
+    private Team(Builder b) {
+        this.topology = b.topology != null ? b.topology : Topology.host();
+        this.size = b.ranks > 0 ? b.ranks : topology.pus().size();
+        this.plan = b.placement.plan(topology, size);
+        this.binder = Binder.forTopology(topology);
+        int cpus = Runtime.getRuntime().availableProcessors();
+        this.waitStrategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size, cpus);
+        this.timeout = b.timeout;
+        this.reproducible = b.reproducible;
+        MachineModel model = b.model != null ? b.model : MachineModel.defaults(topology);
+        this.selector = new Selector(model, b.forced);
+        this.arena = new SharedArena(binder);
+        boolean ok = false;
+        try {
+            ControlBlock ctrl = new ControlBlock(arena.arena(), size);
+            RankScratch[] scratch = new RankScratch[size];
+            for (int r = 0; r < size; r++) {
+                scratch[r] = new RankScratch(arena, nodeOf(r));
+            }
+            Copy copy = new Copy(Copy.cacheCapacity(topology.llcBytes(), topology.l2Bytes(), topology.llcInclusive(), size));
+            long timeoutNanos = timeout.isZero() ? Long.MAX_VALUE : timeout.toNanos();
+            long slice = b.maxSliceBytes > 0 ? b.maxSliceBytes : model.defaultMaxSliceBytes();
+            this.context = new TeamContext(size, ctrl, waitStrategy, timeoutNanos, TeamLayout.of(plan), copy, reproducible,
+                    arena, scratch, slice);
+            context.setSchedule(b.schedule);
+            this.ranks = new Rank[size];
+            for (int r = 0; r < size; r++) {
+                ranks[r] = new Rank(this, r);
+            }
+            ok = true;
+        } finally {
+            if (!ok) {
+                arena.close();
+            }
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Number of ranks. */
+    public int size() {
+        return size;
+    }
+
+    public Topology topology() {
+        return topology;
+    }
+
+    /** Where each rank runs. */
+    public PlacementPlan placement() {
+        return plan;
+    }
+
+    public WaitStrategy waitStrategy() {
+        return waitStrategy;
+    }
+
+    /** The collective timeout ({@link Duration#ZERO}: none). */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    public boolean reproducible() {
+        return reproducible;
+    }
+
+    /** The machine model algorithms are selected with. */
+    public MachineModel model() {
+        return selector.model();
+    }
+
+    /**
+     * The team's algorithm selector: which algorithm {@code auto} picks for a call, and every candidate's
+     * predicted time ({@code collbench explain}).
+     */
+    public Selector selector() {
+        return selector;
+    }
+
+    /** Bytes of native memory the team holds: control block, rank buffers and scratch. */
+    public long arenaBytes() {
+        return context.ctrl().bytes() + arena.allocatedBytes() + arena.scratchBytes();
+    }
+
+    /** Bytes of scratch the team's algorithms hold right now. */
+    public long scratchBytes() {
+        return arena.scratchBytes();
+    }
+
+    /** True once a failure, mismatch or timeout aborted the team. */
+    public boolean isAborted() {
+        return context.isAborted();
+    }
+
+    /**
+     * Runs {@code body} on every rank, one platform thread per rank bound to its PU, and returns when
+     * every body has returned. The first failure is rethrown (unchecked exceptions and errors as they are,
+     * checked ones wrapped in {@link TeamFailureException}); the other ranks are aborted. Actions of a
+     * rank's body happen-before {@code run} returns.
+     *
+     * @throws IllegalStateException when the team is closed, aborted, already running, has attached
+     *                               ranks, or when called from one of its rank threads
+     */
+    public void run(RankBody body) {
+        Objects.requireNonNull(body, "body");
+        checkUsable();
+        for (Rank r : ranks) {
+            if (r.owner() == Thread.currentThread()) {
+                throw new IllegalStateException("team.run called from rank " + r.id() + "'s thread");
+            }
+        }
+        if (!running.compareAndSet(false, true)) {
+            throw new IllegalStateException("the team is already running");
+        }
+        try {
+            for (Rank r : ranks) {
+                if (r.owner() != null) {
+                    throw new IllegalStateException("rank " + r.id() + " is attached to thread " + r.owner().getName()
+                            + "; close it before team.run");
+                }
+            }
+            Thread[] threads = new Thread[size];
+            for (int r = 0; r < size; r++) {
+                Rank rank = ranks[r];
+                threads[r] = Thread.ofPlatform().name("coll4j-rank-" + r).daemon(true).unstarted(() -> rankMain(rank, body));
+            }
+            for (Thread t : threads) {
+                t.start();
+            }
+            joinAll(threads);
+            TeamContext.Abort a = context.abortState();
+            if (a != null) {
+                Throwable c = a.cause();
+                if (c instanceof RuntimeException re) {
+                    throw re;
+                }
+                if (c instanceof Error e) {
+                    throw e;
+                }
+                throw new TeamFailureException("rank " + a.rank() + " failed: " + c, c);
+            }
+        } finally {
+            running.set(false);
+        }
+    }
+
+    private void rankMain(Rank rank, RankBody body) {
+        rank.adopt(Thread.currentThread());
+        // a parked rank should wake when its park ends, not up to 50 µs later (Linux default timer slack)
+        TimerSlack.set(RANK_TIMER_SLACK_NANOS);
+        try {
+            rank.bindThread();
+            body.run(rank);
+        } catch (Throwable t) {
+            context.abort(t, rank.id());
+        } finally {
+            rank.release(Thread.currentThread());
+        }
+    }
+
+    /** Joins every rank thread; after an abort waits a grace period, then interrupts and finally gives up on stuck threads. */
+    private void joinAll(Thread[] threads) {
+        long abortSeen = 0;
+        boolean interrupted = false;
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                try {
+                    t.join(10);
+                } catch (InterruptedException e) {
+                    context.abort(e, -1);
+                    interrupted = true;
+                }
+                if (context.isAborted() && t.isAlive()) {
+                    long now = System.nanoTime();
+                    if (abortSeen == 0) {
+                        abortSeen = now;
+                    } else if (now - abortSeen > 2 * ABORT_GRACE_NANOS) {
+                        break;                       // a body that ignores interrupts: leave the daemon thread behind
+                    } else if (now - abortSeen > ABORT_GRACE_NANOS) {
+                        for (Thread s : threads) {
+                            s.interrupt();
+                        }
+                    }
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Makes the calling thread rank {@code rank} (and binds it to that rank's PU), for threads the caller
+     * owns — JMH workers, a user pool. The rank stays attached until {@link Rank#close()}.
+     *
+     * @throws IllegalArgumentException when {@code rank} is out of range
+     * @throws IllegalStateException    when the team is closed, aborted, running, or the rank is attached elsewhere
+     */
+    public Rank attach(int rank) {
+        checkUsable();
+        if (rank < 0 || rank >= size) {
+            throw new IllegalArgumentException("rank " + rank + " is out of range 0.." + (size - 1));
+        }
+        if (running.get()) {
+            throw new IllegalStateException("team.run is in progress; attach is for threads outside run");
+        }
+        Rank r = ranks[rank];
+        if (!r.tryAttach(Thread.currentThread())) {
+            Thread o = r.owner();
+            throw new IllegalStateException("rank " + rank + " is already attached to thread " + (o == null ? "?" : o.getName()));
+        }
+        r.bindThread();
+        return r;
+    }
+
+    private void checkUsable() {
+        if (closed) {
+            throw new IllegalStateException("the team is closed");
+        }
+        TeamContext.Abort a = context.abortState();
+        if (a != null) {
+            throw new IllegalStateException("the team was aborted (" + (a.rank() >= 0 ? "rank " + a.rank() + ": " : "")
+                    + a.cause() + ") and cannot be used again", a.cause());
+        }
+    }
+
+    /**
+     * Closes the team and frees its native memory; buffers from {@link Rank#allocate} become inaccessible.
+     * Ranks still in a collective are aborted first. Idempotent.
+     *
+     * @throws IllegalStateException when called from one of the team's rank threads
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        for (Rank r : ranks) {
+            if (r.owner() == Thread.currentThread() && running.get()) {
+                throw new IllegalStateException("team.close called from rank " + r.id() + "'s thread inside team.run");
+            }
+        }
+        closed = true;
+        boolean busy = running.get();
+        for (Rank r : ranks) {
+            busy |= r.owner() != null && r.owner() != Thread.currentThread();
+        }
+        if (busy) {
+            context.abort(new IllegalStateException("the team was closed"), -1);
+            long deadline = System.nanoTime() + 2 * ABORT_GRACE_NANOS;
+            while (running.get() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+        }
+        closeArena();
+    }
+
+    private void closeArena() {
+        // a rank that is inside a native copy holds its segment's session for the call: retry briefly
+        long deadline = System.nanoTime() + ABORT_GRACE_NANOS;
+        while (true) {
+            try {
+                arena.close();
+                return;
+            } catch (IllegalStateException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.yield();
+            }
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    TeamContext context() {
+        return context;
+    }
+
+    SharedArena arena() {
+        return arena;
+    }
+
+    Binder binder() {
+        return binder;
+    }
+
+    /** The NUMA node of rank {@code r}'s PU, or null when the topology does not say. */
+    NumaNode nodeOf(int r) {
+        int numa = plan.pu(r).numa();
+        return numa >= 0 && numa < topology.numaNodes().size() ? topology.numaNodes().get(numa) : null;
+    }
+
+    @Override
+    public String toString() {
+        return "Team[" + size + " ranks, " + plan.placement().name() + " on " + topology.source() + ", wait "
+                + waitStrategy.alias() + (reproducible ? ", reproducible" : "") + "]";
+    }
+
+    /** Builds a {@link Team}. Every setting has a default; {@link #build()} validates them together. */
+    public static final class Builder {
+        private int ranks;
+        private Topology topology;
+        private Placement placement = Placement.COMPACT;
+        private WaitStrategy waitStrategy;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private final Map<Collective, CollectiveAlgorithm> forced = new EnumMap<>(Collective.class);
+        private MachineModel model;
+        private boolean reproducible;
+        private io.coll4j.kernel.algo.Schedule schedule;
+        private long maxSliceBytes;
+
+        private Builder() {
+        }
+
+        /** Number of ranks (default: the topology's PU count). More ranks than PUs is allowed (oversubscription). */
+        public Builder ranks(int ranks) {
+            if (ranks < 1) {
+                throw new IllegalArgumentException("ranks must be >= 1, got " + ranks);
+            }
+            this.ranks = ranks;
+            return this;
+        }
+
+        /** The topology to place ranks on (default {@link Topology#host()}); a synthetic one disables binding. */
+        public Builder topology(Topology topology) {
+            this.topology = Objects.requireNonNull(topology, "topology");
+            return this;
+        }
+
+        /** Placement of ranks on PUs (default {@link Placement#COMPACT}). */
+        public Builder placement(Placement placement) {
+            this.placement = Objects.requireNonNull(placement, "placement");
+            return this;
+        }
+
+        /** How ranks wait (default: {@link WaitStrategy#defaultFor} ranks and available CPUs). */
+        public Builder waitStrategy(WaitStrategy waitStrategy) {
+            this.waitStrategy = Objects.requireNonNull(waitStrategy, "waitStrategy");
+            return this;
+        }
+
+        /** Collective timeout (default {@link #DEFAULT_TIMEOUT}); {@link Duration#ZERO} waits forever. */
+        public Builder timeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("timeout must not be negative, got " + timeout);
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** Forces algorithm {@code name} for {@code collective} ({@code "auto"} restores the model's choice). */
+        public Builder algorithm(Collective collective, String name) {
+            Objects.requireNonNull(collective, "collective");
+            Objects.requireNonNull(name, "name");
+            if (name.equalsIgnoreCase("auto")) {
+                forced.remove(collective);
+            } else {
+                forced.put(collective, AlgorithmCatalog.find(collective, name));
+            }
+            return this;
+        }
+
+        /** The machine model algorithms are selected with (default: {@link MachineModel#defaults} of the topology). */
+        public Builder model(MachineModel model) {
+            this.model = Objects.requireNonNull(model, "model");
+            return this;
+        }
+
+        /** With true, every algorithm reduces in ascending rank order: results equal the scalar left fold bitwise. */
+        public Builder reproducible(boolean reproducible) {
+            this.reproducible = reproducible;
+            return this;
+        }
+
+        /**
+         * I_max, the largest slice the strip-mined algorithms move per step (default: from the machine model,
+         * a fraction of L2). Small values reach multi-slice paths with little data (tests).
+         */
+        public Builder maxSliceBytes(long bytes) {
+            if (bytes < 64) {
+                throw new IllegalArgumentException("maxSliceBytes must be >= 64 (a cache line), got " + bytes);
+            }
+            this.maxSliceBytes = bytes;
+            return this;
+        }
+
+        /** Records who reads whose memory in every collective (tests, diagnostics); off by default. */
+        public Builder recordSchedule(io.coll4j.kernel.algo.Schedule schedule) {
+            this.schedule = Objects.requireNonNull(schedule, "schedule");
+            return this;
+        }
+
+        public Team build() {
+            return new Team(this);
+        }
+    }
+}

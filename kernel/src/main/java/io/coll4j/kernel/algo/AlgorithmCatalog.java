@@ -1,0 +1,69 @@
+package io.coll4j.kernel.algo;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.allgather.DirectAllgather;
+import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
+import io.coll4j.kernel.algo.allreduce.TiledAllreduce;
+import io.coll4j.kernel.algo.allreduce.TreeAllreduce;
+import io.coll4j.kernel.algo.barrier.CentralBarrier;
+import io.coll4j.kernel.algo.barrier.DisseminationBarrier;
+import io.coll4j.kernel.algo.barrier.TreeBarrier;
+import io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines;
+import io.coll4j.kernel.algo.bcast.DirectBcast;
+import io.coll4j.kernel.algo.bcast.FlatBcast;
+import io.coll4j.kernel.algo.bcast.TwoStageBcast;
+import io.coll4j.kernel.algo.reduce.TreeReduce;
+import io.coll4j.kernel.algo.reducescatter.DirectReduceScatter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Every algorithm of DESIGN §4, by collective, in catalogue order (the order ties are broken in, and
+ * {@code collbench list} prints). The {@code cyclicbarrier} baselines are in the catalogue (so
+ * {@code -a cyclicbarrier} and {@code -a all} reach them) but never chosen by the selector.
+ */
+public final class AlgorithmCatalog {
+    private static final List<CollectiveAlgorithm> ALL;
+
+    static {
+        List<CollectiveAlgorithm> a = new ArrayList<>(List.of(
+                new DisseminationBarrier(), new TreeBarrier(), new CentralBarrier(),
+                new FlatBcast(), new TwoStageBcast(), new DirectBcast(),
+                new TreeReduce(),
+                new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
+                new DirectReduceScatter(),
+                new DirectAllgather()));
+        a.addAll(CyclicBarrierBaselines.all());
+        ALL = List.copyOf(a);
+    }
+
+    private AlgorithmCatalog() {
+    }
+
+    public static List<CollectiveAlgorithm> all() {
+        return ALL;
+    }
+
+    /** The algorithms of {@code c}, baseline last. */
+    public static List<CollectiveAlgorithm> of(Collective c) {
+        return ALL.stream().filter(a -> a.collective() == c).toList();
+    }
+
+    /** True for the {@code cyclicbarrier} reference algorithms. */
+    public static boolean isBaseline(CollectiveAlgorithm a) {
+        return a.name().equals(CyclicBarrierBaselines.NAME);
+    }
+
+    /** The algorithm named {@code name} for {@code c}; {@link IllegalArgumentException} listing the valid names otherwise. */
+    public static CollectiveAlgorithm find(Collective c, String name) {
+        for (CollectiveAlgorithm a : ALL) {
+            if (a.collective() == c && a.name().equalsIgnoreCase(name)) {
+                return a;
+            }
+        }
+        throw new IllegalArgumentException("unknown " + c.cliName() + " algorithm '" + name + "' (expected one of "
+                + of(c).stream().map(CollectiveAlgorithm::name).collect(Collectors.joining(", ")) + ")");
+    }
+}

@@ -1,0 +1,58 @@
+package io.coll4j.kernel.algo;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+/**
+ * One algorithm for one collective (DESIGN §4). Instances are stateless and shared by every rank of
+ * every team; per-call state lives in the {@link CollectiveCall} passed to {@link #run}.
+ *
+ * <p>Contract every implementation states in its class comment: its synchronisation protocol (which
+ * lines it publishes and waits on), its floating-point reduction order, and when its buffers and the
+ * caller's buffers may be reused. The runtime guarantees, before {@link #run} starts collective
+ * {@code s} on a rank, that every rank has entered collective {@code s-1} (so every buffer indexed by
+ * the parity of {@code s} — scratch, inline payloads, buffer references — is no longer read by anyone),
+ * and that the caller's arguments are valid and identical in kind, count, dtype, op and root on every
+ * rank (checked as the ranks synchronise).
+ */
+public interface CollectiveAlgorithm {
+
+    Collective collective();
+
+    /** The name {@code collbench -a} and {@code Team.Builder.algorithm} accept, e.g. {@code ma-sliced}. */
+    String name();
+
+    /** One line for {@code collbench list}. */
+    String summary();
+
+    /** Where it comes from, e.g. {@code [HMPI §2.4]}. */
+    String seed();
+
+    /** Predicted time in seconds for {@code ranks} ranks and {@code bytes} bytes per rank (DESIGN §8 meaning). */
+    double cost(MachineModel model, int ranks, long bytes);
+
+    /**
+     * Scratch bytes the calling rank needs per parity for this call (0 when none). Called at the start of
+     * the collective with the call's arguments set, before anything is published.
+     */
+    default long scratchBytes(CollectiveCall call) {
+        return 0;
+    }
+
+    /** Whether this algorithm can run this call (e.g. a variant limited to small messages). */
+    default boolean supports(int ranks, long count, DType dtype, Op op) {
+        return true;
+    }
+
+    /**
+     * True when, once {@link #run} returns on {@code rank}, every rank of the team is known to have entered
+     * this collective (its result depends on all of them). The runtime then skips its lag check at the
+     * next-but-one collective.
+     */
+    boolean observesAllEntries(int rank, int root, int ranks);
+
+    /** Runs the collective on the calling rank. */
+    void run(CollectiveCall call);
+}

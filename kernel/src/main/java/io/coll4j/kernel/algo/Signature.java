@@ -1,0 +1,78 @@
+package io.coll4j.kernel.algo;
+
+import io.coll4j.Collective;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+/**
+ * What a rank called, in two forms.
+ *
+ * <p>The <b>descriptor</b> ({@link #descriptor}) is exact: collective, dtype, op and root packed into a
+ * {@code long}, plus the count in a second {@code long}. A rank writes both into the inline payload of
+ * its ANNOUNCE line when it enters a collective; they are read only to describe a mismatch.
+ *
+ * <p>The <b>check word</b> ({@link #check}) travels with every flag a rank publishes, in the same cache
+ * line as the stamp, so a waiter compares it at no extra line transfer:
+ * <pre>
+ * bits 63..16  48-bit hash of (descriptor, count)
+ * bits 15..0   low 16 bits of the collective's sequence number
+ * </pre>
+ * The sequence bits matter because a peer that has already moved on to the next collective may have
+ * rewritten the check word before its new stamp: a waiter only compares words whose sequence bits are
+ * its own. Two different calls collide with probability 2^-48.
+ */
+public final class Signature {
+    private Signature() {
+    }
+
+    /** Packs collective, dtype, op and root (null / negative: not applicable). */
+    public static long descriptor(Collective collective, DType dtype, Op op, int root) {
+        return ((long) (collective.ordinal() + 1) << 48)
+                | ((long) (dtype == null ? 0 : dtype.ordinal() + 1) << 40)
+                | ((long) (op == null ? 0 : op.ordinal() + 1) << 32)
+                | (root < 0 ? 0L : (root + 1L) & 0xFFFF_FFFFL);
+    }
+
+    /** The check word of a call at sequence number {@code seq}. */
+    public static long check(long descriptor, long count, long seq) {
+        return (mix(descriptor * 0x9E3779B97F4A7C15L ^ count) & ~0xFFFFL) | (seq & 0xFFFFL);
+    }
+
+    /** True when check word {@code c} was written for the same sequence number as {@code mine}. */
+    public static boolean sameSeq(long c, long mine) {
+        return ((c ^ mine) & 0xFFFFL) == 0;
+    }
+
+    /** Murmur3's 64-bit finaliser: every input bit affects every output bit. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+        z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
+        return z ^ (z >>> 33);
+    }
+
+    /** Human description, e.g. {@code allreduce(count=10, dtype=f64, op=sum)}. */
+    public static String describe(long descriptor, long count) {
+        int coll = (int) (descriptor >>> 48) - 1;
+        int dt = (int) ((descriptor >>> 40) & 0xFF) - 1;
+        int op = (int) ((descriptor >>> 32) & 0xFF) - 1;
+        long root = (descriptor & 0xFFFF_FFFFL) - 1;
+        if (coll < 0 || coll >= Collective.values().length) {
+            return "(nothing)";
+        }
+        Collective c = Collective.values()[coll];
+        if (c == Collective.BARRIER) {
+            return "barrier()";
+        }
+        StringBuilder sb = new StringBuilder(c.cliName()).append("(count=").append(count);
+        if (dt >= 0 && dt < DType.values().length) {
+            sb.append(", dtype=").append(DType.values()[dt].cliName());
+        }
+        if (op >= 0 && op < Op.values().length) {
+            sb.append(", op=").append(Op.values()[op].cliName());
+        }
+        if (root >= 0) {
+            sb.append(", root=").append(root);
+        }
+        return sb.append(')').toString();
+    }
+}

@@ -1,0 +1,233 @@
+package io.coll4j.kernel.algo;
+
+import io.coll4j.CollectiveException;
+import io.coll4j.CollectiveMismatchException;
+import io.coll4j.CollectiveTimeoutException;
+import io.coll4j.TeamAbortedException;
+import io.coll4j.bindings.copy.Copy;
+import io.coll4j.kernel.memory.RankScratch;
+import io.coll4j.kernel.memory.SharedArena;
+import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.sync.WaitStrategy;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * What the ranks of one team share, as the algorithms see it: the control block, the published buffer
+ * references, every rank's scratch, the layout, the copy engine, and the abort state.
+ *
+ * <p>Buffer references ({@link #slot}) are plain array elements written by their owner before it
+ * publishes a stamp with release semantics and read by peers after an acquire of that stamp (or a
+ * later one). The release/acquire pair on the native control line orders these plain Java writes and
+ * reads as well: a VarHandle access mode on a memory segment has the same memory-ordering semantics
+ * as on a field, and HotSpot implements it with the same compiler and hardware barriers.
+ */
+public final class TeamContext {
+    /** Kinds of published buffer reference. */
+    public static final int SEND = 0, RECV = 1, SCRATCH = 2;
+    private static final int KINDS = 3;
+    /** Reference slots per rank, padded to 128 bytes (32 compressed references) against false sharing. */
+    private static final int SLOT_STRIDE = 32;
+
+    private final int size;
+    private final ControlBlock ctrl;
+    private final WaitStrategy waitStrategy;
+    private final long timeoutNanos;
+    private final TeamLayout layout;
+    private final Copy copy;
+    private final boolean reproducible;
+    private final SharedArena arena;
+    private final RankScratch[] scratch;
+    private final MemorySegment[] slots;
+    private final AtomicReferenceArray<TreeShape> trees;
+    private final AtomicReferenceArray<Thread> threads;
+    private final AtomicReference<Abort> abort = new AtomicReference<>();
+    private final java.util.concurrent.ConcurrentHashMap<Class<?>, Object> attachments = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.List<Runnable> abortListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile Schedule schedule;
+    private final long maxSliceBytes;
+    /** Set once, read in every wait loop's slow path: cheaper than reading the AtomicReference. */
+    private volatile boolean aborted;
+
+    /** Why the team stopped: the original failure and the rank it came from (-1: the team itself, e.g. close). */
+    public record Abort(Throwable cause, int rank) {
+    }
+
+    public TeamContext(int size, ControlBlock ctrl, WaitStrategy waitStrategy, long timeoutNanos, TeamLayout layout,
+                       Copy copy, boolean reproducible, SharedArena arena, RankScratch[] scratch, long maxSliceBytes) {
+        this.size = size;
+        this.ctrl = ctrl;
+        this.waitStrategy = waitStrategy;
+        this.timeoutNanos = timeoutNanos;
+        this.layout = layout;
+        this.copy = copy;
+        this.reproducible = reproducible;
+        this.arena = arena;
+        this.scratch = scratch;
+        this.maxSliceBytes = maxSliceBytes;
+        this.slots = new MemorySegment[size * SLOT_STRIDE];
+        this.trees = new AtomicReferenceArray<>(size);
+        this.threads = new AtomicReferenceArray<>(size);
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /**
+     * I_max of [YHCCL §5.1]: the largest slice a strip-mined algorithm moves between synchronisations
+     * (slice I = max(min(s/p, I_max), cache line)). From the machine model (a fraction of L2) unless the
+     * team builder set it — tests set it small to reach multi-slice paths with little data.
+     */
+    public long maxSliceBytes() {
+        return maxSliceBytes;
+    }
+
+    /** The schedule being recorded, or null. */
+    public Schedule schedule() {
+        return schedule;
+    }
+
+    public void setSchedule(Schedule schedule) {
+        this.schedule = schedule;
+    }
+
+    public ControlBlock ctrl() {
+        return ctrl;
+    }
+
+    public WaitStrategy waitStrategy() {
+        return waitStrategy;
+    }
+
+    /** The collective timeout in nanoseconds; {@code Long.MAX_VALUE} for none. */
+    public long timeoutNanos() {
+        return timeoutNanos;
+    }
+
+    public TeamLayout layout() {
+        return layout;
+    }
+
+    public Copy copy() {
+        return copy;
+    }
+
+    /** True when every algorithm must reduce in ascending rank order (bitwise equal to the scalar left fold). */
+    public boolean reproducible() {
+        return reproducible;
+    }
+
+    public SharedArena arena() {
+        return arena;
+    }
+
+    public RankScratch scratch(int rank) {
+        return scratch[rank];
+    }
+
+    /** The hierarchical binomial tree rooted at {@code root}, built once per root. */
+    public TreeShape tree(int root) {
+        TreeShape t = trees.get(root);
+        if (t == null) {
+            t = TreeShape.hierarchical(layout, root);
+            if (!trees.compareAndSet(root, null, t)) {
+                t = trees.get(root);
+            }
+        }
+        return t;
+    }
+
+    static int slotIndex(int rank, long seq, int kind) {
+        return rank * SLOT_STRIDE + (int) (seq & 1) * KINDS + kind;
+    }
+
+    /** The buffer reference {@code rank} published for collective {@code seq} (see class comment for ordering). */
+    public MemorySegment slot(int rank, long seq, int kind) {
+        return slots[slotIndex(rank, seq, kind)];
+    }
+
+    void setSlot(int rank, long seq, int kind, MemorySegment seg) {
+        slots[slotIndex(rank, seq, kind)] = seg;
+    }
+
+    /**
+     * Per-team state of an algorithm that needs some (the {@code cyclicbarrier} baselines), created once on
+     * first use by {@code factory}.
+     */
+    public <T> T attachment(Class<T> type, java.util.function.Supplier<T> factory) {
+        return type.cast(attachments.computeIfAbsent(type, k -> factory.get()));
+    }
+
+    /** Runs {@code listener} when the team aborts (at once if it already has); e.g. to break a CyclicBarrier. */
+    public void onAbort(Runnable listener) {
+        abortListeners.add(listener);
+        if (aborted) {
+            listener.run();
+        }
+    }
+
+    /** Records the thread currently acting as {@code rank} (null when none), so an abort can unpark it. */
+    public void setThread(int rank, Thread t) {
+        threads.set(rank, t);
+    }
+
+    public Thread thread(int rank) {
+        return threads.get(rank);
+    }
+
+    public boolean isAborted() {
+        return aborted;
+    }
+
+    /** The abort record, or null while the team is healthy. */
+    public Abort abortState() {
+        return abort.get();
+    }
+
+    /**
+     * Aborts the team: the first caller's cause wins. Every rank blocked in a collective is unparked and
+     * throws; every later collective throws immediately. Returns true for the call that aborted the team.
+     */
+    public boolean abort(Throwable cause, int rank) {
+        if (!abort.compareAndSet(null, new Abort(cause, rank))) {
+            return false;
+        }
+        aborted = true;
+        for (Runnable l : abortListeners) {
+            l.run();
+        }
+        for (int r = 0; r < size; r++) {
+            Thread t = threads.get(r);
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The exception {@code rank} throws for the current abort: a mismatch or timeout is reported as such
+     * on every rank (same message); anything else as {@link TeamAbortedException} with the cause attached.
+     */
+    public CollectiveException abortedException(int rank) {
+        Abort a = abort.get();
+        Throwable c = a.cause();
+        if (c instanceof CollectiveMismatchException m) {
+            return new CollectiveMismatchException(m.getMessage());
+        }
+        if (c instanceof CollectiveTimeoutException t) {
+            return new CollectiveTimeoutException(t.getMessage(), t.missingRanks());
+        }
+        String who = a.rank() >= 0 ? "rank " + a.rank() + " failed" : "the team was stopped";
+        return new TeamAbortedException("team aborted (" + who + ": " + describe(c) + "); rank " + rank
+                + " cannot continue", c);
+    }
+
+    private static String describe(Throwable t) {
+        return t.getMessage() == null ? t.getClass().getName() : t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+}

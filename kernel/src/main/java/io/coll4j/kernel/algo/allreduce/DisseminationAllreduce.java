@@ -1,0 +1,205 @@
+package io.coll4j.kernel.algo.allreduce;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.reductions.Reducer;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Dissemination / recursive-doubling allreduce with HMPI's non-power-of-two handling [HMPI §2.3, Eq. 6–7].
+ *
+ * <p>Overview, p' = the largest power of two ≤ p, R = log2 p':
+ * <pre>
+ *   excess rank e ≥ p' hands its vector to partner e − p' and waits for the result;
+ *   every rank r < p' starts from x_r (folded with its excess partner's: x_r op x_e);
+ *   round k = 0..R−1: exchange the running value with r xor 2^k and combine, LOWER BLOCK FIRST;
+ *   r returns the value and hands it to its excess partner.
+ * </pre>
+ * Combining the lower-ranked block first at every step makes the two partners of a round compute the
+ * same bits (it is the same expression), so every rank gets bitwise the same result — a guarantee
+ * MPI implementations of recursive doubling do not give. The reduction order is the balanced tree
+ * {@code ((x0 op x1) op (x2 op x3)) op …} over the power-of-two set, each leaf being {@code x_r op x_e}.
+ *
+ * <p>Messages up to 48 bytes are pushed: a rank writes its running value into the payload of its
+ * partner's recursive-doubling line k and publishes it there (one line transfer per round, no buffer
+ * a peer could still read when the rank returns). Larger ones are pulled from per-round slots of the
+ * sender's scratch ({@code slot k} = value entering round k, published as ARRIVE step k); a rank's slots
+ * are reused two collectives later, after the runtime's lag check. With {@code reproducible(true)}
+ * every rank instead reads all send buffers and folds them in rank order.
+ */
+public final class DisseminationAllreduce extends AbstractAlgorithm {
+    public static final String NAME = "dissemination";
+
+    public DisseminationAllreduce() {
+        super(Collective.ALLREDUCE, NAME, "recursive doubling, excess ranks folded in first (any p)", "[HMPI §2.3, Eq. 6-7]");
+    }
+
+    @Override
+    public double cost(MachineModel m, int p, long bytes) {
+        int pw = Integer.highestOneBit(p);
+        int rounds = Integer.numberOfTrailingZeros(pw);
+        long ws = 2L * p * bytes * (rounds + 1);
+        double round = m.lineLatencySameL3() + m.reduceTime(2 * bytes, ws) + (double) pw * bytes / m.memoryBandwidth();
+        return rounds * round + (p > pw ? 2 * (m.lineLatencySameL3() + m.reduceTime(2 * bytes, ws)) : 0);
+    }
+
+    static long stride(long bytes) {
+        return (bytes + 63) & ~63L;
+    }
+
+    @Override
+    public long scratchBytes(CollectiveCall call) {
+        long bytes = call.bytes();
+        int p = call.size();
+        int pw = Integer.highestOneBit(p);
+        if (call.reproducible()) {
+            return bytes;
+        }
+        if (Transfers.inline(bytes) || call.rank() >= pw) {
+            return 0;
+        }
+        return (Integer.numberOfTrailingZeros(pw) + 1) * stride(bytes);
+    }
+
+    @Override
+    public boolean observesAllEntries(int rank, int root, int ranks) {
+        return true;
+    }
+
+    @Override
+    public void run(CollectiveCall call) {
+        if (call.size() == 1) {
+            Transfers.copy(call, call.send(), 0, call.recv(), 0, call.bytes(), false);
+        } else if (call.reproducible()) {
+            runRankOrdered(call);
+        } else if (Transfers.inline(call.bytes())) {
+            runPush(call);
+        } else {
+            runPull(call);
+        }
+    }
+
+    /** Inline messages: values are pushed into the partner's recursive-doubling line. */
+    private static void runPush(CollectiveCall call) {
+        int p = call.size();
+        int r = call.rank();
+        int pw = Integer.highestOneBit(p);
+        int rounds = Integer.numberOfTrailingZeros(pw);
+        int base = call.team().ctrl().recursiveDoubling();
+        int spare = base + call.team().ctrl().rounds() - 1;
+        long bytes = call.bytes();
+        long count = call.count();
+        MemorySegment ctl = call.control();
+        Reducer red = call.reducer();
+        if (r >= pw) {
+            int partner = r - pw;
+            Transfers.copy(call, call.send(), 0, ctl, call.inlinePayload(partner, spare), bytes, false);
+            // release: my vector, into my partner's spare line (I am its only writer)
+            call.publishTo(partner, spare, 0);
+            call.awaitFrom(partner, spare, 0);
+            call.record("copy", partner);
+            Transfers.copy(call, ctl, call.inlinePayload(r, spare), call.recv(), 0, bytes, false);
+            return;
+        }
+        MemorySegment cur = call.local();
+        Transfers.copy(call, call.send(), 0, cur, 0, bytes, false);
+        boolean hasExcess = r + pw < p;
+        if (hasExcess) {
+            call.awaitFrom(r + pw, spare, 0);
+            call.record("fold", r + pw);
+            red.reduceInto(cur, 0, ctl, call.inlinePayload(r, spare), count);   // x_r op x_e: lower first
+        }
+        for (int k = 0; k < rounds; k++) {
+            int q = r ^ (1 << k);
+            Transfers.copy(call, cur, 0, ctl, call.inlinePayload(q, base + k), bytes, false);
+            // release: my running value, in q's line k (q xor 2^k = me is its only writer)
+            call.publishTo(q, base + k, 0);
+            call.awaitFrom(q, base + k, 0);
+            call.record("fold", q);
+            long in = call.inlinePayload(r, base + k);
+            if (r < q) {
+                red.reduce(cur, 0, cur, 0, ctl, in, count);
+            } else {
+                red.reduce(cur, 0, ctl, in, cur, 0, count);
+            }
+        }
+        Transfers.copy(call, cur, 0, call.recv(), 0, bytes, false);
+        if (hasExcess) {
+            int e = r + pw;
+            Transfers.copy(call, cur, 0, ctl, call.inlinePayload(e, spare), bytes, false);
+            call.publishTo(e, spare, 0);
+        }
+    }
+
+    /** Larger messages: each rank keeps the value entering round k in slot k of its scratch. */
+    private static void runPull(CollectiveCall call) {
+        int p = call.size();
+        int r = call.rank();
+        int pw = Integer.highestOneBit(p);
+        int rounds = Integer.numberOfTrailingZeros(pw);
+        long bytes = call.bytes();
+        long count = call.count();
+        long stride = stride(bytes);
+        Reducer red = call.reducer();
+        if (r >= pw) {
+            int partner = r - pw;
+            // my send buffer (published with the announce) is read by my partner before it publishes RELEASE
+            call.await(partner, ControlBlock.RELEASE, 0);
+            call.record("copy", partner);
+            Transfers.copy(call, call.peerScratch(partner), rounds * stride, call.recv(), 0, bytes, false);
+            return;
+        }
+        MemorySegment slots = call.scratch();
+        boolean hasExcess = r + pw < p;
+        if (hasExcess) {
+            call.await(r + pw, ControlBlock.ANNOUNCE, 0);
+            call.record("fold", r + pw);
+            red.reduce(slots, 0, call.send(), 0, call.peerSend(r + pw), 0, count);
+        } else {
+            Transfers.copy(call, call.send(), 0, slots, 0, bytes, false);
+        }
+        for (int k = 0; k < rounds; k++) {
+            int q = r ^ (1 << k);
+            // release: slot k holds my value entering round k
+            call.publish(ControlBlock.ARRIVE, k);
+            call.await(q, ControlBlock.ARRIVE, k);
+            call.record("fold", q);
+            MemorySegment theirs = call.peerScratch(q);
+            long in = k * stride;
+            long out = (k + 1) * stride;
+            if (r < q) {
+                red.reduce(slots, out, slots, in, theirs, in, count);
+            } else {
+                red.reduce(slots, out, theirs, in, slots, in, count);
+            }
+        }
+        if (hasExcess) {
+            // release: the result in slot `rounds`, for my excess partner
+            call.publish(ControlBlock.RELEASE, 0);
+        }
+        Transfers.copy(call, slots, rounds * stride, call.recv(), 0, bytes, false);
+    }
+
+    /** reproducible(true): every rank folds all send buffers in rank order into its scratch. */
+    private static void runRankOrdered(CollectiveCall call) {
+        int p = call.size();
+        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
+        call.foldStart();
+        for (int q = 0; q < p; q++) {
+            if (q != call.rank()) {
+                call.record("fold", q);
+            }
+            call.foldAdd(q == call.rank() ? call.send() : call.peerSend(q), 0);
+        }
+        call.foldInto(call.scratch(), 0, call.count());
+        // release: I no longer read anyone's send buffer; pairs with the awaitAllPeers below
+        call.publish(ControlBlock.DONE, 0);
+        call.awaitAllPeers(ControlBlock.DONE, 0);
+        Transfers.copy(call, call.scratch(), 0, call.recv(), 0, call.bytes(), false);
+    }
+}

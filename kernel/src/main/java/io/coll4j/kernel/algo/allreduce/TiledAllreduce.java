@@ -1,0 +1,90 @@
+package io.coll4j.kernel.algo.allreduce;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.Tiles;
+import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.ControlBlock;
+
+/**
+ * Tiled reduce-broadcast [HMPI §2.4, Eq. 8–11]: "each thread computes sequentially one tile of the final
+ * result and then broadcasts it". The vector is cut into p tiles of whole cache lines; rank i waits for
+ * every rank's entry (its send buffer is published with the announce), folds tile i of all p send
+ * buffers in ONE k-ary pass (ascending rank order) into its scratch and publishes RELEASE; then every
+ * rank copies every tile from its owner's scratch into its receive buffer.
+ *
+ * <p>Reduction order: the scalar left fold x0 op x1 op … op x(p−1), element by element — bitwise the
+ * reference, so it needs no separate reproducible mode. In place is safe: rank j writes tile i of its
+ * buffer only after owner i has published, i.e. finished reading tile i everywhere, and no other rank
+ * reads it. Tile copies start at one's own tile + 1 so the p copies of one tile are spread out in time.
+ */
+public final class TiledAllreduce extends AbstractAlgorithm {
+    public static final String NAME = "tiled";
+
+    public TiledAllreduce() {
+        super(Collective.ALLREDUCE, NAME, "each rank reduces one tile of all inputs, then everyone gathers the tiles", "[HMPI §2.4, Eq. 11]");
+    }
+
+    @Override
+    public double cost(MachineModel m, int p, long bytes) {
+        long ws = 2L * p * bytes + bytes;
+        // a_α q + B_α m q (all ranks read p tiles at once) + one-stage broadcast of the tiles
+        double reduce = 2 * m.lineLatencySameL3() + Math.max(m.reduceTime((p + 1L) * bytes / p, ws),
+                (double) (p + 1) * bytes / m.memoryBandwidth());
+        double gather = p * m.lineLatencySameL3() / 4 + Math.max(m.copyTime(bytes, ws), (double) p * 2 * bytes / m.memoryBandwidth());
+        return reduce + gather;
+    }
+
+    @Override
+    public long scratchBytes(CollectiveCall call) {
+        Tiles t = Tiles.of(call.count(), call.size(), call.dtype().size());
+        return t.length(call.rank()) * call.dtype().size();
+    }
+
+    @Override
+    public boolean observesAllEntries(int rank, int root, int ranks) {
+        return true;
+    }
+
+    @Override
+    public void run(CollectiveCall call) {
+        int p = call.size();
+        int r = call.rank();
+        int es = call.dtype().size();
+        if (p == 1) {
+            Transfers.copy(call, call.send(), 0, call.recv(), 0, call.bytes(), false);
+            return;
+        }
+        Tiles tiles = Tiles.of(call.count(), p, es);
+        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
+        long n = tiles.length(r);
+        if (n > 0) {
+            long off = tiles.start(r) * es;
+            call.foldStart();
+            for (int q = 0; q < p; q++) {
+                if (q != r) {
+                    call.record("fold", q);
+                }
+                call.foldAdd(q == r ? call.send() : call.peerSend(q), off);
+            }
+            call.foldInto(call.scratch(), 0, n);
+        }
+        // release: my tile of the result; pairs with every rank's await in the gather loop
+        call.publish(ControlBlock.RELEASE, 0);
+        boolean nt = call.copy().useNonTemporal(2L * p * call.bytes() + call.bytes(), false);
+        for (int i = 1; i <= p; i++) {
+            int j = (r + i) % p;
+            long len = tiles.length(j);
+            if (j != r) {
+                call.await(j, ControlBlock.RELEASE, 0);
+                call.record("copy", j);
+            }
+            if (len > 0) {
+                Transfers.copy(call, j == r ? call.scratch() : call.peerScratch(j), 0, call.recv(), tiles.start(j) * es,
+                        len * es, nt);
+            }
+        }
+    }
+}

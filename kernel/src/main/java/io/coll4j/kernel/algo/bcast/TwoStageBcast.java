@@ -1,0 +1,83 @@
+package io.coll4j.kernel.algo.bcast;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.TeamLayout;
+import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.ControlBlock;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Two-stage broadcast with one socket master per package [HMPI §2.2, Fig. 4, Eq. 4]: the root stages
+ * the message; in each other package the master (its lowest rank) copies it across the package link
+ * once into its own staging buffer and publishes; every other rank copies from its own package's
+ * staging buffer (the root's, in the root's package). Cross-package traffic: one copy per package
+ * instead of one per rank. With one package it degenerates to {@link FlatBcast}.
+ */
+public final class TwoStageBcast extends AbstractAlgorithm {
+    public static final String NAME = "two-stage";
+
+    public TwoStageBcast() {
+        super(Collective.BCAST, NAME, "root stages, one master per package relays, members copy locally", "[HMPI §2.2]");
+    }
+
+    @Override
+    public double cost(MachineModel m, int p, long bytes) {
+        // a_β + b_β·m (relay) + a_α + B_α(q−1)m (local fan-out), Eq. 4's first term
+        long ws = (p + 2L) * bytes;
+        return 3 * m.lineLatencySameL3() + m.lineLatencyCrossPackage() + 2 * m.copyTime(bytes, ws)
+                + (double) (p - 1) * bytes / m.memoryBandwidth();
+    }
+
+    @Override
+    public long scratchBytes(CollectiveCall call) {
+        return !Transfers.inline(call.bytes()) && call.team().layout().twoStageRelay(call.rank(), call.root())
+                ? call.bytes() : 0;
+    }
+
+    @Override
+    public boolean observesAllEntries(int rank, int root, int ranks) {
+        return ranks == 1;
+    }
+
+    @Override
+    public void run(CollectiveCall call) {
+        int p = call.size();
+        if (p == 1) {
+            return;
+        }
+        long bytes = call.bytes();
+        int r = call.rank();
+        int root = call.root();
+        boolean inline = Transfers.inline(bytes);
+        TeamLayout layout = call.team().layout();
+        boolean nt = !inline && call.copy().useNonTemporal((p + 2L) * bytes, false);
+        if (r == root) {
+            stage(call, call.recv(), 0, inline, bytes);
+            return;
+        }
+        int src = layout.twoStageSource(r, root);
+        call.await(src, ControlBlock.ARRIVE, 0);
+        call.record("copy", src);
+        MemorySegment from = inline ? call.control() : call.peerScratch(src);
+        long fromOff = inline ? call.inlinePayload(src, ControlBlock.ARRIVE) : 0;
+        if (layout.twoStageRelay(r, root)) {
+            // I am a package master: relay into my own staging buffer first, then serve my package
+            stage(call, from, fromOff, inline, bytes);
+            from = inline ? call.control() : call.scratch();
+            fromOff = inline ? call.inlinePayload(r, ControlBlock.ARRIVE) : 0;
+        }
+        Transfers.copy(call, from, fromOff, call.recv(), 0, bytes, nt);
+    }
+
+    private static void stage(CollectiveCall call, MemorySegment src, long srcOff, boolean inline, long bytes) {
+        MemorySegment staging = inline ? call.control() : call.scratch();
+        long off = inline ? call.inlinePayload(call.rank(), ControlBlock.ARRIVE) : 0;
+        Transfers.copy(call, src, srcOff, staging, off, bytes, false);
+        // release: the staged message; pairs with the awaits of the ranks that copy from me
+        call.publish(ControlBlock.ARRIVE, 0);
+    }
+}

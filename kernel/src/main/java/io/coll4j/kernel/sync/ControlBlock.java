@@ -1,0 +1,174 @@
+package io.coll4j.kernel.sync;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The team's control state in native memory: for every rank a block of {@link #lines()} flag lines,
+ * plus a few team-wide lines. Each line is {@link #LINE} = 128 bytes.
+ *
+ * <p><b>One writer per line, always the same one.</b> The first lines of a rank's block are written
+ * only by that rank. The dissemination and recursive-doubling families are written by other ranks,
+ * each line by one fixed writer for every collective of the team's life (line k of rank r: by
+ * {@code (r - 2^k) mod p} resp. {@code r xor 2^k}). A line written by different ranks in successive
+ * collectives could see a late write of collective s land after an early write of s+1 and move its
+ * stamp backwards; with one fixed writer, program order keeps every line's stamps increasing.
+ *
+ * <pre>
+ * line layout (bytes)
+ *   0  stamp   long, getAcquire / setRelease: the flag itself (see {@link Stamp})
+ *   8  sig     long, plain: signature of the collective that wrote the stamp (mismatch detection);
+ *              written before the stamp's release, so a reader's acquire of the stamp makes it visible
+ *  16  payload 112 bytes: two parity halves of {@link #INLINE_BYTES} bytes for small messages carried
+ *              inline with the flag (one cache-line transfer carries flag and data)
+ * </pre>
+ */
+public final class ControlBlock {
+    /**
+     * Bytes per line: two 64-byte cache lines, because the adjacent-line (spatial) prefetcher fetches
+     * lines in 128-byte pairs and would otherwise create false sharing between neighbours.
+     */
+    public static final int LINE = 128;
+    /** Offset of the stamp in a line. */
+    public static final int STAMP = 0;
+    /** Offset of the signature in a line. */
+    public static final int SIG = 8;
+    /** Offset of the inline payload in a line. */
+    public static final int PAYLOAD = 16;
+    /** Inline payload bytes per parity half (two halves fit behind stamp and signature). */
+    public static final int INLINE_BYTES = 48;
+
+    /** Per-rank line: the collective the rank last entered (stamp = Stamp.of(seq, 0)) and its signature. */
+    public static final int ANNOUNCE = 0;
+    /** Per-rank line: "my contribution / partial result is ready" stamps (up phase, slices). */
+    public static final int ARRIVE = 1;
+    /** Per-rank line: "my result is ready" stamps (down phase). */
+    public static final int RELEASE = 2;
+    /** Per-rank line: "I have finished reading peers' buffers" stamps. */
+    public static final int DONE = 3;
+    /** Per-rank line: second pipeline/handshake line for algorithms that need one more. */
+    public static final int AUX = 4;
+    /** First of the per-rank dissemination lines; line {@code DISSEMINATION + k} of rank r is written by rank (r - 2^k) mod p. */
+    public static final int DISSEMINATION = 5;
+
+    /** Team-wide line: the central barrier's arrival counter (incremented atomically by every rank). */
+    public static final int CENTRAL = 0;
+    private static final int GLOBAL_LINES = 1;
+
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final MemorySegment segment;
+    private final int ranks;
+    private final int linesPerRank;
+    private final int rounds;
+    private final long globalBase;
+
+    /** Allocates the control block for {@code ranks} ranks in {@code arena}, 128-byte aligned, zeroed. */
+    public ControlBlock(Arena arena, int ranks) {
+        if (ranks < 1) {
+            throw new IllegalArgumentException("ranks must be >= 1, got " + ranks);
+        }
+        this.ranks = ranks;
+        this.rounds = disseminationRounds(ranks);
+        this.linesPerRank = DISSEMINATION + 2 * rounds;
+        this.globalBase = (long) ranks * linesPerRank * LINE;
+        this.segment = arena.allocate(globalBase + (long) GLOBAL_LINES * LINE, LINE);
+    }
+
+    /** ceil(log2(ranks)): rounds of a dissemination barrier. */
+    public static int disseminationRounds(int ranks) {
+        return ranks <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(ranks - 1);
+    }
+
+    /**
+     * First of the per-rank recursive-doubling lines: line {@code recursiveDoubling() + k} of rank r, for
+     * {@code k < log2(p')} (p' the largest power of two <= p), is written by rank {@code r xor 2^k}; the last
+     * line, {@code k = rounds - 1} when p is not a power of two, is written by r's fold partner
+     * ({@code r ± p'}) [HMPI §2.3].
+     */
+    public int recursiveDoubling() {
+        return DISSEMINATION + rounds;
+    }
+
+    /** ceil(log2(p)): dissemination rounds, and recursive-doubling lines per rank. */
+    public int rounds() {
+        return rounds;
+    }
+
+    /** Human name of a per-rank line index, for diagnostics. */
+    public String lineName(int line) {
+        return switch (line) {
+            case ANNOUNCE -> "ANNOUNCE";
+            case ARRIVE -> "ARRIVE";
+            case RELEASE -> "RELEASE";
+            case DONE -> "DONE";
+            case AUX -> "AUX";
+            default -> line < DISSEMINATION + rounds ? "DISSEMINATION[" + (line - DISSEMINATION) + "]"
+                    : "RECURSIVE_DOUBLING[" + (line - DISSEMINATION - rounds) + "]";
+        };
+    }
+
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    public int ranks() {
+        return ranks;
+    }
+
+    public int lines() {
+        return linesPerRank;
+    }
+
+    public long bytes() {
+        return segment.byteSize();
+    }
+
+    /** Byte offset of {@code line} of {@code rank}. */
+    public long offset(int rank, int line) {
+        return ((long) rank * linesPerRank + line) * LINE;
+    }
+
+    /** Byte offset of team-wide line {@code line}. */
+    public long globalOffset(int line) {
+        return globalBase + (long) line * LINE;
+    }
+
+    /** Byte offset of the inline payload half for {@code seq}'s parity in the line at {@code lineOffset}. */
+    public static long payloadOffset(long lineOffset, long seq) {
+        return lineOffset + PAYLOAD + (seq & 1) * INLINE_BYTES;
+    }
+
+    /** Acquire-load of the stamp at {@code lineOffset}: pairs with {@link #publish}'s release. */
+    public long stampAcquire(long lineOffset) {
+        return (long) LONG.getAcquire(segment, lineOffset + STAMP);
+    }
+
+    /** Opaque load of the stamp (re-check after reading the signature; ordered by a preceding loadLoadFence). */
+    public long stampOpaque(long lineOffset) {
+        return (long) LONG.getOpaque(segment, lineOffset + STAMP);
+    }
+
+    /** Plain load of the signature; valid after an acquire of the stamp it was published with. */
+    public long sig(long lineOffset) {
+        return (long) LONG.get(segment, lineOffset + SIG);
+    }
+
+    /**
+     * Publishes {@code stamp} with signature {@code sig}: the signature and every earlier write of the
+     * publishing thread (data, payload, buffer references) become visible to any thread whose
+     * {@link #stampAcquire} reads this stamp or a later one.
+     */
+    public void publish(long lineOffset, long stamp, long sig) {
+        LONG.set(segment, lineOffset + SIG, sig);
+        // release: pairs with the getAcquire in stampAcquire (the waiter's side)
+        LONG.setRelease(segment, lineOffset + STAMP, stamp);
+    }
+
+    /** Atomic add on a team-wide counter line (full fence: volatile semantics). Returns the new value. */
+    public long addAndGet(long lineOffset, long delta) {
+        return (long) LONG.getAndAdd(segment, lineOffset + STAMP, delta) + delta;
+    }
+}

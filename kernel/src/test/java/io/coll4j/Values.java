@@ -1,0 +1,169 @@
+package io.coll4j;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Test inputs and the scalar reference. Values are a pure function of (rank, index, salt), so every
+ * rank can compute every other rank's input and the expected result without communicating.
+ *
+ * <p>{@link #exact} inputs make float results independent of the reduction order (small integers for
+ * SUM, powers of two for PROD, and for MIN/MAX the special values NaN, ±0.0, ±Infinity, subnormals), so
+ * every algorithm must match the rank-ordered reference exactly; {@link #random} inputs are arbitrary
+ * finite floats, for the bitwise determinism and reproducibility tests.
+ */
+final class Values {
+    private Values() {
+    }
+
+    static long mix(long z) {
+        z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+        z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
+        return z ^ (z >>> 33);
+    }
+
+    private static long bits(int rank, long i, long salt) {
+        return mix(mix(salt * 0x9E3779B97F4A7C15L + rank) ^ (i * 0xC2B2AE3D27D4EB4FL));
+    }
+
+    private static final double[] MINMAX_POOL = {-0.0, 0.0, 1.5, -2.25, Double.POSITIVE_INFINITY,
+            Double.NEGATIVE_INFINITY, Double.NaN, Double.MIN_VALUE, -Double.MIN_VALUE, 7.0, -7.0, 3.0e10};
+    private static final double[] PROD_POOL = {1, -1, 2, 0.5, 1, -2, 1, 0.25};
+
+    /** An input whose fold is exact in any order (see class comment). */
+    static double exactDouble(Op op, int rank, long i, long salt) {
+        long b = bits(rank, i, salt);
+        return switch (op) {
+            case SUM -> (double) ((b & 31) - 16);
+            case PROD -> PROD_POOL[(int) (b & 7)];
+            case MIN, MAX -> MINMAX_POOL[(int) Long.remainderUnsigned(b, MINMAX_POOL.length)];
+            default -> throw new IllegalArgumentException(op.toString());
+        };
+    }
+
+    /** Arbitrary finite doubles of mixed magnitude: sums depend on the order. */
+    static double randomDouble(int rank, long i, long salt) {
+        long b = bits(rank, i, salt);
+        return ((b >>> 11) * 0x1.0p-53 - 0.5) * Math.scalb(1.0, (int) ((b & 15) - 4));
+    }
+
+    /** Writes rank {@code rank}'s input (count elements) into seg at byte offset off. */
+    static void fill(MemorySegment seg, long off, DType t, Op op, int rank, long count, long salt, boolean exact) {
+        for (long i = 0; i < count; i++) {
+            long at = off + i * t.size();
+            switch (t) {
+                case F64 -> seg.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at, value(t, op, rank, i, salt, exact));
+                case F32 -> seg.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, (float) value(t, op, rank, i, salt, exact));
+                case I32 -> seg.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits(rank, i, salt));
+                case I64 -> seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, bits(rank, i, salt));
+            }
+        }
+    }
+
+    private static double value(DType t, Op op, int rank, long i, long salt, boolean exact) {
+        if (!exact) {
+            return randomDouble(rank, i, salt);
+        }
+        double v = exactDouble(op == null ? Op.SUM : op, rank, i, salt);
+        if (t == DType.F32 && v == 3.0e10) {
+            return 3.0e10f;
+        }
+        return v;
+    }
+
+    /** The raw bits of element i of rank's input, as stored (for exact comparisons). */
+    static long inputBits(DType t, Op op, int rank, long i, long salt, boolean exact) {
+        return switch (t) {
+            case F64 -> Double.doubleToRawLongBits(value(t, op, rank, i, salt, exact));
+            case F32 -> Float.floatToRawIntBits((float) value(t, op, rank, i, salt, exact));
+            case I32 -> (int) bits(rank, i, salt);
+            case I64 -> bits(rank, i, salt);
+        };
+    }
+
+    /** Reference: the left fold over ranks {@code 0..p-1} of element i (at element index {@code i + base} of each input). */
+    static long foldBits(DType t, Op op, int p, long i, long salt, boolean exact) {
+        long acc = inputBits(t, op, 0, i, salt, exact);
+        for (int q = 1; q < p; q++) {
+            acc = apply(t, op, acc, inputBits(t, op, q, i, salt, exact));
+        }
+        return acc;
+    }
+
+    static long apply(DType t, Op op, long a, long b) {
+        return switch (t) {
+            case F64 -> {
+                double x = Double.longBitsToDouble(a);
+                double y = Double.longBitsToDouble(b);
+                double r = switch (op) {
+                    case SUM -> x + y;
+                    case PROD -> x * y;
+                    case MIN -> Math.min(x, y);
+                    case MAX -> Math.max(x, y);
+                    default -> throw new IllegalArgumentException();
+                };
+                yield Double.doubleToRawLongBits(r);
+            }
+            case F32 -> {
+                float x = Float.intBitsToFloat((int) a);
+                float y = Float.intBitsToFloat((int) b);
+                float r = switch (op) {
+                    case SUM -> x + y;
+                    case PROD -> x * y;
+                    case MIN -> Math.min(x, y);
+                    case MAX -> Math.max(x, y);
+                    default -> throw new IllegalArgumentException();
+                };
+                yield Float.floatToRawIntBits(r);
+            }
+            case I32 -> (long) (int) applyLong(op, (int) a, (int) b, true);
+            case I64 -> applyLong(op, a, b, false);
+        };
+    }
+
+    private static long applyLong(Op op, long a, long b, boolean int32) {
+        long r = switch (op) {
+            case SUM -> a + b;
+            case PROD -> a * b;
+            case MIN -> Math.min(a, b);
+            case MAX -> Math.max(a, b);
+            case BAND -> a & b;
+            case BOR -> a | b;
+            case BXOR -> a ^ b;
+        };
+        return int32 ? (int) r : r;
+    }
+
+    /** Element i of seg (at byte offset off) as raw bits. */
+    static long read(MemorySegment seg, long off, DType t, long i) {
+        long at = off + i * t.size();
+        return switch (t) {
+            case F64 -> seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
+            case F32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+            case I32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+            case I64 -> seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
+        };
+    }
+
+    /** Equal as values of t: floats compare with Double.compare semantics (any NaN equals any NaN, −0.0 ≠ +0.0). */
+    static boolean same(DType t, long expected, long actual) {
+        return switch (t) {
+            case F64 -> Double.compare(Double.longBitsToDouble(expected), Double.longBitsToDouble(actual)) == 0;
+            case F32 -> Float.compare(Float.intBitsToFloat((int) expected), Float.intBitsToFloat((int) actual)) == 0;
+            case I32 -> (int) expected == (int) actual;
+            case I64 -> expected == actual;
+        };
+    }
+
+    static String show(DType t, long bits) {
+        return switch (t) {
+            case F64 -> Double.toString(Double.longBitsToDouble(bits));
+            case F32 -> Float.toString(Float.intBitsToFloat((int) bits));
+            case I32 -> Integer.toString((int) bits);
+            case I64 -> Long.toString(bits);
+        };
+    }
+}

@@ -1,0 +1,19 @@
+package io.coll4j;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Teams wider than the 16 sources one k-ary pass folds (p = 20): the algorithms that fold all p inputs
+ * go through the strip-mined multi-pass fold, including in place; heavily oversubscribed.
+ */
+class WideTeamTest {
+    @Test
+    void foldsOfMoreThanSixteenSources() {
+        long[] counts = {1, 13, 1500, 5000};
+        CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "tiled", 20, counts, false);
+        CollectiveCorrectnessTest.check(Collective.REDUCE_SCATTER, "direct", 20, counts, false);
+        CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "tree", 20, counts, true);
+        CollectiveCorrectnessTest.check(Collective.REDUCE, "tree", 20, counts, true);
+        CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "dissemination", 20, counts, true);
+    }
+}

@@ -1,0 +1,17 @@
+package io.coll4j.reductions;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The loops behind a {@link Reducer}, without argument checks: callers have validated everything
+ * ({@link ReducerArguments}). {@link ScalarReducer} implements it, and every {@link VectorReducer} hands
+ * it the calls that have a heap operand.
+ */
+interface ReductionKernel {
+
+    /** {@code d[i] = a[i] op b[i]} for {@code i < count}. */
+    void reduce2(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long count);
+
+    /** {@code d[i] = s0[i] op … op s(k-1)[i]} for {@code from <= i < count}, in one pass, {@code 1 <= k <= 16}. */
+    void reduceK(MemorySegment d, long dOff, MemorySegment[] s, long[] so, int k, long from, long count);
+}

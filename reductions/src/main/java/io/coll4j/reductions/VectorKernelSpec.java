@@ -1,0 +1,34 @@
+package io.coll4j.reductions;
+
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * What one hidden copy of {@link VectorReducer} is specialised for: handed to it as class data and read
+ * into {@code static final} fields, which C2 treats as constants.
+ *
+ * @param dtype    element type
+ * @param op       reduction operator
+ * @param species  vector species (element type of {@code dtype}, chosen size)
+ * @param operator the lane-wise operator implementing {@code op}: {@code VectorOperators.MIN}/{@code MAX}
+ *                 follow {@code Math.min}/{@code Math.max} (NaN wins, −0.0 &lt; +0.0), so F32/F64 need no fix-up
+ * @param scalar   the scalar loops of (dtype, op), for calls with a heap operand and for loop tails
+ */
+record VectorKernelSpec(DType dtype, Op op, VectorSpecies<?> species, VectorOperators.Binary operator,
+                        ReductionKernel scalar) {
+
+    static VectorKernelSpec of(DType dtype, Op op, int bits) {
+        op.checkSupports(dtype);
+        VectorOperators.Binary operator = switch (op) {
+            case SUM -> VectorOperators.ADD;
+            case PROD -> VectorOperators.MUL;
+            case MIN -> VectorOperators.MIN;
+            case MAX -> VectorOperators.MAX;
+            case BAND -> VectorOperators.AND;
+            case BOR -> VectorOperators.OR;
+            case BXOR -> VectorOperators.XOR;
+        };
+        return new VectorKernelSpec(dtype, op, VectorConstants.species(dtype, bits), operator,
+                (ReductionKernel) Reducers.scalar(dtype, op));
+    }
+}
