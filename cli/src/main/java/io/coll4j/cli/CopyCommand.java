@@ -37,19 +37,20 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "copy", sortOptions = false, mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {
-                "Copy bandwidth of the copy engine's paths, one or more threads copying at once (YHCCL sec. 4, DESIGN sec. 6).",
-                "Implementations (--impl, default all):",
-                "  temporal     the C copy of libcoll4j.so with ordinary stores (AVX-512/AVX2 loads and aligned stores);",
-                "               the same loop as nontemporal, so the two differ only in the store instruction",
-                "  nontemporal  Copy.nonTemporal: the C copy with streaming stores (_mm512_stream_si512 or",
-                "               _mm256_stream_si256) + sfence; temporal below the NT floor (Copy.NT_MIN_BYTES)",
-                "  adaptive     Copy.adaptive: nontemporal iff the working set W = 2 x bytes x threads exceeds the",
-                "               cache capacity C (LLC, or LLC + threads x L2 for a non-inclusive LLC), else temporal",
-                "  segment      MemorySegment.copy between native segments (what the kernel uses for temporal copies)",
+                "Copy bandwidth of the copy engine's paths, one or more threads copying",
+                "at once (YHCCL sec. 4, DESIGN sec. 6). Implementations (--impl, default all):",
+                "  temporal     the C copy of libcoll4j.so with ordinary aligned stores: the",
+                "               nontemporal loop with another store instruction",
+                "  nontemporal  Copy.nonTemporal: streaming stores (_mm512_stream_si512 or",
+                "               _mm256_stream_si256) + sfence; temporal below the NT floor",
+                "  adaptive     Copy.adaptive: nontemporal iff W = 2 x bytes x threads > C,",
+                "               C = LLC, or LLC + threads x L2 for a non-inclusive LLC",
+                "  segment      MemorySegment.copy between native segments",
                 "  arraycopy    System.arraycopy between byte[] arrays on the Java heap",
-                "Columns: bytes copied per thread; avg/min/max time of an iteration (its slowest thread), in us;",
-                "GBps = bytes x threads / avg time, with 1 GB = 10^9 bytes; path = what the copy really did.",
-                "Each thread holds 2 x MAX bytes of native memory (and 2 x MAX bytes of heap for arraycopy).",
+                "bytes: copied per thread. avg/min/max: time of an iteration, i.e. of its",
+                "slowest thread, in us. GBps = bytes x threads / avg time (1 GB = 10^9 B).",
+                "path: what the copy really did. Each thread holds 2 x MAX bytes of native",
+                "memory (and 2 x MAX bytes of heap for arraycopy).",
                 ""})
 final class CopyCommand implements Callable<Integer> {
 
