@@ -1,137 +1,151 @@
 /*
- * coll4j native reductions: C versions of the reduction kernels, used ONLY as the comparison point
- * for the Vector API kernels in the JMH suites (issue 5). dst = a op b for every dtype x op, and a
- * one-pass k-ary sum over f64. Each kernel is compiled twice, for AVX-512 and AVX2, by target
- * attribute; plain loops that gcc -O3 vectorises. Float MIN/MAX follow Java's Math.min/max: a NaN in
- * either operand gives NaN, and -0.0 < +0.0 — the comparisons below are written so gcc can still
- * vectorise them (compare + blend).
+ * reduce.c — native reduction kernels: the C comparison point for coll4j's Vector API kernels in
+ * the JMH suites (io.coll4j.bindings.copy.NativeReduce). Not used by any collective.
+ *
+ *   int  coll4j_reduce(int dtype, int op, void *dst, const void *a, const void *b, size_t n)
+ *        dst[i] = a[i] op b[i]; dtype F32=0 F64=1 I32=2 I64=3, op SUM=0 PROD=1 MIN=2 MAX=3
+ *        BAND=4 BOR=5 BXOR=6 (the ordinals of io.coll4j.reductions.DType and Op); returns 0, or
+ *        -1 (nothing written) for an unknown code or a bitwise op on a float type.
+ *   void coll4j_reduce_many_sum_f64(double *dst, const double *const *srcs, int k, size_t n)
+ *        dst[i] = s0[i] + s1[i] + ... + s(k-1)[i], left to right, in ONE pass over memory.
+ *   int  coll4j_reduce_isa(void)   2 = AVX-512 kernels, 1 = AVX2, 0 = baseline x86-64 (SSE2).
+ *
+ * Every loop is plain C that gcc -O3 auto-vectorises; the file is compiled once per ISA through
+ * target attributes (reduce_kernels.h is included three times) and the widest path the CPU has is
+ * chosen once at load by __builtin_cpu_supports. No -ffast-math: every float operation is the IEEE
+ * one Java performs, so results are bitwise equal to Java's.
+ *
+ * MIN and MAX on floats match java.lang.Math.min/max exactly, including which operand is returned,
+ * which x86 minps/maxps and C's fmin/fmax do not (fmin returns the non-NaN operand; minps returns
+ * the second operand when either is NaN or both are zero). The rule, branch-free so it vectorises
+ * as compares and blends on the bit patterns:
+ *   max(x, y): r = x > y ? x : y         ordered compare: y when x <= y or either is NaN
+ *              r = x == y ? bits(x) & bits(y) : r     equal values differ only for {+0.0, -0.0};
+ *                                                     AND of the bits is +0.0 unless both are -0.0
+ *              r = x != x ? x : r        x NaN -> x (Math.max returns a NaN first operand);
+ *                                        y NaN (x not) -> y already, from the first line
+ *   min(x, y): the same with x < y and OR of the bits (-0.0 unless both are +0.0).
+ * Math.max(a, b) is `a != a ? a : (a == 0 && b == 0 && a is -0.0) ? b : (a >= b ? a : b)`: the two
+ * agree on every input pair, and both return the first NaN operand. (Java does not pin down NaN
+ * payloads — the JIT may reorder commutative operands — so the tests compare NaNs as NaNs.)
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-enum { F32 = 0, F64 = 1, I32 = 2, I64 = 3 };
-enum { SUM = 0, PROD = 1, MIN = 2, MAX = 3, BAND = 4, BOR = 5, BXOR = 6 };
+#pragma GCC optimize("tree-vectorize")
 
-/*
- * Java Math.min/max in a form gcc vectorises (compare + blend + bitwise ops, no branches):
- *   m = x < y ? x : y          the ordinary case
- *   x == y: OR the bit patterns (min) / AND them (max) so min(-0.0, +0.0) = -0.0, max = +0.0
- *   unordered (a NaN): x + y, which is NaN
- */
-#define JMINMAX_T(NAME, T, UT, LT, OPBITS)                                                            \
-static inline T NAME(T x, T y) {                                                                    \
-    UT ux, uy, um; T m;                                                                             \
-    memcpy(&ux, &x, sizeof ux); memcpy(&uy, &y, sizeof uy);                                         \
-    um = ux OPBITS uy;                                                                              \
-    memcpy(&m, &um, sizeof m);                                                                      \
-    T r = x LT y ? x : y;                                                                           \
-    r = x == y ? m : r;                                                                             \
-    return (x != x || y != y) ? x + y : r;                                                          \
-}
-JMINMAX_T(jmin_d, double, uint64_t, <, |)
-JMINMAX_T(jmax_d, double, uint64_t, >, &)
-JMINMAX_T(jmin_f, float, uint32_t, <, |)
-JMINMAX_T(jmax_f, float, uint32_t, >, &)
+#define COLL4J_EXPORT __attribute__((visibility("default")))
 
-#define KERNELS(SUFFIX, ATTR)                                                                       \
-ATTR static void f64_##SUFFIX(int op, double *restrict d, const double *a, const double *b, size_t n) { \
-    switch (op) {                                                                                   \
-    case SUM:  for (size_t i = 0; i < n; i++) d[i] = a[i] + b[i]; break;                            \
-    case PROD: for (size_t i = 0; i < n; i++) d[i] = a[i] * b[i]; break;                            \
-    case MIN:  for (size_t i = 0; i < n; i++) d[i] = jmin_d(a[i], b[i]); break;                     \
-    case MAX:  for (size_t i = 0; i < n; i++) d[i] = jmax_d(a[i], b[i]); break;                     \
-    }                                                                                               \
-}                                                                                                   \
-ATTR static void f32_##SUFFIX(int op, float *restrict d, const float *a, const float *b, size_t n) {    \
-    switch (op) {                                                                                   \
-    case SUM:  for (size_t i = 0; i < n; i++) d[i] = a[i] + b[i]; break;                            \
-    case PROD: for (size_t i = 0; i < n; i++) d[i] = a[i] * b[i]; break;                            \
-    case MIN:  for (size_t i = 0; i < n; i++) d[i] = jmin_f(a[i], b[i]); break;                     \
-    case MAX:  for (size_t i = 0; i < n; i++) d[i] = jmax_f(a[i], b[i]); break;                     \
-    }                                                                                               \
-}                                                                                                   \
-ATTR static void i32_##SUFFIX(int op, int32_t *restrict d, const int32_t *a, const int32_t *b, size_t n) { \
-    const uint32_t *ua = (const uint32_t *)a, *ub = (const uint32_t *)b; uint32_t *ud = (uint32_t *)d; \
-    switch (op) {                                                                                   \
-    case SUM:  for (size_t i = 0; i < n; i++) ud[i] = ua[i] + ub[i]; break;                         \
-    case PROD: for (size_t i = 0; i < n; i++) ud[i] = ua[i] * ub[i]; break;                         \
-    case MIN:  for (size_t i = 0; i < n; i++) d[i] = a[i] < b[i] ? a[i] : b[i]; break;              \
-    case MAX:  for (size_t i = 0; i < n; i++) d[i] = a[i] > b[i] ? a[i] : b[i]; break;              \
-    case BAND: for (size_t i = 0; i < n; i++) d[i] = a[i] & b[i]; break;                            \
-    case BOR:  for (size_t i = 0; i < n; i++) d[i] = a[i] | b[i]; break;                            \
-    case BXOR: for (size_t i = 0; i < n; i++) d[i] = a[i] ^ b[i]; break;                            \
-    }                                                                                               \
-}                                                                                                   \
-ATTR static void i64_##SUFFIX(int op, int64_t *restrict d, const int64_t *a, const int64_t *b, size_t n) { \
-    const uint64_t *ua = (const uint64_t *)a, *ub = (const uint64_t *)b; uint64_t *ud = (uint64_t *)d; \
-    switch (op) {                                                                                   \
-    case SUM:  for (size_t i = 0; i < n; i++) ud[i] = ua[i] + ub[i]; break;                         \
-    case PROD: for (size_t i = 0; i < n; i++) ud[i] = ua[i] * ub[i]; break;                         \
-    case MIN:  for (size_t i = 0; i < n; i++) d[i] = a[i] < b[i] ? a[i] : b[i]; break;              \
-    case MAX:  for (size_t i = 0; i < n; i++) d[i] = a[i] > b[i] ? a[i] : b[i]; break;              \
-    case BAND: for (size_t i = 0; i < n; i++) d[i] = a[i] & b[i]; break;                            \
-    case BOR:  for (size_t i = 0; i < n; i++) d[i] = a[i] | b[i]; break;                            \
-    case BXOR: for (size_t i = 0; i < n; i++) d[i] = a[i] ^ b[i]; break;                            \
-    }                                                                                               \
-}                                                                                                   \
-ATTR static void many_sum_f64_##SUFFIX(double *restrict d, const double *const *s, int k, size_t n) { \
-    const size_t strip = 512; /* 4 KiB of dst per strip: k source strips + dst stay in L1 */         \
-    for (size_t base = 0; base < n; base += strip) {                                                \
-        size_t m = n - base < strip ? n - base : strip;                                             \
-        const double *s0 = s[0] + base;                                                             \
-        for (size_t i = 0; i < m; i++) d[base + i] = s0[i];                                         \
-        for (int j = 1; j < k; j++) {                                                               \
-            const double *sj = s[j] + base;                                                         \
-            for (size_t i = 0; i < m; i++) d[base + i] += sj[i];                                    \
-        }                                                                                           \
-    }                                                                                               \
+typedef void (*reduce_fn)(void *dst, const void *a, const void *b, size_t n);
+
+/* Doubles per block of the k-ary sum: 4 KiB of partial sums, well inside L1 beside the sources. */
+#define MANY_BLOCK 512
+
+static inline __attribute__((always_inline)) float java_maxf(float x, float y) {
+    uint32_t xb, yb, rb;
+    float r = x > y ? x : y;
+    memcpy(&xb, &x, 4);
+    memcpy(&yb, &y, 4);
+    memcpy(&rb, &r, 4);
+    rb = x == y ? (xb & yb) : rb;
+    rb = x != x ? xb : rb;
+    memcpy(&r, &rb, 4);
+    return r;
 }
 
-KERNELS(avx512, __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))))
-KERNELS(avx2, __attribute__((target("avx2,fma"))))
-KERNELS(base, )
-
-static int level = -1;
-
-static int isa_level(void) {
-    if (level < 0) {
-        __builtin_cpu_init();
-        level = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return level;
+static inline __attribute__((always_inline)) float java_minf(float x, float y) {
+    uint32_t xb, yb, rb;
+    float r = x < y ? x : y;
+    memcpy(&xb, &x, 4);
+    memcpy(&yb, &y, 4);
+    memcpy(&rb, &r, 4);
+    rb = x == y ? (xb | yb) : rb;
+    rb = x != x ? xb : rb;
+    memcpy(&r, &rb, 4);
+    return r;
 }
 
-#define DISPATCH(T, CT)                                                                             \
-    switch (isa_level()) {                                                                          \
-    case 2: T##_avx512(op, (CT *)d, (const CT *)a, (const CT *)b, n); break;                        \
-    case 1: T##_avx2(op, (CT *)d, (const CT *)a, (const CT *)b, n); break;                          \
-    default: T##_base(op, (CT *)d, (const CT *)a, (const CT *)b, n); break;                         \
-    }
+static inline __attribute__((always_inline)) double java_max(double x, double y) {
+    uint64_t xb, yb, rb;
+    double r = x > y ? x : y;
+    memcpy(&xb, &x, 8);
+    memcpy(&yb, &y, 8);
+    memcpy(&rb, &r, 8);
+    rb = x == y ? (xb & yb) : rb;
+    rb = x != x ? xb : rb;
+    memcpy(&r, &rb, 8);
+    return r;
+}
 
-/* dst = a op b over n elements; codes are the ordinals of io.coll4j.reductions.DType and Op. */
-void coll4j_reduce(int dtype, int op, void *d, const void *a, const void *b, size_t n) {
-    switch (dtype) {
-    case F32: DISPATCH(f32, float) break;
-    case F64: DISPATCH(f64, double) break;
-    case I32: DISPATCH(i32, int32_t) break;
-    case I64: DISPATCH(i64, int64_t) break;
+static inline __attribute__((always_inline)) double java_min(double x, double y) {
+    uint64_t xb, yb, rb;
+    double r = x < y ? x : y;
+    memcpy(&xb, &x, 8);
+    memcpy(&yb, &y, 8);
+    memcpy(&rb, &r, 8);
+    rb = x == y ? (xb | yb) : rb;
+    rb = x != x ? xb : rb;
+    memcpy(&r, &rb, 8);
+    return r;
+}
+
+/* AVX-512: F for the 512-bit float/int ops, DQ for 64-bit multiplies (vpmullq), BW for the
+   blends on 32-bit lanes; 512-bit vectors preferred (gcc's tuning otherwise may stay at 256). */
+#define KSUFFIX avx512
+#define KATTR __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512")))
+#include "reduce_kernels.h"
+#undef KATTR
+#undef KSUFFIX
+
+#define KSUFFIX avx2
+#define KATTR __attribute__((target("avx2")))
+#include "reduce_kernels.h"
+#undef KATTR
+#undef KSUFFIX
+
+#define KSUFFIX base
+#define KATTR
+#include "reduce_kernels.h"
+#undef KATTR
+#undef KSUFFIX
+
+typedef void (*many_fn)(double *dst, const double *const *srcs, int k, size_t n);
+
+static int reduce_isa = 0;
+static const reduce_fn (*table)[7] = table_base;
+static many_fn many_sum_f64 = many_sum_f64_base;
+
+__attribute__((constructor))
+static void coll4j_reduce_init(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+            && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+        reduce_isa = 2;
+        table = table_avx512;
+        many_sum_f64 = many_sum_f64_avx512;
+    } else if (__builtin_cpu_supports("avx2")) {
+        reduce_isa = 1;
+        table = table_avx2;
+        many_sum_f64 = many_sum_f64_avx2;
     }
 }
 
-/*
- * dst = s0 + s1 + ... + s(k-1), left to right: one pass over memory strip by strip (each source and
- * dst read/written once from DRAM; the strip stays in L1 between the k partial adds).
- */
-void coll4j_reduce_many_sum_f64(double *d, const double *const *s, int k, size_t n) {
-    switch (isa_level()) {
-    case 2: many_sum_f64_avx512(d, s, k, n); break;
-    case 1: many_sum_f64_avx2(d, s, k, n); break;
-    default: many_sum_f64_base(d, s, k, n); break;
-    }
+COLL4J_EXPORT int coll4j_reduce_isa(void) {
+    return reduce_isa;
 }
 
-/* Which kernel set coll4j_reduce runs: 2 = AVX-512, 1 = AVX2, 0 = baseline x86-64. */
-int coll4j_reduce_isa(void) {
-    return isa_level();
+COLL4J_EXPORT int coll4j_reduce(int dtype, int op, void *dst, const void *a, const void *b, size_t n) {
+    if (dtype < 0 || dtype > 3 || op < 0 || op > 6 || table[dtype][op] == NULL) {
+        return -1;
+    }
+    table[dtype][op](dst, a, b, n);
+    return 0;
+}
+
+COLL4J_EXPORT void coll4j_reduce_many_sum_f64(double *dst, const double *const *srcs, int k, size_t n) {
+    if (k <= 0) {
+        return;
+    }
+    many_sum_f64(dst, srcs, k, n);
 }
