@@ -64,12 +64,13 @@ public final class PipelinedAllgather extends AbstractAlgorithm {
             return CopyCost.copyOut(m, block, ws);
         }
         // a rank does its n steps one after the other (the pipeline overlaps different ranks' copies, not one
-        // rank's): per step one slice in, p slices out, p−1 ARRIVEs and p−1 DONEs polled, one hand-over
+        // rank's): per step one slice in and p slices out, then the hand-over (p−1 ARRIVEs and p−1 DONEs
+        // polled), which sits between the copies and adds to the bandwidth-bound time
         long n = Math.max(1, sl.count());
-        double step = CopyCost.copyIn(m, sl.slice(), ws) + CopyCost.copyOut(m, (long) p * sl.slice(), ws)
-                + CopyCost.flag(m) + CopyCost.poll(m, 2 * (p - 1));
+        double copies = n * (CopyCost.copyIn(m, sl.slice(), ws) + CopyCost.copyOut(m, (long) p * sl.slice(), ws));
+        double handOvers = n * (CopyCost.flag(m) + CopyCost.poll(m, 2 * (p - 1)));
         // DRAM: every send buffer read once, every receive buffer written once (the rings stay in cache)
-        return Math.max(n * step, CopyCost.dram(m, (long) p * block + (long) p * bytes, ws));
+        return handOvers + Math.max(copies, CopyCost.dram(m, (long) p * block + (long) p * bytes, ws));
     }
 
     static Slicing slicing(CollectiveCall call) {

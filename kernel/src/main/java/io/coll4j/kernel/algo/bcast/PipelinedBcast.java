@@ -62,14 +62,14 @@ public final class PipelinedBcast extends AbstractAlgorithm {
         }
         Slicing sl = Slicing.of(bytes, p, m.defaultMaxSliceBytes());
         long ws = workingSet(p, bytes, sl.slice());
-        // n+1 pipeline stages of one slice each (the first copy-in and the last copy-out are not overlapped),
-        // each ending with a flag hand-over root -> receivers and, from the third, receivers -> root
+        // n+1 pipeline stages of one slice each (the first copy-in and the last copy-out are not overlapped);
+        // every slice is handed over root -> receivers (and, from the third, acknowledged back): those
+        // latencies sit between the copies, so they add to the bandwidth-bound time instead of hiding in it
         long n = Math.max(1, sl.count());
-        double stage = Math.max(CopyCost.copyIn(m, sl.slice(), ws), CopyCost.copyOut(m, sl.slice(), ws))
-                + CopyCost.flag(m) + CopyCost.poll(m, p - 1);
-        double pipeline = (n + 1) * stage;
+        double stage = Math.max(CopyCost.copyIn(m, sl.slice(), ws), CopyCost.copyOut(m, sl.slice(), ws));
+        double handOvers = n * (CopyCost.flag(m) + CopyCost.poll(m, p - 1));
         // DRAM: the root's buffer is read once, every receive buffer written once (the ring stays in cache)
-        return Math.max(pipeline, CopyCost.dram(m, (long) p * bytes, ws)) + CopyCost.flag(m);
+        return handOvers + Math.max((n + 1) * stage, CopyCost.dram(m, (long) p * bytes, ws));
     }
 
     @Override
