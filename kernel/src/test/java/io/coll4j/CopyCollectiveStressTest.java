@@ -34,7 +34,7 @@ class CopyCollectiveStressTest {
         for (String b : BCAST) {
             for (String a : ALLGATHER) {
                 int p = 2 + team++ % 3;                      // 2, 3, 4
-                run(p, b, a, seeds.nextLong(), 6);
+                run(p, b, a, seeds.nextLong(), 4);
             }
         }
     }
