@@ -42,7 +42,7 @@ public final class FlatBcast extends AbstractAlgorithm {
 
     @Override
     public long scratchBytes(CollectiveCall call) {
-        return call.rank() == call.root() && !Transfers.inline(call.bytes()) ? call.bytes() : 0;
+        return call.size() > 1 && call.rank() == call.root() && !Transfers.inline(call.bytes()) ? call.bytes() : 0;
     }
 
     @Override

@@ -74,7 +74,7 @@ public final class PipelinedBcast extends AbstractAlgorithm {
 
     @Override
     public long scratchBytes(CollectiveCall call) {
-        if (call.rank() != call.root() || Transfers.inline(call.bytes())) {
+        if (call.size() == 1 || call.rank() != call.root() || Transfers.inline(call.bytes())) {
             return 0;
         }
         return slicing(call).ringBytes(SLOTS);

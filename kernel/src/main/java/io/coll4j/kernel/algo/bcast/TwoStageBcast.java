@@ -44,7 +44,7 @@ public final class TwoStageBcast extends AbstractAlgorithm {
 
     @Override
     public long scratchBytes(CollectiveCall call) {
-        return !Transfers.inline(call.bytes()) && call.team().layout().twoStageRelay(call.rank(), call.root())
+        return call.size() > 1 && !Transfers.inline(call.bytes()) && call.team().layout().twoStageRelay(call.rank(), call.root())
                 ? call.bytes() : 0;
     }
 
