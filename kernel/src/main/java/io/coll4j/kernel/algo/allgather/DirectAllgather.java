@@ -18,9 +18,10 @@ import io.coll4j.kernel.sync.ControlBlock;
  * <p>Every rank copies the blocks in the same ascending order 0, 1, …, p−1 (its own in its turn), so
  * the p readers of block j read it at about the same time: when the working set exceeds the cache, the
  * first reader of a line brings it into the shared L3 and the others hit it there — HMPI's synergistic
- * prefetching [HMPI §2.2] — and every send buffer comes from DRAM about once instead of p times. (A
- * rotated order, rank r starting at block r+1, spreads readers over different owners and defeats this.)
- * Readers that drift apart re-synchronise by themselves: the one behind hits L3 and catches up. Copy-out
+ * prefetching [HMPI §2.2] — and a send buffer larger than the cache comes from DRAM about once instead
+ * of up to p times. (A rotated order, rank r starting at block r+1, spreads the readers of a block out in
+ * time, so a large block is evicted between its reads.) Readers that drift apart re-synchronise by
+ * themselves: the one behind hits L3 and catches up, so no lock-step strip-mining is needed. Copy-out
  * uses non-temporal stores iff W = p·b + p·p·b exceeds the cache [YHCCL §4.2], which also keeps the
  * send buffers' lines in L3 for the slower readers instead of the receive buffers'.
  */
