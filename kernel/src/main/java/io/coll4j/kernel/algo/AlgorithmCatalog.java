@@ -2,6 +2,8 @@ package io.coll4j.kernel.algo;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.allgather.DirectAllgather;
+import io.coll4j.kernel.algo.allgather.PipelinedAllgather;
+import io.coll4j.kernel.algo.allgather.SharedCopyAllgather;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
 import io.coll4j.kernel.algo.allreduce.TiledAllreduce;
 import io.coll4j.kernel.algo.allreduce.TreeAllreduce;
@@ -11,6 +13,7 @@ import io.coll4j.kernel.algo.barrier.TreeBarrier;
 import io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines;
 import io.coll4j.kernel.algo.bcast.DirectBcast;
 import io.coll4j.kernel.algo.bcast.FlatBcast;
+import io.coll4j.kernel.algo.bcast.PipelinedBcast;
 import io.coll4j.kernel.algo.bcast.TwoStageBcast;
 import io.coll4j.kernel.algo.reduce.TreeReduce;
 import io.coll4j.kernel.algo.reducescatter.DirectReduceScatter;
@@ -30,11 +33,11 @@ public final class AlgorithmCatalog {
     static {
         List<CollectiveAlgorithm> a = new ArrayList<>(List.of(
                 new DisseminationBarrier(), new TreeBarrier(), new CentralBarrier(),
-                new FlatBcast(), new TwoStageBcast(), new DirectBcast(),
+                new FlatBcast(), new TwoStageBcast(), new PipelinedBcast(), new DirectBcast(),
                 new TreeReduce(),
                 new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
                 new DirectReduceScatter(),
-                new DirectAllgather()));
+                new DirectAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         a.addAll(CyclicBarrierBaselines.all());
         ALL = List.copyOf(a);
     }

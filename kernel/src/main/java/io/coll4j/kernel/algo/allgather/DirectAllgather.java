@@ -4,27 +4,50 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.bcast.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
 /**
  * Direct (single-copy) allgather: every rank copies block j straight from rank j's send buffer into
- * block j of its receive buffer — one copy per block per receiver, the minimum for thread ranks
- * [HMPI §1]. Peers read my send buffer until they publish DONE, so every rank waits for all DONEs before
- * returning. In place (my send buffer is block r of my receive buffer) my own block is not copied.
- * Copy-out uses non-temporal stores iff the working set exceeds the cache [YHCCL §4.2].
+ * block j of its receive buffer — one copy per block per receiver, p·b bytes per rank, the minimum for
+ * thread ranks [HMPI §1]. Peers read my send buffer until they publish DONE, so every rank waits for all
+ * DONEs before returning. In place (my send buffer is block r of my receive buffer) my own block is not
+ * copied.
+ *
+ * <p>Every rank copies the blocks in the same ascending order 0, 1, …, p−1 (its own in its turn), so
+ * the p readers of block j read it at about the same time: when the working set exceeds the cache, the
+ * first reader of a line brings it into the shared L3 and the others hit it there — HMPI's synergistic
+ * prefetching [HMPI §2.2] — and a send buffer larger than the cache comes from DRAM about once instead
+ * of up to p times. (A rotated order, rank r starting at block r+1, spreads the readers of a block out in
+ * time, so a large block is evicted between its reads.) Readers that drift apart re-synchronise by
+ * themselves: the one behind hits L3 and catches up, so no lock-step strip-mining is needed. Copy-out
+ * uses non-temporal stores iff W = p·b + p·p·b exceeds the cache [YHCCL §4.2], which also keeps the
+ * send buffers' lines in L3 for the slower readers instead of the receive buffers'.
  */
 public final class DirectAllgather extends AbstractAlgorithm {
     public static final String NAME = "direct";
 
     public DirectAllgather() {
-        super(Collective.ALLGATHER, NAME, "each rank copies every block straight from its owner", "[HMPI §1]");
+        super(Collective.ALLGATHER, NAME, "each rank copies every block straight from its owner", "[HMPI §1, §2.2]");
+    }
+
+    /** W: the p send buffers (block bytes each) and the p receive buffers (p blocks each). */
+    static long workingSet(int p, long block) {
+        return (long) p * block * (1 + p);
     }
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        long ws = (long) p * bytes + bytes / p;
-        return 3 * m.lineLatencySameL3() + Math.max(m.copyTime(bytes, ws), (double) p * bytes / m.memoryBandwidth());
+        long block = bytes / p;
+        long ws = workingSet(p, block);
+        if (p == 1) {
+            return CopyCost.copyOut(m, block, ws);
+        }
+        // every rank copies p blocks; DRAM: each send buffer read once (synergy), every receive buffer written
+        double copies = CopyCost.copyOut(m, bytes, ws);
+        double dram = CopyCost.dram(m, (long) p * block + (long) p * bytes, ws);
+        return CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
     }
 
     @Override
@@ -37,16 +60,19 @@ public final class DirectAllgather extends AbstractAlgorithm {
         int p = call.size();
         int r = call.rank();
         long block = call.bytes();
-        boolean nt = call.copy().useNonTemporal(p * block + block, false);
-        Transfers.copy(call, call.send(), 0, call.recv(), r * block, block, nt);
-        if (p == 1) {
-            return;
-        }
-        for (int i = 1; i < p; i++) {
-            int j = (r + i) % p;
+        boolean nt = call.copy().useNonTemporal(workingSet(p, block), false);
+        for (int j = 0; j < p; j++) {
+            if (j == r) {
+                Transfers.copy(call, call.send(), 0, call.recv(), r * block, block, nt);
+                continue;
+            }
+            // acquire: rank j's send buffer is ready and published with its announce
             call.await(j, ControlBlock.ANNOUNCE, 0);
             call.record("copy", j);
             Transfers.copy(call, call.peerSend(j), 0, call.recv(), j * block, block, nt);
+        }
+        if (p == 1) {
+            return;
         }
         // release: I no longer read other ranks' send buffers
         call.publish(ControlBlock.DONE, 0);

@@ -16,8 +16,10 @@ import java.lang.foreign.MemorySegment;
  * published, so back-to-back broadcasts pipeline; the staging buffer of parity s is reused at s+2,
  * when the runtime's lag check has seen every rank enter s+1.
  *
- * <p>Copy-out uses non-temporal stores iff the working set (p+1)·s exceeds the cache [YHCCL §4.2];
- * the copy-in stays temporal (it is read again at once).
+ * <p>Copies: s into the staging buffer, then s out per receiver — p·s in all, s more than
+ * {@link DirectBcast}, but the root does not wait for anyone. Copy-out uses non-temporal stores iff the
+ * working set (p+1)·s exceeds the cache [YHCCL §4.2]; the copy-in stays temporal (it is read again at
+ * once).
  */
 public final class FlatBcast extends AbstractAlgorithm {
     public static final String NAME = "flat";
@@ -28,14 +30,19 @@ public final class FlatBcast extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
+        if (p == 1) {
+            return 0;
+        }
         long ws = (p + 1L) * bytes;
-        return 2 * m.lineLatencySameL3() + m.copyTime(bytes, ws)
-                + Math.max(m.copyTime(bytes, ws), (double) (p - 1) * bytes / m.memoryBandwidth());
+        // root's copy-in, then the receivers' copy-out, one after the other; in DRAM: the root's buffer read,
+        // the staging buffer written back and read once (synergy), p−1 receive buffers written
+        double copies = CopyCost.copyIn(m, bytes, ws) + CopyCost.copyOut(m, bytes, ws);
+        return CopyCost.flag(m) + Math.max(copies, CopyCost.dram(m, (p + 2L) * bytes, ws));
     }
 
     @Override
     public long scratchBytes(CollectiveCall call) {
-        return call.rank() == call.root() && !Transfers.inline(call.bytes()) ? call.bytes() : 0;
+        return call.size() > 1 && call.rank() == call.root() && !Transfers.inline(call.bytes()) ? call.bytes() : 0;
     }
 
     @Override

@@ -16,6 +16,10 @@ import java.lang.foreign.MemorySegment;
  * once into its own staging buffer and publishes; every other rank copies from its own package's
  * staging buffer (the root's, in the root's package). Cross-package traffic: one copy per package
  * instead of one per rank. With one package it degenerates to {@link FlatBcast}.
+ *
+ * <p>Copies: s into the root's staging buffer, s across the link per other package (into its master's
+ * staging buffer), s out per receiver. Copy-out uses NT stores iff W = (p+2)·s exceeds the cache
+ * [YHCCL §4.2]; the staging copies stay temporal (they are read again at once).
  */
 public final class TwoStageBcast extends AbstractAlgorithm {
     public static final String NAME = "two-stage";
@@ -26,15 +30,21 @@ public final class TwoStageBcast extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        // a_β + b_β·m (relay) + a_α + B_α(q−1)m (local fan-out), Eq. 4's first term
+        if (p == 1) {
+            return 0;
+        }
         long ws = (p + 2L) * bytes;
-        return 3 * m.lineLatencySameL3() + m.lineLatencyCrossPackage() + 2 * m.copyTime(bytes, ws)
-                + (double) (p - 1) * bytes / m.memoryBandwidth();
+        // [HMPI Eq. 4, first term] a_β + b_β·m (the relay across the package link) + a_α + B_α(q−1)m (local
+        // fan-out); the root's staging copy before it, all three one after the other
+        double relay = Math.max(CopyCost.copyIn(m, bytes, ws), bytes / m.crossPackageBandwidth());
+        double copies = CopyCost.copyIn(m, bytes, ws) + relay + CopyCost.copyOut(m, bytes, ws);
+        double sync = 2 * CopyCost.flag(m) + m.lineLatencyCrossPackage();
+        return sync + Math.max(copies, CopyCost.dram(m, (p + 3L) * bytes, ws));
     }
 
     @Override
     public long scratchBytes(CollectiveCall call) {
-        return !Transfers.inline(call.bytes()) && call.team().layout().twoStageRelay(call.rank(), call.root())
+        return call.size() > 1 && !Transfers.inline(call.bytes()) && call.team().layout().twoStageRelay(call.rank(), call.root())
                 ? call.bytes() : 0;
     }
 
