@@ -17,7 +17,11 @@ final class BackoffWaitStrategy implements WaitStrategy {
      * collective that is just slower on a peer is caught without a context switch, then yield, then park.
      */
     static final int DEDICATED_MAX_SPINS = 4_000;
-    static final int DEDICATED_MAX_YIELDS = 100;
+    /**
+     * Then ~1000 yields (~0.3 µs each when nothing else is runnable, a time slice for whoever is when
+     * something is): bandwidth-sized waits of a millisecond or so stay awake and see the flag at once.
+     */
+    static final int DEDICATED_MAX_YIELDS = 1_000;
     /**
      * Oversubscribed (more ranks than CPUs): the rank we wait for is probably not running, so spinning only
      * delays it; yield early so the scheduler runs it, and park when yielding found nothing else to run.
@@ -26,8 +30,11 @@ final class BackoffWaitStrategy implements WaitStrategy {
     static final int OVERSUBSCRIBED_MAX_YIELDS = 400;
     /** Parking starts at 1 µs (in practice the kernel's timer slack, ~50 µs) ... */
     static final long MIN_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
-    /** ... and backs off to 1 ms, which bounds how stale a deadline check can be. */
-    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * ... and backs off to 100 µs: a parked waiter is not woken by the publisher, so this bounds how late it
+     * sees a flag (a few % of a millisecond-long bandwidth collective), and how stale a deadline check can be.
+     */
+    static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
     static final BackoffWaitStrategy DEDICATED = new BackoffWaitStrategy(
             DEDICATED_MAX_SPINS, DEDICATED_MAX_YIELDS, MIN_PARK_NANOS, MAX_PARK_NANOS, ALIAS);
