@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * message: non-temporal copy-out, heap and native). Small {@code maxSliceBytes} (64 B … 4 KiB) give many
  * slices and last slices shorter than the rest with little data.
  *
- * <p>Checked: every dtype × valid op against the scalar reference, counts 0, 1, odd, not divisible by p
+ * <p>Checked: every dtype × op ({@link #ops}) against the scalar reference, counts 0, 1, odd, not divisible by p
  * or by the slice, p = 1, 2, 3, 4, 5, 8, in place and out of place, heap and native, roots rotating;
  * order-sensitive float inputs bitwise equal to the rank-ordered left fold on every rank (so all ranks
  * agree and every run gives the same bits); random sizes back to back with other algorithms on the same
@@ -36,7 +36,7 @@ class DirectReductionTest {
     static final String STREAMING = "synthetic:pack:1 numa:1 l3:1(size=16KB) core:8 pu:1";
     /** The same machine with a 512 MiB L3: every message of these tests stays in cache mode. */
     static final String CACHED = "synthetic:pack:1 numa:1 l3:1(size=512MB) core:8 pu:1";
-    static final long[] COUNTS = {0, 1, 7, 16, 17, 100, 333, 1025};
+    static final long[] COUNTS = {0, 1, 7, 17, 100, 333, 1025};
     static final long[] LARGE_TEAM_COUNTS = {0, 7, 17, 333};
 
     static Stream<Arguments> cases() {
@@ -65,6 +65,18 @@ class DirectReductionTest {
         }
     }
 
+    /**
+     * Every valid op for f64 and i32; SUM and one order-free op for f32 and i64 (the kernels are per
+     * dtype × op, the algorithm's paths are not: {@link CollectiveCorrectnessTest} runs every pair).
+     */
+    static List<Op> ops(DType t) {
+        return switch (t) {
+            case F64, I32 -> CollectiveCorrectnessTest.validOps(t);
+            case F32 -> List.of(Op.SUM, Op.MAX);
+            case I64 -> List.of(Op.SUM, Op.BXOR);
+        };
+    }
+
     static void check(Collective c, boolean streaming, int p, long slice, long[] counts) {
         Queue<String> failures = new ConcurrentLinkedQueue<>();
         long max = 0;
@@ -78,7 +90,7 @@ class DirectReductionTest {
                 long salt = 1;
                 for (long count : counts) {
                     for (DType t : DType.values()) {
-                        for (Op op : CollectiveCorrectnessTest.validOps(t)) {
+                        for (Op op : ops(t)) {
                             for (CollectiveCorrectnessTest.Variant v : CollectiveCorrectnessTest.Variant.values()) {
                                 salt++;
                                 CollectiveCorrectnessTest.runCase(rank, buffers, c, count, t, op, v, salt % p, salt, failures);
@@ -191,6 +203,39 @@ class DirectReductionTest {
         }
         assertTrue(failures.isEmpty(), () -> "p=" + p + " streaming=" + streaming + " slice=" + slice + ": "
                 + failures.size() + " wrong, first: " + failures.stream().limit(5).toList());
+    }
+
+    /**
+     * Tens of MiB on the host's own cache and default I_max: W = 2·p·s exceeds any cache of today's
+     * machines' L3 on small teams, so the copy-out streams through real non-temporal stores, block after
+     * block of full-size slices, with a count divisible neither by p nor by the slice.
+     */
+    @Test
+    void largeMessagesOnTheHostMachine() {
+        for (int p : new int[]{2, 3}) {
+            long count = p == 2 ? 3_000_001 : 1_500_007;
+            Queue<String> failures = new ConcurrentLinkedQueue<>();
+            try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(60))
+                    .algorithm(Collective.ALLREDUCE, "direct").algorithm(Collective.REDUCE, "direct").build()) {
+                team.run(rank -> {
+                    MemorySegment send = rank.allocate(count * 8);
+                    MemorySegment recv = rank.allocate(count * 8);
+                    for (Collective c : new Collective[]{Collective.ALLREDUCE, Collective.REDUCE}) {
+                        Values.fill(send, 0, DType.F64, Op.SUM, rank.id(), count, 99, false);
+                        if (c == Collective.ALLREDUCE) {
+                            rank.allreduce(send, recv, count, DType.F64, Op.SUM);
+                        } else {
+                            rank.reduce(send, recv, count, DType.F64, Op.SUM, p - 1);
+                        }
+                        if (c == Collective.ALLREDUCE || rank.id() == p - 1) {
+                            compare(failures, c.cliName() + " rank " + rank.id(), recv, DType.F64, p, count, 99);
+                        }
+                    }
+                });
+            }
+            assertTrue(failures.isEmpty(), () -> "p=" + p + ": " + failures.size() + " wrong, first: "
+                    + failures.stream().limit(5).toList());
+        }
     }
 
     /** The memory the class comments state: none beyond the caller's buffers, in either regime. */
