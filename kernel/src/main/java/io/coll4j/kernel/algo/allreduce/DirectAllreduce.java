@@ -18,9 +18,9 @@ import java.lang.foreign.MemorySegment;
  * ({@link Tiles}); rank i owns block i. The owner reads block i of every rank's send buffer in place,
  * folds it in ONE k-ary pass and writes the result once, into block i of its own receive buffer; then
  * every rank copies the other blocks straight from their owners' receive buffers. Blocks are
- * strip-mined into slices of I = min(s/p, I_max) ({@link Slicing}), and rank r copies slice j−1 of the
- * other blocks right after its own fold of slice j: the copies overlap the owners' folds of later
- * slices, and read each result slice while it is still in the owner's L2 or the shared L3.
+ * strip-mined into slices of I = min(s/p, I_max) ({@link Slicing}); after folding each slice a rank
+ * copies every result slice its owner has published meanwhile, so the copies overlap the owners' folds
+ * of later slices and read each result while it is still in the owner's L2 or the shared L3.
  *
  * <h2>Data access volume [YHCCL §3, Table 2]</h2>
  * Loads plus stores per node: the folds load p·s and store s, the copy-out loads and stores (p−1)·s
@@ -40,15 +40,21 @@ import java.lang.foreign.MemorySegment;
  * <h2>Protocol (rank r; n_q = slices of block q, n = n_0 the most)</h2>
  * <pre>
  * await every rank's ANNOUNCE                     // send and receive buffers published
- * for j in 0..n:
- *     if j &lt; n_r: fold slice j of block r of all send buffers, ranks 0..p−1 → my recv block r
- *               publish ARRIVE j                   // release: result slice j is ready
- *     if j ≥ 1: for q ≠ r, ascending, slice j−1 of block q exists:
- *               await q's ARRIVE ≥ j−1; copy q.recv slice → my recv (NT iff W &gt; C)
+ * for j in 0..n_r−1:
+ *     streaming: copy out (waiting) every slice &lt; j − L   // bounded lag, see below
+ *     fold slice j of block r of all send buffers, ranks 0..p−1 → my recv block r
+ *     publish ARRIVE j                              // release: result slice j is ready
+ *     copy out (not waiting) every slice whose owner has published it, in order
+ * copy out (waiting) the rest
  * publish DONE; await every rank's DONE            // nobody reads my buffers any more
+ * copy out = for slices k = 0, 1, …, for owners q ≠ r ascending: acquire q's ARRIVE ≥ k,
+ *            copy q.recv slice k of block q → my recv (NT iff W &gt; C)
  * </pre>
  * Every line has one writer and its steps rise in program order. Waits point only at folds, and a fold
- * waits for nothing after the ANNOUNCEs, so there is no cycle. All ranks copy block q's slices in the
+ * waits for nothing but the copy-out of earlier slices, so there is no cycle. A rank whose peers are
+ * behind (descheduled on a shared or oversubscribed machine) keeps folding its own slices instead of
+ * idling, and copies theirs when they arrive; when W &gt; C it stays at most L = C / (4·p·I) slices
+ * ahead of its copy-out, so the results it has yet to copy are still in the LLC. All ranks copy in the
  * same order, so the p−1 readers of a result slice read it at about the same time [HMPI §2.2].
  *
  * <h2>In place (send == recv on a rank) is safe</h2>
@@ -134,19 +140,31 @@ public final class DirectAllreduce extends AbstractAlgorithm {
                 call.record("copy", q);
             }
         }
-        for (long j = 0; j <= rounds; j++) {
-            if (j < mine) {
-                fold(call, tiles, slice, j);
-                // release: result slice j is in my receive buffer; pairs with the peers' copy-out
-                call.publish(ControlBlock.ARRIVE, j);
+        long lag = nt ? maxLag(call.copy().cacheCapacity(), p, slice) : Long.MAX_VALUE;
+        long end = rounds * p;                       // copy cursor: slice c / p of block c % p is next
+        long cursor = 0;
+        for (long j = 0; j < mine; j++) {
+            if (j > lag) {
+                // bounded lag: the results I have yet to copy must still be in cache
+                cursor = copyOut(call, tiles, slice, cursor, (j - lag) * p, nt, true);
             }
-            if (j >= 1) {
-                copyOut(call, tiles, slice, j - 1, nt);
-            }
+            fold(call, tiles, slice, j);
+            // release: result slice j is in my receive buffer; pairs with the peers' copy-out
+            call.publish(ControlBlock.ARRIVE, j);
+            cursor = copyOut(call, tiles, slice, cursor, end, nt, false);
         }
+        copyOut(call, tiles, slice, cursor, end, nt, true);
         // release: I no longer read any rank's buffers; pairs with every rank's final await
         call.publish(ControlBlock.DONE, 0);
         call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+
+    /**
+     * How many slices a rank's copy-out may fall behind its own folds when W &gt; C: the owners' results
+     * not yet copied, at most lag + 1 slices of each of p blocks, stay within a quarter of the cache.
+     */
+    static long maxLag(long cacheCapacity, int p, long slice) {
+        return Math.max(1, cacheCapacity / (4L * p * slice));
     }
 
     /** Folds slice j of my block of every send buffer, ranks in ascending order, into my receive buffer. */
@@ -163,21 +181,34 @@ public final class DirectAllreduce extends AbstractAlgorithm {
         call.foldInto(call.recv(), off, len / es);
     }
 
-    /** Copies slice j of every other block from its owner's receive buffer into mine. */
-    private static void copyOut(CollectiveCall call, Tiles tiles, long slice, long j, boolean nt) {
+    /**
+     * Copies result slices from their owners' receive buffers into mine, in the order slice 0 of blocks
+     * 0..p−1, slice 1 of blocks 0..p−1, …, from {@code cursor} (slice cursor / p of block cursor % p) up
+     * to {@code limit}; my own block is skipped. With {@code wait} it waits for each owner's ARRIVE,
+     * otherwise it stops at the first slice not yet published. Returns the new cursor.
+     */
+    private static long copyOut(CollectiveCall call, Tiles tiles, long slice, long cursor, long limit, boolean nt,
+                                boolean wait) {
         int p = call.size();
         int r = call.rank();
         int es = call.dtype().size();
         MemorySegment recv = call.recv();
-        for (int q = 0; q < p; q++) {
+        for (; cursor < limit; cursor++) {
+            long j = cursor / p;
+            int q = (int) (cursor % p);
             long off = tiles.start(q) * es + j * slice;
             long len = Math.min(slice, tiles.end(q) * es - off);
             if (q == r || len <= 0) {
                 continue;
             }
-            // acquire: pairs with owner q's ARRIVE j — its result slice is complete
-            call.await(q, ControlBlock.ARRIVE, j);
+            if (wait) {
+                // acquire: pairs with owner q's ARRIVE j — its result slice is complete
+                call.await(q, ControlBlock.ARRIVE, j);
+            } else if (!call.test(q, ControlBlock.ARRIVE, j)) {
+                break;
+            }
             Transfers.copy(call, call.peerRecv(q), off, recv, off, len, nt);
         }
+        return cursor;
     }
 }
