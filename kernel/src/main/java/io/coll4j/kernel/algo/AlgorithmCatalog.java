@@ -4,6 +4,7 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.allgather.DirectAllgather;
 import io.coll4j.kernel.algo.allgather.PipelinedAllgather;
 import io.coll4j.kernel.algo.allgather.SharedCopyAllgather;
+import io.coll4j.kernel.algo.allreduce.DirectAllreduce;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
 import io.coll4j.kernel.algo.allreduce.TiledAllreduce;
 import io.coll4j.kernel.algo.allreduce.TreeAllreduce;
@@ -15,6 +16,7 @@ import io.coll4j.kernel.algo.bcast.DirectBcast;
 import io.coll4j.kernel.algo.bcast.FlatBcast;
 import io.coll4j.kernel.algo.bcast.PipelinedBcast;
 import io.coll4j.kernel.algo.bcast.TwoStageBcast;
+import io.coll4j.kernel.algo.reduce.DirectReduce;
 import io.coll4j.kernel.algo.reduce.TreeReduce;
 import io.coll4j.kernel.algo.reducescatter.DirectReduceScatter;
 
@@ -35,7 +37,9 @@ public final class AlgorithmCatalog {
                 new DisseminationBarrier(), new TreeBarrier(), new CentralBarrier(),
                 new FlatBcast(), new TwoStageBcast(), new PipelinedBcast(), new DirectBcast(),
                 new TreeReduce(),
+                new DirectReduce(),
                 new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
+                new DirectAllreduce(),
                 new DirectReduceScatter(),
                 new DirectAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         a.addAll(CyclicBarrierBaselines.all());

@@ -1,0 +1,266 @@
+package io.coll4j;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.topology.Topology;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The {@code direct} allreduce and reduce. The allreduce in both of its regimes: in cache (a synthetic
+ * machine with a 512 MiB L3: temporal copy-out) and streaming (a 16 KiB L3, so W &gt; C for almost every
+ * message: non-temporal copy-out, heap and native). Small {@code maxSliceBytes} (64 B … 4 KiB) give many
+ * slices and last slices shorter than the rest with little data.
+ *
+ * <p>Checked: every dtype × op ({@link #ops}) against the scalar reference, counts 0, 1, odd, not divisible by p
+ * or by the slice, p = 1, 2, 3, 4, 5, 8, in place and out of place, heap and native, roots rotating;
+ * order-sensitive float inputs bitwise equal to the rank-ordered left fold on every rank (so all ranks
+ * agree and every run gives the same bits); random sizes back to back with other algorithms on the same
+ * team; and that neither algorithm takes scratch memory.
+ */
+class DirectReductionTest {
+    /** One package, eight cores, a 16 KiB L3: C = 16 KiB, so W &gt; C from a few hundred elements on. */
+    static final String STREAMING = "synthetic:pack:1 numa:1 l3:1(size=16KB) core:8 pu:1";
+    /** The same machine with a 512 MiB L3: every message of these tests stays in cache mode. */
+    static final String CACHED = "synthetic:pack:1 numa:1 l3:1(size=512MB) core:8 pu:1";
+    static final long[] COUNTS = {0, 1, 7, 17, 100, 333, 1025};
+    static final long[] LARGE_TEAM_COUNTS = {0, 7, 17, 333};
+
+    static Stream<Arguments> cases() {
+        // the reduce has one regime: its stores do not depend on W
+        return Stream.of(Arguments.of(Collective.ALLREDUCE, false), Arguments.of(Collective.ALLREDUCE, true),
+                Arguments.of(Collective.REDUCE, false));
+    }
+
+    static Team.Builder team(int p, boolean streaming, long slice) {
+        Team.Builder b = Team.builder().ranks(p).timeout(Duration.ofSeconds(30)).maxSliceBytes(slice);
+        return b.topology(Topology.load(streaming ? STREAMING : CACHED));
+    }
+
+    @ParameterizedTest(name = "{0} streaming={1}")
+    @MethodSource("cases")
+    void everyDtypeOpAndLayoutMatchesTheReference(Collective c, boolean streaming) {
+        // only the allreduce strip-mines
+        long[] slices = c == Collective.ALLREDUCE ? new long[]{64, 4096} : new long[]{4096};
+        for (int p : new int[]{1, 2, 3, 4}) {
+            for (long slice : p <= 2 ? slices : new long[]{slices[0]}) {
+                check(c, streaming, p, slice, COUNTS);
+            }
+        }
+        for (int p : new int[]{5, 8}) {
+            check(c, streaming, p, 192, LARGE_TEAM_COUNTS);
+        }
+    }
+
+    /**
+     * Every valid op for f64 and i32; SUM and one order-free op for f32 and i64 (the kernels are per
+     * dtype × op, the algorithm's paths are not: {@link CollectiveCorrectnessTest} runs every pair).
+     */
+    static List<Op> ops(DType t) {
+        return switch (t) {
+            case F64, I32 -> CollectiveCorrectnessTest.validOps(t);
+            case F32 -> List.of(Op.SUM, Op.MAX);
+            case I64 -> List.of(Op.SUM, Op.BXOR);
+        };
+    }
+
+    static void check(Collective c, boolean streaming, int p, long slice, long[] counts) {
+        Queue<String> failures = new ConcurrentLinkedQueue<>();
+        long max = 0;
+        for (long n : counts) {
+            max = Math.max(max, n);
+        }
+        long maxBytes = max * 8 + 64;
+        try (Team team = team(p, streaming, slice).algorithm(c, "direct").build()) {
+            team.run(rank -> {
+                CollectiveCorrectnessTest.Buffers buffers = new CollectiveCorrectnessTest.Buffers(rank, maxBytes);
+                long salt = 1;
+                for (long count : counts) {
+                    for (DType t : DType.values()) {
+                        for (Op op : ops(t)) {
+                            for (CollectiveCorrectnessTest.Variant v : CollectiveCorrectnessTest.Variant.values()) {
+                                salt++;
+                                CollectiveCorrectnessTest.runCase(rank, buffers, c, count, t, op, v, salt % p, salt, failures);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        assertTrue(failures.isEmpty(), () -> c.cliName() + "/direct streaming=" + streaming + " p=" + p + " slice=" + slice
+                + ": " + failures.size() + " wrong, first: " + failures.stream().limit(5).toList());
+    }
+
+    /**
+     * Order-sensitive f64/f32 sums: every rank's allreduce result, and the reduce root's, is bitwise the
+     * left fold x0 + x1 + … + x(p−1) — without {@code reproducible(true)}: the algorithm has only this order.
+     */
+    @Test
+    void bitwiseTheRankOrderedFoldOnEveryRank() {
+        long[] counts = {1, 7, 64, 1001, 4099};
+        for (boolean streaming : new boolean[]{false, true}) {
+            for (int p : new int[]{2, 3, 5, 8}) {
+                for (long slice : new long[]{64, 1 << 20}) {
+                    foldOrder(streaming, p, slice, counts);
+                }
+            }
+        }
+    }
+
+    private static void foldOrder(boolean streaming, int p, long slice, long[] counts) {
+        Queue<String> failures = new ConcurrentLinkedQueue<>();
+        try (Team team = team(p, streaming, slice).algorithm(Collective.ALLREDUCE, "direct")
+                .algorithm(Collective.REDUCE, "direct").build()) {
+            team.run(rank -> {
+                int r = rank.id();
+                for (DType t : List.of(DType.F64, DType.F32)) {
+                    for (int c = 0; c < counts.length; c++) {
+                        long n = counts[c];
+                        long salt = 31 * c + t.ordinal();
+                        for (int round = 0; round < 2; round++) {     // the same bits every run
+                            MemorySegment send = (c & 1) == 0 ? MemorySegment.ofArray(new long[(int) n]) : rank.allocate(n * t.size());
+                            Values.fill(send, 0, t, Op.SUM, r, n, salt, false);
+                            MemorySegment recv = round == 0 ? rank.allocate(n * t.size()) : send;
+                            rank.allreduce(send, recv, n, t, Op.SUM);
+                            compare(failures, "allreduce " + t + " n=" + n + " round " + round + " rank " + r, recv, t, p, n, salt);
+                            int root = (c + round) % p;
+                            Values.fill(send, 0, t, Op.SUM, r, n, salt + 1, false);
+                            MemorySegment out = r != root ? null : round == 0 ? rank.allocate(n * t.size()) : send;
+                            rank.reduce(send, out, n, t, Op.SUM, root);
+                            if (r == root) {
+                                compare(failures, "reduce " + t + " n=" + n + " root " + root, out, t, p, n, salt + 1);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        assertTrue(failures.isEmpty(), () -> "streaming=" + streaming + " p=" + p + " slice=" + slice + ": "
+                + failures.size() + " wrong, first: " + failures.stream().limit(5).toList());
+    }
+
+    private static void compare(Queue<String> failures, String tag, MemorySegment seg, DType t, int p, long n, long salt) {
+        for (long i = 0; i < n; i++) {
+            long expected = Values.foldBits(t, Op.SUM, p, i, salt, false);
+            long actual = Values.read(seg, 0, t, i);
+            if (expected != actual && failures.size() < 20) {
+                failures.add(tag + " [" + i + "] expected " + Values.show(t, expected) + " got " + Values.show(t, actual));
+            }
+        }
+    }
+
+    /**
+     * Random sizes up to 1 MiB per rank, random dtype, op, layout and root, back to back on one team
+     * whose forced algorithms alternate (direct and tiled allreduce, direct and tree reduce): scratch of
+     * one parity is reused by another algorithm two collectives later, ring slots wrap many times.
+     */
+    @Test
+    void randomSizesBackToBack() {
+        SplittableRandom seeds = new SplittableRandom(7_2026_11_23L);
+        int[] teams = {2, 3, 4, 2};
+        for (int i = 0; i < teams.length; i++) {
+            boolean streaming = i % 2 == 0;
+            stress(teams[i], streaming, i < 2 ? 4096 : 64 * 1024, seeds.nextLong(), 12);
+        }
+    }
+
+    private static void stress(int p, boolean streaming, long slice, long seed, int calls) {
+        Queue<String> failures = new ConcurrentLinkedQueue<>();
+        long maxBytes = 1L << 20;
+        String[][] mix = {{"direct", "direct"}, {"tiled", "direct"}, {"direct", "tree"}};
+        for (String[] algs : mix) {
+            try (Team team = team(p, streaming, slice).algorithm(Collective.ALLREDUCE, algs[0])
+                    .algorithm(Collective.REDUCE, algs[1]).build()) {
+                team.run(rank -> {
+                    CollectiveCorrectnessTest.Buffers buffers = new CollectiveCorrectnessTest.Buffers(rank, maxBytes + 64);
+                    SplittableRandom rnd = new SplittableRandom(seed);     // the same sequence on every rank
+                    for (int k = 0; k < calls; k++) {
+                        DType t = DType.values()[rnd.nextInt(DType.values().length)];
+                        List<Op> ops = CollectiveCorrectnessTest.validOps(t);
+                        Op op = ops.get(rnd.nextInt(ops.size()));
+                        long bytes = rnd.nextInt(3) > 0 ? rnd.nextLong(16 * 1024, maxBytes) : rnd.nextLong(0, 4000);
+                        CollectiveCorrectnessTest.Variant v = CollectiveCorrectnessTest.Variant.values()[rnd.nextInt(4)];
+                        long salt = rnd.nextLong(1, Long.MAX_VALUE);
+                        int root = rnd.nextInt(p);
+                        Collective c = rnd.nextBoolean() ? Collective.ALLREDUCE : Collective.REDUCE;
+                        CollectiveCorrectnessTest.runCase(rank, buffers, c, bytes / t.size(), t, op, v, root, salt, failures);
+                    }
+                });
+            }
+        }
+        assertTrue(failures.isEmpty(), () -> "p=" + p + " streaming=" + streaming + " slice=" + slice + ": "
+                + failures.size() + " wrong, first: " + failures.stream().limit(5).toList());
+    }
+
+    /**
+     * Tens of MiB on the host's own cache and default I_max: W = 2·p·s exceeds any cache of today's
+     * machines' L3 on small teams, so the copy-out streams through real non-temporal stores, block after
+     * block of full-size slices, with a count divisible neither by p nor by the slice.
+     */
+    @Test
+    void largeMessagesOnTheHostMachine() {
+        for (int p : new int[]{2, 3}) {
+            long count = p == 2 ? 3_000_001 : 1_500_007;
+            Queue<String> failures = new ConcurrentLinkedQueue<>();
+            try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(60))
+                    .algorithm(Collective.ALLREDUCE, "direct").algorithm(Collective.REDUCE, "direct").build()) {
+                team.run(rank -> {
+                    MemorySegment send = rank.allocate(count * 8);
+                    MemorySegment recv = rank.allocate(count * 8);
+                    for (Collective c : new Collective[]{Collective.ALLREDUCE, Collective.REDUCE}) {
+                        Values.fill(send, 0, DType.F64, Op.SUM, rank.id(), count, 99, false);
+                        if (c == Collective.ALLREDUCE) {
+                            rank.allreduce(send, recv, count, DType.F64, Op.SUM);
+                        } else {
+                            rank.reduce(send, recv, count, DType.F64, Op.SUM, p - 1);
+                        }
+                        if (c == Collective.ALLREDUCE || rank.id() == p - 1) {
+                            compare(failures, c.cliName() + " rank " + rank.id(), recv, DType.F64, p, count, 99);
+                        }
+                    }
+                });
+            }
+            assertTrue(failures.isEmpty(), () -> "p=" + p + ": " + failures.size() + " wrong, first: "
+                    + failures.stream().limit(5).toList());
+        }
+    }
+
+    /** The memory the class comments state: none beyond the caller's buffers, in either regime. */
+    @Test
+    void noScratch() {
+        int p = 4;
+        long bytes = 1L << 20;
+        for (boolean streaming : new boolean[]{false, true}) {
+            assertEquals(0, scratchAfter(Collective.ALLREDUCE, p, streaming, 4096, bytes), "allreduce streaming=" + streaming);
+            assertEquals(0, scratchAfter(Collective.REDUCE, p, streaming, 4096, bytes), "reduce streaming=" + streaming);
+        }
+    }
+
+    private static long scratchAfter(Collective c, int p, boolean streaming, long slice, long bytes) {
+        try (Team team = team(p, streaming, slice).algorithm(c, "direct").build()) {
+            team.run(rank -> {
+                MemorySegment send = rank.allocate(bytes);
+                MemorySegment recv = rank.allocate(bytes);
+                if (c == Collective.ALLREDUCE) {
+                    rank.allreduce(send, recv, bytes / 8, DType.F64, Op.SUM);
+                } else {
+                    rank.reduce(send, recv, bytes / 8, DType.F64, Op.SUM, 1);
+                }
+            });
+            return team.scratchBytes();
+        }
+    }
+}
