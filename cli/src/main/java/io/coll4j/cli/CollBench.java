@@ -23,6 +23,9 @@ import java.io.PrintWriter;
                 CollectiveCommands.Bcast.class,
                 CollectiveCommands.Allgather.class,
                 CollectiveCommands.Barrier.class,
+                TuneCommand.class,
+                ExplainCommand.class,
+                ListCommand.class,
         })
 public final class CollBench implements Runnable {
 

@@ -1,0 +1,397 @@
+package io.coll4j.cli;
+
+import io.coll4j.Team;
+import io.coll4j.bindings.copy.Copy;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+import io.coll4j.reductions.Reducers;
+import io.coll4j.topology.Placement;
+import io.coll4j.topology.Pu;
+import io.coll4j.topology.Topology;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code collbench tune}: measures the {@link MachineModel} parameters of DESIGN §5 on this machine
+ * [HMPI §3.4 "parameter estimation"], prints each with its spread over the repetitions
+ * (min / median / max) and writes a profile ({@code --profile}, {@code COLL4J_PROFILE},
+ * {@code Team.Builder.profile} load it). The model takes the medians.
+ *
+ * <ul>
+ *   <li>line latency per level: two threads bound to two cores of the level ping-pong one cache line;
+ *       a = round trip / 2 (one modified line moved one way). Levels the machine does not have (a second
+ *       LLC group, a second package) keep the default, and the output says so;</li>
+ *   <li>copy bandwidth, one core: in cache (two buffers of L2/4), streaming (two buffers of twice the
+ *       cache capacity, temporal stores) and with non-temporal stores ({@link Copy#nonTemporal});</li>
+ *   <li>memory bandwidth: every core NT-copying its own NUMA-local buffers at once; bytes read plus
+ *       bytes written per second (the congestion term 1/B of [HMPI §2.1]);</li>
+ *   <li>reduction throughput per dtype ({@code dst = a + b}: {@link Reducer#reduceMany} with k = 2, the
+ *       kernel the algorithms call), in cache and
+ *       streaming, in bytes of dst per second.</li>
+ * </ul>
+ * Each measurement takes a few tens of milliseconds; the whole run stays well under a minute.
+ */
+@Command(name = "tune", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+        description = "Measure the machine parameters of the cost model and write a profile (JSON).")
+final class TuneCommand implements Callable<Integer> {
+    static final String DEFAULT_OUTPUT = "coll4j-profile.json";
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", defaultValue = DEFAULT_OUTPUT,
+            description = "profile to write (default ${DEFAULT-VALUE})")
+    Path output;
+
+    @Option(names = "--repeat", paramLabel = "N", defaultValue = "5", description = "repetitions of every measurement (default ${DEFAULT-VALUE})")
+    int repeat;
+
+    @Option(names = "--topology", paramLabel = "SRC", defaultValue = "auto", description = "auto|hwloc|sysfs|xml:FILE (default ${DEFAULT-VALUE})")
+    String topology;
+
+    @Option(names = "--quick", description = "small buffers and few repetitions (for tests: the numbers are rough)")
+    boolean quick;
+
+    /** min / median / max of one parameter over the repetitions. */
+    record Spread(double min, double median, double max) {
+        static Spread of(double[] v) {
+            double[] s = v.clone();
+            Arrays.sort(s);
+            return new Spread(s[0], s[s.length / 2], s[s.length - 1]);
+        }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        if (repeat < 1) {
+            throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
+        }
+        Topology topo = Topology.load(topology);
+        if (topo.isSynthetic()) {
+            throw new IllegalArgumentException("--topology " + topology + " is synthetic: tune measures this machine");
+        }
+        int reps = quick ? Math.min(repeat, 2) : repeat;
+        MachineModel d = MachineModel.defaults(topo);
+        PrintWriter out = spec.commandLine().getOut();
+        long start = System.nanoTime();
+        out.printf("# collbench tune: %s; %s; %d repetitions; the model takes the median%n", CollectiveCommands.machine(),
+                topo.summary(), reps);
+        out.printf("%-28s %12s %12s %12s  %s%n", "parameter", "median", "min", "max", "unit");
+        Map<String, Object> spreads = new LinkedHashMap<>();
+        List<String> notes = new ArrayList<>();
+
+        long rounds = quick ? 2_000 : 20_000;
+        double sameL3 = latency(out, spreads, notes, "lineLatencySameL3", topo, pair(topo, Level.SAME_L3), reps, rounds,
+                d.lineLatencySameL3(), "no two cores share an LLC");
+        double crossL3 = latency(out, spreads, notes, "lineLatencyCrossL3", topo, pair(topo, Level.CROSS_L3), reps, rounds,
+                d.lineLatencyCrossL3(), "one LLC group per package");
+        double crossPkg = latency(out, spreads, notes, "lineLatencyCrossPackage", topo, pair(topo, Level.CROSS_PACKAGE), reps,
+                rounds, d.lineLatencyCrossPackage(), "one package");
+
+        long cached = Math.max(16 << 10, Math.min(d.l2Bytes() / 4, 1L << 20));
+        long stream = quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity());
+        double copyCached;
+        double copyStream;
+        double nt;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(stream, 4096);
+            MemorySegment dst = arena.allocate(stream, 4096);
+            src.fill((byte) 1);
+            dst.fill((byte) 2);
+            copyCached = bandwidth(out, spreads, "copyBandwidthCached", reps, () -> {
+                Copy.temporal(dst, 0, src, 0, cached);
+                return cached;
+            });
+            copyStream = bandwidth(out, spreads, "copyBandwidthStream", reps, () -> {
+                Copy.temporal(dst, 0, src, 0, stream);
+                return stream;
+            });
+            if (!Copy.nativeAvailable()) {
+                notes.add("ntCopyBandwidth: native NT copy unavailable (" + Copy.nativeStatus() + "): measured the temporal fallback");
+            }
+            nt = bandwidth(out, spreads, "ntCopyBandwidth", reps, () -> {
+                Copy.nonTemporal(dst, 0, src, 0, stream);
+                return stream;
+            });
+        }
+        double mem = memoryBandwidth(out, spreads, topo, reps, quick ? 8L << 20 : Math.max(32L << 20, d.cacheCapacity()));
+        double crossBw = d.crossPackageBandwidth();
+        if (topo.packages().size() < 2) {
+            notes.add("crossPackageBandwidth: one package: kept the default " + gb(crossBw) + " GB/s");
+            out.printf("%-28s %12s %12s %12s  GB/s (default: one package)%n", "crossPackageBandwidth", gb(crossBw), "-", "-");
+        } else {
+            crossBw = mem;
+            notes.add("crossPackageBandwidth: set to the memory bandwidth (not measured separately)");
+            out.printf("%-28s %12s %12s %12s  GB/s (= memoryBandwidth, not measured separately)%n", "crossPackageBandwidth",
+                    gb(crossBw), "-", "-");
+        }
+
+        Map<DType, Double> redCached = new EnumMap<>(DType.class);
+        Map<DType, Double> redStream = new EnumMap<>(DType.class);
+        long redCachedBytes = Math.max(8 << 10, Math.min(d.l2Bytes() / 8, 256L << 10));
+        long redStreamBytes = quick ? 8L << 20 : Math.max(32L << 20, d.cacheCapacity());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(redStreamBytes, 4096);
+            MemorySegment b = arena.allocate(redStreamBytes, 4096);
+            MemorySegment dst = arena.allocate(redStreamBytes, 4096);
+            a.fill((byte) 0);
+            b.fill((byte) 0);
+            dst.fill((byte) 0);
+            MemorySegment[] srcs = {a, b};
+            long[] offs = {0, 0};
+            // many short calls first: invocation counts get every dtype's kernel to C2 (its C1 code is
+            // orders of magnitude slower and a rate-based warm-up can settle on it on a busy machine)
+            for (DType t : DType.values()) {
+                Reducer r = Reducers.of(t, Op.SUM);
+                for (int i = 0; i < (quick ? 2_000 : 30_000); i++) {
+                    r.reduceMany(dst, 0, srcs, offs, 2, 256 / t.size());
+                }
+            }
+            for (DType t : DType.values()) {
+                Reducer r = Reducers.of(t, Op.SUM);
+                redCached.put(t, bandwidth(out, spreads, "reduceBandwidth." + t.cliName() + ".cached", reps, () -> {
+                    r.reduceMany(dst, 0, srcs, offs, 2, redCachedBytes / t.size());
+                    return redCachedBytes;
+                }));
+                redStream.put(t, bandwidth(out, spreads, "reduceBandwidth." + t.cliName() + ".stream", reps, () -> {
+                    r.reduceMany(dst, 0, srcs, offs, 2, redStreamBytes / t.size());
+                    return redStreamBytes;
+                }));
+            }
+        }
+        MachineModel m = new MachineModel(sameL3, crossL3, crossPkg, copyCached, copyStream, nt, mem, crossBw,
+                redCached.get(DType.F64), redStream.get(DType.F64), d.cacheCapacity(), d.l2Bytes(), "tune", redCached, redStream);
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("machine", CollectiveCommands.machine());
+        extra.put("topology", topo.summary());
+        extra.put("jdk", "JDK " + Runtime.version());
+        extra.put("version", Version.coll4j());
+        extra.put("repetitions", reps);
+        extra.put("notes", notes);
+        extra.put("spread", spreads);
+        Path parent = output.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(output, m.toProfileJson(extra));
+        out.printf("%-28s %12d bytes (%s, from the topology)%n", "cacheCapacity", m.cacheCapacity(),
+                topo.llcInclusive() ? "LLC" : "LLC + p x L2: non-inclusive LLC");
+        out.printf("%-28s %12d bytes (from the topology)%n", "l2Bytes", m.l2Bytes());
+        for (String n : notes) {
+            out.println("# note: " + n);
+        }
+        out.printf("# wrote %s in %.1f s; use it with --profile %s or COLL4J_PROFILE=%s%n", output,
+                (System.nanoTime() - start) * 1e-9, output, output);
+        out.flush();
+        return 0;
+    }
+
+    private static String gb(double bps) {
+        return String.format(Locale.ROOT, "%.2f", bps / 1e9);
+    }
+
+    /** One timed operation: the bytes it moves (as the parameter counts them). */
+    interface Op1 {
+        long run();
+    }
+
+    /**
+     * Bytes per second of {@code one}: a warm-up of {@link #warmNs} (the JIT compiles the vector kernels
+     * and the pages get touched), then {@code reps} repetitions, each calling {@code one} for at least
+     * {@link #repNs} so a repetition is not a single short call at the mercy of a timer tick.
+     */
+    private double bandwidth(PrintWriter out, Map<String, Object> spreads, String name, int reps, Op1 one) {
+        warm(one);
+        double[] v = new double[reps];
+        for (int i = 0; i < reps; i++) {
+            v[i] = timed(one, repNs());
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s  GB/s%n", name, gb(s.median()), gb(s.min()), gb(s.max()));
+        out.flush();
+        spreads.put(name, List.of(s.min(), s.median(), s.max()));
+        return s.median();
+    }
+
+    /**
+     * Runs {@code one} until its rate is steady: at least {@link #warmNs}, then until two consecutive 20 ms
+     * windows show no more than 10% speed-up (tiered compilation first runs the Vector API kernels in C1 code that is
+     * orders of magnitude slower; on a busy machine C2 may take seconds), at most 5 s.
+     */
+    private void warm(Op1 one) {
+        long t0 = System.nanoTime();
+        double last = timed(one, 20_000_000L);
+        while (System.nanoTime() - t0 < (quick ? 20_000_000L : 5_000_000_000L)) {
+            double now = timed(one, 20_000_000L);
+            if (System.nanoTime() - t0 >= warmNs() && now <= 1.1 * last) {
+                return;
+            }
+            last = now;
+        }
+    }
+
+    private long warmNs() {
+        return quick ? 20_000_000L : 250_000_000L;
+    }
+
+    private long repNs() {
+        return quick ? 5_000_000L : 40_000_000L;
+    }
+
+    private static double timed(Op1 one, long minNs) {
+        long bytes = 0;
+        long t0 = System.nanoTime();
+        long t;
+        do {
+            bytes += one.run();
+            t = System.nanoTime();
+        } while (t - t0 < minNs);
+        return bytes / ((t - t0) * 1e-9);
+    }
+
+    enum Level { SAME_L3, CROSS_L3, CROSS_PACKAGE }
+
+    /** Two PUs on different cores at {@code level}, or null when the machine has no such pair. */
+    static Pu[] pair(Topology t, Level level) {
+        for (Pu a : t.pus()) {
+            for (Pu b : t.pus()) {
+                if (a.core() == b.core()) {
+                    continue;
+                }
+                boolean match = switch (level) {
+                    case SAME_L3 -> a.l3() == b.l3() && a.pkg() == b.pkg();
+                    case CROSS_L3 -> a.l3() != b.l3() && a.pkg() == b.pkg();
+                    case CROSS_PACKAGE -> a.pkg() != b.pkg();
+                };
+                if (match) {
+                    return new Pu[]{a, b};
+                }
+            }
+        }
+        return null;
+    }
+
+    private double latency(PrintWriter out, Map<String, Object> spreads, List<String> notes, String name, Topology topo,
+                           Pu[] pair, int reps, long rounds, double fallback, String absent) {
+        if (pair == null) {
+            notes.add(name + ": " + absent + " on this machine: kept the default " + ns(fallback) + " ns");
+            out.printf("%-28s %12s %12s %12s  ns (default: %s)%n", name, ns(fallback), "-", "-", absent);
+            out.flush();
+            return fallback;
+        }
+        double[] v = new double[reps];
+        Placement where = Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex());
+        try (Team team = Team.builder().ranks(2).topology(topo).placement(where).timeout(Duration.ofSeconds(60)).build();
+             Arena arena = Arena.ofShared()) {
+            MemorySegment line = arena.allocate(128, 128);
+            pingPong(team, line, rounds / 4);               // warm-up
+            for (int i = 0; i < reps; i++) {
+                v[i] = pingPong(team, line, rounds);
+            }
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s  ns (PUs %d and %d)%n", name, ns(s.median()), ns(s.min()), ns(s.max()),
+                pair[0].osIndex(), pair[1].osIndex());
+        out.flush();
+        spreads.put(name, List.of(s.min(), s.median(), s.max()));
+        return s.median();
+    }
+
+    private static String ns(double seconds) {
+        return String.format(Locale.ROOT, "%.1f", seconds * 1e9);
+    }
+
+    /**
+     * One-way time of a modified line between the two ranks: rank 0 writes 2i+1 and spins for 2i+2, rank 1
+     * answers; a round trip moves the line twice. The median over batches of rounds drops the batches in
+     * which a rank lost its core to another process.
+     */
+    private static double pingPong(Team team, MemorySegment line, long rounds) {
+        int batches = 50;
+        long per = Math.max(1, rounds / batches);
+        double[] batchNs = new double[batches];
+        LONG.setVolatile(line, 0L, 0L);
+        team.run(rank -> {
+            long v = 0;
+            for (int b = 0; b < batches; b++) {
+                long t0 = System.nanoTime();
+                for (long i = 0; i < per; i++) {
+                    if (rank.id() == 0) {
+                        LONG.setRelease(line, 0L, v + 1);
+                        while ((long) LONG.getAcquire(line, 0L) != v + 2) {
+                            Thread.onSpinWait();
+                        }
+                    } else {
+                        while ((long) LONG.getAcquire(line, 0L) != v + 1) {
+                            Thread.onSpinWait();
+                        }
+                        LONG.setRelease(line, 0L, v + 2);
+                    }
+                    v += 2;
+                }
+                if (rank.id() == 0) {
+                    batchNs[b] = (System.nanoTime() - t0) / (double) per;
+                }
+            }
+        });
+        Arrays.sort(batchNs);
+        return batchNs[batches / 2] / 2 * 1e-9;
+    }
+
+    /** Every core NT-copying its own NUMA-local buffers at once; (read + written bytes) per second of the slowest. */
+    private static double memoryBandwidth(PrintWriter out, Map<String, Object> spreads, Topology topo, int reps, long bytes) {
+        int p = Math.max(1, topo.cores().size());
+        double[] v = new double[reps];
+        try (Team team = Team.builder().ranks(p).topology(topo).timeout(Duration.ofSeconds(60)).build()) {
+            MemorySegment[] src = new MemorySegment[p];
+            MemorySegment[] dst = new MemorySegment[p];
+            long[] ns = new long[p];
+            team.run(rank -> {
+                src[rank.id()] = rank.allocate(bytes);
+                dst[rank.id()] = rank.allocate(bytes);
+                src[rank.id()].fill((byte) 1);
+                dst[rank.id()].fill((byte) 2);
+            });
+            for (int i = -1; i < reps; i++) {
+                team.run(rank -> {
+                    rank.barrier();
+                    long t0 = System.nanoTime();
+                    Copy.nonTemporal(dst[rank.id()], 0, src[rank.id()], 0, bytes);
+                    rank.barrier();
+                    ns[rank.id()] = System.nanoTime() - t0;
+                });
+                if (i >= 0) {
+                    v[i] = 2.0 * bytes * p / (Arrays.stream(ns).max().orElseThrow() * 1e-9);
+                }
+            }
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s  GB/s (%d cores, NT copy, read + write)%n", "memoryBandwidth", gb(s.median()),
+                gb(s.min()), gb(s.max()), p);
+        out.flush();
+        spreads.put("memoryBandwidth", List.of(s.min(), s.median(), s.max()));
+        return s.median();
+    }
+}
