@@ -193,6 +193,7 @@ final class CollectiveBenchmark {
         double avgUs = total / (double) n / 1e3;
         double minUs;
         double maxUs;
+        double medianUs;
         double[] pct = new double[percentiles.size()];
         if (perIteration) {
             double[] iter = new double[(int) n];
@@ -204,6 +205,7 @@ final class CollectiveBenchmark {
                 iter[i] = m / 1e3;
             }
             Arrays.sort(iter);
+            medianUs = iter[iter.length / 2];
             minUs = iter[0];
             maxUs = iter[iter.length - 1];
             for (int k = 0; k < pct.length; k++) {
@@ -214,19 +216,23 @@ final class CollectiveBenchmark {
             int batches = (int) (n / batch);
             minUs = Double.MAX_VALUE;
             maxUs = 0;
+            double[] means = new double[batches];
             for (int b = 0; b < batches; b++) {
                 long m = 0;
                 for (RankResult r : results) {
                     m = Math.max(m, r.batchNs[b]);
                 }
                 double us = m / (double) batch / 1e3;
+                means[b] = us;
                 minUs = Math.min(minUs, us);
                 maxUs = Math.max(maxUs, us);
             }
+            Arrays.sort(means);
+            medianUs = means[batches / 2];
         }
         return new BenchRow(collective, algorithm, autoPick, p, shape.bytes(), shape.count(),
                 collective == Collective.BARRIER ? "-" : dtype.cliName(), collective.reduces() ? op.cliName() : "-",
-                collective.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong);
+                collective.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong, medianUs);
     }
 
     private RankResult runRank(Rank rank, Shape shape, String algorithm, boolean baseline, long n, long warmup, long batch,

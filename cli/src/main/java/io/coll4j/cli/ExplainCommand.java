@@ -21,7 +21,9 @@ import java.util.concurrent.Callable;
  * {@code collbench explain <collective>}: per size, every selectable algorithm's predicted time under
  * the team's machine model and the pick (DESIGN §5) — the table [HMPI §3.4, Fig. 19] selects from.
  * With {@code --measure} each algorithm is also measured (as {@code collbench <collective> -a NAME}
- * measures it) and every row shows the model's relative error {@code (predicted − measured) / measured};
+ * measures it; the measured time is the median of its batch means, so batches in which another process
+ * took a rank's core do not count) and every row shows the model's relative error
+ * {@code (predicted − measured) / measured};
  * the run ends with the median |error| and the share of sizes where the pick's measured time is within
  * 10% of the measured best. The {@code cyclicbarrier} baseline is never picked and not listed.
  */
@@ -52,7 +54,8 @@ final class ExplainCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "# collbench explain %s: %d ranks, %s%s, model: %s%s%n", c.cliName(), p,
                 c == Collective.BARRIER ? "" : setup.dtype().cliName(), c.reduces() ? " " + setup.op().cliName() : "",
                 setup.model().source(), run.cold ? ", cold buffers" : "");
-        out.println("# * = the model's pick" + (measure ? ", + = measured best; error = (predicted - measured) / measured" : ""));
+        out.println("# * = the model's pick" + (measure ? ", + = measured best; measured = median of batch means; "
+                + "error = (predicted - measured) / measured" : ""));
         out.printf("%12s  %-16s %14s%s%n", "bytes", "algorithm", "predicted_us", measure ? String.format("%14s %9s", "measured_us", "error") : "");
         out.flush();
         List<Double> errors = new ArrayList<>();
@@ -84,7 +87,7 @@ final class ExplainCommand implements Callable<Integer> {
                     if (bench != null) {
                         long iters = run.iterationsFor(sh.bytes());
                         measured[k] = bench.measure(team, s, preds.get(k).algorithm().name(), preds.get(k).chosen(), iters,
-                                run.warmupFor(iters)).avgUs();
+                                run.warmupFor(iters)).medianUs();
                         if (best < 0 || measured[k] < measured[best]) {
                             best = k;
                         }

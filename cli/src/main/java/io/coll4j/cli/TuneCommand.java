@@ -42,11 +42,15 @@ import java.util.concurrent.Callable;
  *   <li>line latency per level: two threads bound to two cores of the level ping-pong one cache line;
  *       a = round trip / 2 (one modified line moved one way). Levels the machine does not have (a second
  *       LLC group, a second package) keep the default, and the output says so;</li>
- *   <li>copy bandwidth, one core: in cache (two buffers of L2/4), streaming (two buffers of twice the
+ *   <li>call overhead o: an 8-byte allreduce on two ranks less one line hand-over (the software path
+ *       every call pays);</li>
+ *   <li>copy bandwidth, one core: in cache (L2/4 bytes just written by a core sharing the LLC, as in
+ *       every collective), streaming (two buffers of twice the
  *       cache capacity, temporal stores) and with non-temporal stores ({@link Copy#nonTemporal});</li>
  *   <li>memory bandwidth: every core NT-copying its own NUMA-local buffers at once; bytes read plus
  *       bytes written per second (the congestion term 1/B of [HMPI §2.1]);</li>
- *   <li>reduction throughput per dtype ({@code dst = a + b}: {@link Reducer#reduceMany} with k = 2, the
+ *   <li>reduction throughput per dtype (in cache: {@code dst = mine + theirs}, theirs just written by
+ *       a peer core; streaming: {@code dst = a + b}: {@link Reducer#reduceMany} with k = 2, the
  *       kernel the algorithms call), in cache and
  *       streaming, in bytes of dst per second.</li>
  * </ul>
@@ -102,7 +106,7 @@ final class TuneCommand implements Callable<Integer> {
         Map<String, Object> spreads = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
 
-        long rounds = quick ? 2_000 : 20_000;
+        long rounds = quick ? 500 : 20_000;
         double sameL3 = latency(out, spreads, notes, "lineLatencySameL3", topo, pair(topo, Level.SAME_L3), reps, rounds,
                 d.lineLatencySameL3(), "no two cores share an LLC");
         double crossL3 = latency(out, spreads, notes, "lineLatencyCrossL3", topo, pair(topo, Level.CROSS_L3), reps, rounds,
@@ -120,10 +124,17 @@ final class TuneCommand implements Callable<Integer> {
             MemorySegment dst = arena.allocate(stream, 4096);
             src.fill((byte) 1);
             dst.fill((byte) 2);
-            copyCached = bandwidth(out, spreads, "copyBandwidthCached", reps, () -> {
-                Copy.temporal(dst, 0, src, 0, cached);
-                return cached;
-            });
+            Pu[] peers = pair(topo, Level.SAME_L3);
+            if (peers == null) {
+                notes.add("copyBandwidthCached, reduceBandwidth.*.cached: no two cores share an LLC: measured on one core");
+                copyCached = bandwidth(out, spreads, "copyBandwidthCached", reps, () -> {
+                    Copy.temporal(dst, 0, src, 0, cached);
+                    return cached;
+                });
+            } else {
+                copyCached = peerBandwidth(out, spreads, "copyBandwidthCached", topo, peers, reps, cached,
+                        (mine, theirs) -> Copy.temporal(mine, 0, theirs, 0, cached));
+            }
             copyStream = bandwidth(out, spreads, "copyBandwidthStream", reps, () -> {
                 Copy.temporal(dst, 0, src, 0, stream);
                 return stream;
@@ -169,20 +180,32 @@ final class TuneCommand implements Callable<Integer> {
                     r.reduceMany(dst, 0, srcs, offs, 2, 256 / t.size());
                 }
             }
+            Pu[] peers = pair(topo, Level.SAME_L3);
             for (DType t : DType.values()) {
                 Reducer r = Reducers.of(t, Op.SUM);
-                redCached.put(t, bandwidth(out, spreads, "reduceBandwidth." + t.cliName() + ".cached", reps, () -> {
-                    r.reduceMany(dst, 0, srcs, offs, 2, redCachedBytes / t.size());
-                    return redCachedBytes;
-                }));
+                String name = "reduceBandwidth." + t.cliName() + ".cached";
+                if (peers == null) {
+                    redCached.put(t, bandwidth(out, spreads, name, reps, () -> {
+                        r.reduceMany(dst, 0, srcs, offs, 2, redCachedBytes / t.size());
+                        return redCachedBytes;
+                    }));
+                } else {
+                    // dst = mine + theirs, into my own buffer: the k = 2 fold of a tree or tile
+                    redCached.put(t, peerBandwidth(out, spreads, name, topo, peers, reps, redCachedBytes, (mine, theirs) -> {
+                        MemorySegment[] two = {mine, theirs};
+                        r.reduceMany(mine.asSlice(redCachedBytes), 0, two, new long[]{0, 0}, 2, redCachedBytes / t.size());
+                    }));
+                }
                 redStream.put(t, bandwidth(out, spreads, "reduceBandwidth." + t.cliName() + ".stream", reps, () -> {
                     r.reduceMany(dst, 0, srcs, offs, 2, redStreamBytes / t.size());
                     return redStreamBytes;
                 }));
             }
         }
+        double overhead = callOverhead(out, spreads, topo, pair(topo, Level.SAME_L3), sameL3, reps);
         MachineModel m = new MachineModel(sameL3, crossL3, crossPkg, copyCached, copyStream, nt, mem, crossBw,
-                redCached.get(DType.F64), redStream.get(DType.F64), d.cacheCapacity(), d.l2Bytes(), "tune", redCached, redStream);
+                redCached.get(DType.F64), redStream.get(DType.F64), d.cacheCapacity(), d.l2Bytes(), "tune", redCached, redStream,
+                overhead);
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("machine", CollectiveCommands.machine());
         extra.put("topology", topo.summary());
@@ -269,6 +292,121 @@ final class TuneCommand implements Callable<Integer> {
             t = System.nanoTime();
         } while (t - t0 < minNs);
         return bytes / ((t - t0) * 1e-9);
+    }
+
+    /** An operation of rank 0 on its own buffer and one rank 1 has just written. */
+    interface PeerOp {
+        void run(MemorySegment mine, MemorySegment theirs);
+    }
+
+    /**
+     * Bytes per second of {@code op} on data another core has just written (HMPI's b_α: every copy and
+     * fold of a collective reads lines modified in a peer's cache, never its own): rank 1 rewrites its
+     * buffer, both synchronise, rank 0 runs {@code op} timed, both synchronise; per repetition the median
+     * of rank 0's op times (an op during which rank 0 lost its core does not count).
+     */
+    private double peerBandwidth(PrintWriter out, Map<String, Object> spreads, String name, Topology topo, Pu[] pair,
+                                 int reps, long bytes, PeerOp op) {
+        int iters = quick ? 10 : 400;
+        double[] v = new double[reps];
+        Placement where = Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex());
+        try (Team team = Team.builder().ranks(2).topology(topo).placement(where).timeout(Duration.ofSeconds(60)).build()) {
+            MemorySegment[] bufs = new MemorySegment[3];
+            team.run(rank -> {
+                if (rank.id() == 0) {
+                    bufs[0] = rank.allocate(2 * bytes);
+                    bufs[0].fill((byte) 0);
+                } else {
+                    bufs[1] = rank.allocate(bytes);
+                    bufs[2] = rank.allocate(bytes);
+                    bufs[1].fill((byte) 0);
+                    bufs[2].fill((byte) 0);
+                }
+            });
+            long[] ns = new long[iters];
+            for (int rep = quick ? -1 : -2; rep < reps; rep++) {  // warm-up repetitions
+                team.run(rank -> {
+                    for (int i = 0; i < iters; i++) {
+                        if (rank.id() == 1) {
+                            Copy.temporal(bufs[1], 0, bufs[2], 0, bytes);   // my lines, modified
+                        }
+                        rank.barrier();
+                        if (rank.id() == 0) {
+                            long t0 = System.nanoTime();
+                            op.run(bufs[0], bufs[1]);
+                            ns[i] = System.nanoTime() - t0;
+                        }
+                        rank.barrier();
+                    }
+                });
+                if (rep >= 0) {
+                    long[] sorted = ns.clone();
+                    Arrays.sort(sorted);
+                    v[rep] = bytes / (sorted[iters / 2] * 1e-9);
+                }
+            }
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s  GB/s (source written by PU %d, read on PU %d)%n", name, gb(s.median()),
+                gb(s.min()), gb(s.max()), pair[1].osIndex(), pair[0].osIndex());
+        out.flush();
+        spreads.put(name, List.of(s.min(), s.median(), s.max()));
+        return s.median();
+    }
+
+    /**
+     * o: the software cost of a collective call. Measured as an 8-byte allreduce, dissemination, on two
+     * ranks sharing an LLC, less the one line hand-over its single round costs (T = o + a_α is its model),
+     * and at least the time of the same call on a team of one (no peer: the bare call path). The median
+     * over batches drops the batches another process interrupted.
+     */
+    private double callOverhead(PrintWriter out, Map<String, Object> spreads, Topology topo, Pu[] pair, double a, int reps) {
+        double[] v = new double[reps];
+        double[] one = new double[reps];
+        for (int rep = quick ? -1 : -2; rep < reps; rep++) {
+            double alone = perCall(topo, null);
+            double two = pair == null ? alone : perCall(topo, pair);
+            if (rep >= 0) {
+                one[rep] = alone;
+                v[rep] = Math.max(alone, two - a);
+            }
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s  ns (8-byte dissemination allreduce on %s, less a; alone %s ns)%n", "callOverhead",
+                ns(s.median()), ns(s.min()), ns(s.max()), pair == null ? "one rank" : "PUs " + pair[0].osIndex() + " and "
+                        + pair[1].osIndex(), ns(Spread.of(one).median()));
+        out.flush();
+        spreads.put("callOverhead", List.of(s.min(), s.median(), s.max()));
+        return s.median();
+    }
+
+    /** Median per-call time of an 8-byte dissemination allreduce on one rank, or on the two PUs of {@code pair}. */
+    private double perCall(Topology topo, Pu[] pair) {
+        int batches = quick ? 10 : 40;
+        int per = quick ? 50 : 2_000;
+        double[] batchNs = new double[batches];
+        Team.Builder b = Team.builder().ranks(pair == null ? 1 : 2).topology(topo).timeout(Duration.ofSeconds(60))
+                .algorithm(io.coll4j.Collective.ALLREDUCE, "dissemination");
+        if (pair != null) {
+            b.placement(Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex()));
+        }
+        try (Team team = b.build()) {
+            team.run(rank -> {
+                MemorySegment x = rank.allocate(64);
+                MemorySegment y = rank.allocate(64);
+                for (int k = 0; k < batches; k++) {
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < per; i++) {
+                        rank.allreduce(x, y, 1, DType.F64, Op.SUM);
+                    }
+                    if (rank.id() == 0) {
+                        batchNs[k] = (System.nanoTime() - t0) / (double) per;
+                    }
+                }
+            });
+        }
+        Arrays.sort(batchNs);
+        return batchNs[batches / 2] * 1e-9;
     }
 
     enum Level { SAME_L3, CROSS_L3, CROSS_PACKAGE }

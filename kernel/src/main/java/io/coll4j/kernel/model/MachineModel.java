@@ -33,6 +33,10 @@ import java.util.Map;
  * @param source                 where the numbers come from: "defaults for <topology>" or a profile path
  * @param reduceCachedByDtype    {@code reduceBandwidthCached} per element type (every dtype present)
  * @param reduceStreamByDtype    {@code reduceBandwidthStream} per element type (every dtype present)
+ * @param callOverhead           o: the software cost of one collective call on a rank (argument checks,
+ *                               sequence stamps, plan dispatch), paid once per call whatever the algorithm;
+ *                               the LogP "o" that HMPI's hardware-only model leaves out and that dominates
+ *                               small messages on a JVM
  *
  * <p>A profile ({@code collbench tune} writes it; {@link #load}, {@code Team.Builder.profile} and the
  * environment variable {@value #PROFILE_ENV} read it) is a JSON object with one number per scalar
@@ -53,7 +57,11 @@ public record MachineModel(
         long l2Bytes,
         String source,
         Map<DType, Double> reduceCachedByDtype,
-        Map<DType, Double> reduceStreamByDtype) {
+        Map<DType, Double> reduceStreamByDtype,
+        double callOverhead) {
+
+    /** Default o: what a collective call costs on a 2020s core before it touches a peer's line. */
+    public static final double DEFAULT_CALL_OVERHEAD = 150e-9;
 
     /** Environment variable naming a profile every team without an explicit model or profile loads. */
     public static final String PROFILE_ENV = "COLL4J_PROFILE";
@@ -64,7 +72,8 @@ public record MachineModel(
     /** Names of the scalar numeric fields of a profile, in component order. */
     public static final List<String> PROFILE_FIELDS = List.of("lineLatencySameL3", "lineLatencyCrossL3",
             "lineLatencyCrossPackage", "copyBandwidthCached", "copyBandwidthStream", "ntCopyBandwidth", "memoryBandwidth",
-            "crossPackageBandwidth", "reduceBandwidthCached", "reduceBandwidthStream", "cacheCapacity", "l2Bytes");
+            "crossPackageBandwidth", "reduceBandwidthCached", "reduceBandwidthStream", "cacheCapacity", "l2Bytes",
+            "callOverhead");
 
     public MachineModel {
         reduceCachedByDtype = perDtype(reduceCachedByDtype, reduceBandwidthCached);
@@ -78,7 +87,7 @@ public record MachineModel(
                         double reduceBandwidthStream, long cacheCapacity, long l2Bytes, String source) {
         this(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached, copyBandwidthStream,
                 ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached, reduceBandwidthStream,
-                cacheCapacity, l2Bytes, source, null, null);
+                cacheCapacity, l2Bytes, source, null, null, DEFAULT_CALL_OVERHEAD);
     }
 
     private static Map<DType, Double> perDtype(Map<DType, Double> given, double fallback) {
@@ -131,14 +140,14 @@ public record MachineModel(
         }
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, c, s, cacheCapacity, l2Bytes,
-                source, reduceCachedByDtype, reduceStreamByDtype);
+                source, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
     }
 
     /** The same numbers with another {@code source}. */
     public MachineModel withSource(String newSource) {
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype);
+                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
     }
 
     /** The scalar fields of a profile, by {@link #PROFILE_FIELDS} name. */
@@ -152,6 +161,7 @@ public record MachineModel(
         }
         m.put("cacheCapacity", cacheCapacity);
         m.put("l2Bytes", l2Bytes);
+        m.put("callOverhead", callOverhead);
         return m;
     }
 
@@ -182,6 +192,7 @@ public record MachineModel(
         }
         long cache = bytes(path, "cacheCapacity", m);
         long l2 = bytes(path, "l2Bytes", m);
+        double o = positive(path, "callOverhead", m.get("callOverhead"), m.containsKey("callOverhead"));
         Object byDtype = m.get("reduceBandwidthByDtype");
         if (!(byDtype instanceof Map<?, ?> bd)) {
             throw new IllegalArgumentException("profile " + path + ": field 'reduceBandwidthByDtype' is "
@@ -199,7 +210,7 @@ public record MachineModel(
             stream.put(t, positive(path, f + ".stream", one.get("stream"), one.containsKey("stream")));
         }
         return new MachineModel(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], cache, l2,
-                "profile " + path, cached, stream);
+                "profile " + path, cached, stream, o);
     }
 
     private static double positive(Path path, String field, Object v, boolean present) {
@@ -302,6 +313,22 @@ public record MachineModel(
     /** Single-core copy time of {@code bytes}: in cache when the working set {@code ws} fits the cache capacity. */
     public double copyTime(long bytes, long ws) {
         return bytes / (ws <= cacheCapacity ? copyBandwidthCached : copyBandwidthStream);
+    }
+
+    /**
+     * Single-core k-ary fold {@code dst = s0 op … op s(k−1)} in ONE pass over {@code dstBytes} of dst: k + 1
+     * streams against the 3 of the measured {@code dst = a op b}, so (k + 1)/3 of its time per dst byte.
+     */
+    public double foldTime(long dstBytes, int k, long ws) {
+        return reduceTime(dstBytes, ws) * (Math.max(2, k) + 1) / 3.0;
+    }
+
+    /**
+     * HMPI's congestion term B·d·m [HMPI §2.1]: all cores together moving {@code trafficBytes} (reads plus
+     * writes) to or from DRAM; 0 while the working set fits the cache (caches serve the fan-out).
+     */
+    public double dramTime(long trafficBytes, long ws) {
+        return ws > cacheCapacity ? trafficBytes / memoryBandwidth : 0;
     }
 
     /** Single-core {@code dst = a op b} time for {@code bytes} of dst. */

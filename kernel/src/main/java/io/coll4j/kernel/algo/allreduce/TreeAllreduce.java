@@ -34,11 +34,17 @@ public final class TreeAllreduce extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        int h = 32 - Integer.numberOfLeadingZeros(Math.max(p - 1, 0));
+        if (p == 1) {
+            return m.callOverhead() + m.copyTime(bytes, 2 * bytes);
+        }
+        int h = 32 - Integer.numberOfLeadingZeros(p - 1);
         long ws = 3L * p * bytes;
-        double reduce = h * (m.lineLatencySameL3() + m.reduceTime(2 * bytes, ws));
-        double bcast = 2 * m.lineLatencySameL3() + Math.max(m.copyTime(bytes, ws), (double) (p - 1) * bytes / m.memoryBandwidth());
-        return reduce + bcast;
+        // [HMPI Eq. 5] h levels of a_α + one k = 2 fold (binomial: one child per level on the critical
+        // path; B_α·3m at a time in DRAM), then the one-stage broadcast: a_α + every rank copying m
+        // from the root's scratch (B_α·2pm in DRAM)
+        double level = m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(3L * bytes, ws));
+        double bcast = m.lineLatencySameL3() + Math.max(m.copyTime(bytes, ws), m.dramTime(2L * p * bytes, ws));
+        return m.callOverhead() + h * level + bcast;
     }
 
     @Override
