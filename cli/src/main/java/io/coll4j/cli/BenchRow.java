@@ -5,13 +5,11 @@ import io.coll4j.Collective;
 /**
  * One measured point: a collective with one algorithm at one size. {@code bytes} per rank as DESIGN §8
  * defines it (allreduce/reduce/bcast: the vector; reduce-scatter: the input; allgather: the output).
- * {@code wrong} is -1 when the results were not validated. {@code medianUs}: the median of the batch means
- * (of the per-iteration times with {@code -c}/{@code --percentiles}), the time {@code explain} checks the
- * model against: on a shared machine it drops the batches in which a rank lost its core.
+ * {@code wrong} is -1 when the results were not validated.
  */
 record BenchRow(Collective collective, String algorithm, boolean autoPick, int threads, long bytes, long count,
                 String dtype, String op, int root, long iterations, double avgUs, double minUs, double maxUs,
-                double[] percentileUs, long wrong, double medianUs) {
+                double[] percentileUs, long wrong) {
 
     /** bytes / avg time, in GB/s (10^9 bytes per second). */
     double algbw() {

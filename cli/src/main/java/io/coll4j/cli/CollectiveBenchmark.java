@@ -174,11 +174,16 @@ final class CollectiveBenchmark {
 
     /** Measures one (size, algorithm) point. */
     BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup) {
+        return measure(team, requestedBytes, algorithm, autoPick, iterations, warmup, Math.max(1, iterations / BATCHES));
+    }
+
+    /** The same with batches of {@code batch} iterations (min and max are over batch means). */
+    BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup,
+                     long batch) {
         int p = team.size();
         Shape shape = Shape.of(collective, requestedBytes, dtype, p);
         boolean baseline = algorithm.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME);
         boolean perIteration = validate || !percentiles.isEmpty();
-        long batch = Math.max(1, iterations / BATCHES);
         long n = perIteration ? iterations : (iterations + batch - 1) / batch * batch;
         RankResult[] results = new RankResult[p];
         team.run(rank -> results[rank.id()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration));
@@ -193,7 +198,6 @@ final class CollectiveBenchmark {
         double avgUs = total / (double) n / 1e3;
         double minUs;
         double maxUs;
-        double medianUs;
         double[] pct = new double[percentiles.size()];
         if (perIteration) {
             double[] iter = new double[(int) n];
@@ -205,7 +209,6 @@ final class CollectiveBenchmark {
                 iter[i] = m / 1e3;
             }
             Arrays.sort(iter);
-            medianUs = iter[iter.length / 2];
             minUs = iter[0];
             maxUs = iter[iter.length - 1];
             for (int k = 0; k < pct.length; k++) {
@@ -216,23 +219,19 @@ final class CollectiveBenchmark {
             int batches = (int) (n / batch);
             minUs = Double.MAX_VALUE;
             maxUs = 0;
-            double[] means = new double[batches];
             for (int b = 0; b < batches; b++) {
                 long m = 0;
                 for (RankResult r : results) {
                     m = Math.max(m, r.batchNs[b]);
                 }
                 double us = m / (double) batch / 1e3;
-                means[b] = us;
                 minUs = Math.min(minUs, us);
                 maxUs = Math.max(maxUs, us);
             }
-            Arrays.sort(means);
-            medianUs = means[batches / 2];
         }
         return new BenchRow(collective, algorithm, autoPick, p, shape.bytes(), shape.count(),
                 collective == Collective.BARRIER ? "-" : dtype.cliName(), collective.reduces() ? op.cliName() : "-",
-                collective.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong, medianUs);
+                collective.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong);
     }
 
     private RankResult runRank(Rank rank, Shape shape, String algorithm, boolean baseline, long n, long warmup, long batch,

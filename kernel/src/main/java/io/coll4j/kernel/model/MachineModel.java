@@ -21,7 +21,8 @@ import java.util.Map;
  * @param lineLatencySameL3      a_α: one modified line moved between two cores sharing the LLC
  * @param lineLatencyCrossL3     between cores of one package in different LLC groups
  * @param lineLatencyCrossPackage a_β: between packages
- * @param copyBandwidthCached    one core copying in cache (read + write of m bytes takes m / this)
+ * @param copyBandwidthCached    one core copying in cache data another core has just written (read + write of
+ *                               m bytes takes m / this): HMPI's 1/b_α, the copy every collective makes
  * @param copyBandwidthStream    one core copying from/to DRAM with temporal stores
  * @param ntCopyBandwidth        one core copying to DRAM with non-temporal stores
  * @param memoryBandwidth        all cores of a package together, DRAM (1/B_α of HMPI's congestion term)
@@ -37,6 +38,7 @@ import java.util.Map;
  *                               sequence stamps, plan dispatch), paid once per call whatever the algorithm;
  *                               the LogP "o" that HMPI's hardware-only model leaves out and that dominates
  *                               small messages on a JVM
+ * @param copyBandwidthLocal     one core copying in cache between its own buffers (no line comes from a peer)
  *
  * <p>A profile ({@code collbench tune} writes it; {@link #load}, {@code Team.Builder.profile} and the
  * environment variable {@value #PROFILE_ENV} read it) is a JSON object with one number per scalar
@@ -58,7 +60,8 @@ public record MachineModel(
         String source,
         Map<DType, Double> reduceCachedByDtype,
         Map<DType, Double> reduceStreamByDtype,
-        double callOverhead) {
+        double callOverhead,
+        double copyBandwidthLocal) {
 
     /** Default o: what a collective call costs on a 2020s core before it touches a peer's line. */
     public static final double DEFAULT_CALL_OVERHEAD = 150e-9;
@@ -73,7 +76,7 @@ public record MachineModel(
     public static final List<String> PROFILE_FIELDS = List.of("lineLatencySameL3", "lineLatencyCrossL3",
             "lineLatencyCrossPackage", "copyBandwidthCached", "copyBandwidthStream", "ntCopyBandwidth", "memoryBandwidth",
             "crossPackageBandwidth", "reduceBandwidthCached", "reduceBandwidthStream", "cacheCapacity", "l2Bytes",
-            "callOverhead");
+            "callOverhead", "copyBandwidthLocal");
 
     public MachineModel {
         reduceCachedByDtype = perDtype(reduceCachedByDtype, reduceBandwidthCached);
@@ -87,7 +90,7 @@ public record MachineModel(
                         double reduceBandwidthStream, long cacheCapacity, long l2Bytes, String source) {
         this(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached, copyBandwidthStream,
                 ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached, reduceBandwidthStream,
-                cacheCapacity, l2Bytes, source, null, null, DEFAULT_CALL_OVERHEAD);
+                cacheCapacity, l2Bytes, source, null, null, DEFAULT_CALL_OVERHEAD, 2 * copyBandwidthCached);
     }
 
     private static Map<DType, Double> perDtype(Map<DType, Double> given, double fallback) {
@@ -140,14 +143,15 @@ public record MachineModel(
         }
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, c, s, cacheCapacity, l2Bytes,
-                source, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
+                source, reduceCachedByDtype, reduceStreamByDtype, callOverhead, copyBandwidthLocal);
     }
 
     /** The same numbers with another {@code source}. */
     public MachineModel withSource(String newSource) {
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
+                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
+                copyBandwidthLocal);
     }
 
     /** The scalar fields of a profile, by {@link #PROFILE_FIELDS} name. */
@@ -162,6 +166,7 @@ public record MachineModel(
         m.put("cacheCapacity", cacheCapacity);
         m.put("l2Bytes", l2Bytes);
         m.put("callOverhead", callOverhead);
+        m.put("copyBandwidthLocal", copyBandwidthLocal);
         return m;
     }
 
@@ -193,6 +198,7 @@ public record MachineModel(
         long cache = bytes(path, "cacheCapacity", m);
         long l2 = bytes(path, "l2Bytes", m);
         double o = positive(path, "callOverhead", m.get("callOverhead"), m.containsKey("callOverhead"));
+        double local = positive(path, "copyBandwidthLocal", m.get("copyBandwidthLocal"), m.containsKey("copyBandwidthLocal"));
         Object byDtype = m.get("reduceBandwidthByDtype");
         if (!(byDtype instanceof Map<?, ?> bd)) {
             throw new IllegalArgumentException("profile " + path + ": field 'reduceBandwidthByDtype' is "
@@ -210,7 +216,7 @@ public record MachineModel(
             stream.put(t, positive(path, f + ".stream", one.get("stream"), one.containsKey("stream")));
         }
         return new MachineModel(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], cache, l2,
-                "profile " + path, cached, stream, o);
+                "profile " + path, cached, stream, o, local);
     }
 
     private static double positive(Path path, String field, Object v, boolean present) {
@@ -329,6 +335,11 @@ public record MachineModel(
      */
     public double dramTime(long trafficBytes, long ws) {
         return ws > cacheCapacity ? trafficBytes / memoryBandwidth : 0;
+    }
+
+    /** Single-core copy of {@code bytes} between the core's own buffers (in cache when {@code ws} fits). */
+    public double localCopyTime(long bytes, long ws) {
+        return bytes / (ws <= cacheCapacity ? copyBandwidthLocal : copyBandwidthStream);
     }
 
     /** Single-core {@code dst = a op b} time for {@code bytes} of dst. */
