@@ -35,9 +35,10 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         }
         long tile = (bytes + p - 1) / p;
         long ws = 2L * p * bytes + bytes;
-        // [HMPI Eq. 8-11] announce (a_α), one k = p fold of my tile (all ranks at once: B_α·(p+1)·s in DRAM),
+        // [HMPI Eq. 8-11] announce (a_α), one k = p fold of my tile (all ranks at once in DRAM: p·s read, the
+        // s of scratch read for ownership and written back: B_α·(p+2)·s),
         // release (a_α), then every rank copies the p tiles out (NT stores past the cache: B_α·2p·s)
-        double fold = Math.max(m.foldTime(tile, p, ws), m.dramTime((p + 1L) * bytes, ws));
+        double fold = Math.max(m.foldTime(tile, p, ws), m.dramTime((p + 2L) * bytes, ws));
         // my own tile comes from my scratch (no line from a peer); the other p-1 from their owners' scratch
         double copies = (ws > m.cacheCapacity() ? CopyCost.copyOut(m, tile, ws) : m.localCopyTime(tile, ws))
                 + CopyCost.copyOut(m, bytes - tile, ws);

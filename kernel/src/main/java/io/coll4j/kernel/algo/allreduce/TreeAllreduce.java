@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.algo.TreeShape;
 import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.bcast.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
@@ -40,10 +41,10 @@ public final class TreeAllreduce extends AbstractAlgorithm {
         int h = 32 - Integer.numberOfLeadingZeros(p - 1);
         long ws = 3L * p * bytes;
         // [HMPI Eq. 5] h levels of a_α + one k = 2 fold (binomial: one child per level on the critical
-        // path; B_α·3m at a time in DRAM), then the one-stage broadcast: a_α + every rank copying m
-        // from the root's scratch (B_α·2pm in DRAM)
-        double level = m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(3L * bytes, ws));
-        double bcast = m.lineLatencySameL3() + Math.max(m.copyTime(bytes, ws), m.dramTime(2L * p * bytes, ws));
+        // path; in DRAM 2m read, m of scratch read for ownership and written: B_α·4m), then the one-stage broadcast: a_α + every rank copying m
+        // from the root's scratch, NT stores past the cache as the copy engine decides (B_α·2pm in DRAM)
+        double level = m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
+        double bcast = m.lineLatencySameL3() + Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
         return m.callOverhead() + h * level + bcast;
     }
 

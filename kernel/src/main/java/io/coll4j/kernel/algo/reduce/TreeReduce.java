@@ -41,9 +41,10 @@ public final class TreeReduce extends AbstractAlgorithm {
         }
         int h = 32 - Integer.numberOfLeadingZeros(p - 1);
         long ws = 3L * p * bytes;
-        // [HMPI Eq. 5, reduce half] h levels of a_α + one k = 2 fold (B_α·3m in DRAM), and the leaves'
+        // [HMPI Eq. 5, reduce half] h levels of a_α + one k = 2 fold (B_α·4m in DRAM: two
+        // inputs read, the partial read for ownership and written), and the leaves'
         // wait for their parent's ARRIVE before they return (a_α)
-        double level = m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(3L * bytes, ws));
+        double level = m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
         return m.callOverhead() + h * level + m.lineLatencySameL3();
     }
 

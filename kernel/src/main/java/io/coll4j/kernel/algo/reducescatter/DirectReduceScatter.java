@@ -31,8 +31,9 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
         if (p == 1) {
             return m.callOverhead() + m.copyTime(bytes, ws);
         }
-        // announce (a_α), one k = p fold of my block (all ranks at once: B_α·(p·s + s) in DRAM), DONE (a_α)
-        double fold = Math.max(m.foldTime(block, p, ws), m.dramTime((long) p * bytes + bytes, ws));
+        // announce (a_α), one k = p fold of my block (all ranks at once: B_α·(p·s + 2s) in DRAM,
+        // the receive blocks read for ownership and written), DONE (a_α)
+        double fold = Math.max(m.foldTime(block, p, ws), m.dramTime((long) p * bytes + 2L * bytes, ws));
         return m.callOverhead() + 2 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold;
     }
 
