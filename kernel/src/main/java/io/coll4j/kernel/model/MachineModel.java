@@ -38,7 +38,6 @@ import java.util.Map;
  *                               sequence stamps, plan dispatch), paid once per call whatever the algorithm;
  *                               the LogP "o" that HMPI's hardware-only model leaves out and that dominates
  *                               small messages on a JVM
- * @param copyBandwidthLocal     one core copying in cache between its own buffers (no line comes from a peer)
  *
  * <p>A profile ({@code collbench tune} writes it; {@link #load}, {@code Team.Builder.profile} and the
  * environment variable {@value #PROFILE_ENV} read it) is a JSON object with one number per scalar
@@ -60,8 +59,7 @@ public record MachineModel(
         String source,
         Map<DType, Double> reduceCachedByDtype,
         Map<DType, Double> reduceStreamByDtype,
-        double callOverhead,
-        double copyBandwidthLocal) {
+        double callOverhead) {
 
     /** Default o: what a collective call costs on a 2020s core before it touches a peer's line. */
     public static final double DEFAULT_CALL_OVERHEAD = 150e-9;
@@ -76,7 +74,7 @@ public record MachineModel(
     public static final List<String> PROFILE_FIELDS = List.of("lineLatencySameL3", "lineLatencyCrossL3",
             "lineLatencyCrossPackage", "copyBandwidthCached", "copyBandwidthStream", "ntCopyBandwidth", "memoryBandwidth",
             "crossPackageBandwidth", "reduceBandwidthCached", "reduceBandwidthStream", "cacheCapacity", "l2Bytes",
-            "callOverhead", "copyBandwidthLocal");
+            "callOverhead");
 
     public MachineModel {
         reduceCachedByDtype = perDtype(reduceCachedByDtype, reduceBandwidthCached);
@@ -90,7 +88,7 @@ public record MachineModel(
                         double reduceBandwidthStream, long cacheCapacity, long l2Bytes, String source) {
         this(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached, copyBandwidthStream,
                 ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached, reduceBandwidthStream,
-                cacheCapacity, l2Bytes, source, null, null, DEFAULT_CALL_OVERHEAD, 2 * copyBandwidthCached);
+                cacheCapacity, l2Bytes, source, null, null, DEFAULT_CALL_OVERHEAD);
     }
 
     private static Map<DType, Double> perDtype(Map<DType, Double> given, double fallback) {
@@ -143,15 +141,14 @@ public record MachineModel(
         }
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, c, s, cacheCapacity, l2Bytes,
-                source, reduceCachedByDtype, reduceStreamByDtype, callOverhead, copyBandwidthLocal);
+                source, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
     }
 
     /** The same numbers with another {@code source}. */
     public MachineModel withSource(String newSource) {
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
-                copyBandwidthLocal);
+                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
     }
 
     /** The scalar fields of a profile, by {@link #PROFILE_FIELDS} name. */
@@ -166,7 +163,6 @@ public record MachineModel(
         m.put("cacheCapacity", cacheCapacity);
         m.put("l2Bytes", l2Bytes);
         m.put("callOverhead", callOverhead);
-        m.put("copyBandwidthLocal", copyBandwidthLocal);
         return m;
     }
 
@@ -198,7 +194,6 @@ public record MachineModel(
         long cache = bytes(path, "cacheCapacity", m);
         long l2 = bytes(path, "l2Bytes", m);
         double o = positive(path, "callOverhead", m.get("callOverhead"), m.containsKey("callOverhead"));
-        double local = positive(path, "copyBandwidthLocal", m.get("copyBandwidthLocal"), m.containsKey("copyBandwidthLocal"));
         Object byDtype = m.get("reduceBandwidthByDtype");
         if (!(byDtype instanceof Map<?, ?> bd)) {
             throw new IllegalArgumentException("profile " + path + ": field 'reduceBandwidthByDtype' is "
@@ -216,7 +211,7 @@ public record MachineModel(
             stream.put(t, positive(path, f + ".stream", one.get("stream"), one.containsKey("stream")));
         }
         return new MachineModel(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], cache, l2,
-                "profile " + path, cached, stream, o, local);
+                "profile " + path, cached, stream, o);
     }
 
     private static double positive(Path path, String field, Object v, boolean present) {
@@ -335,11 +330,6 @@ public record MachineModel(
      */
     public double dramTime(long trafficBytes, long ws) {
         return ws > cacheCapacity ? trafficBytes / memoryBandwidth : 0;
-    }
-
-    /** Single-core copy of {@code bytes} between the core's own buffers (in cache when {@code ws} fits). */
-    public double localCopyTime(long bytes, long ws) {
-        return bytes / (ws <= cacheCapacity ? copyBandwidthLocal : copyBandwidthStream);
     }
 
     /** Single-core {@code dst = a op b} time for {@code bytes} of dst. */

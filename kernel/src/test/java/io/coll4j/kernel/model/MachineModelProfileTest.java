@@ -29,7 +29,7 @@ class MachineModelProfileTest {
             s.put(t, 5e9 * k++);
         }
         return new MachineModel(70e-9, 140e-9, 260e-9, 30e9, 11e9, 15e9, 60e9, 41e9, 21e9, 9e9, 36L << 20, 2L << 20,
-                "test", c, s, 120e-9, 70e9);
+                "test", c, s, 120e-9);
     }
 
     @Test
@@ -47,7 +47,6 @@ class MachineModelProfileTest {
         assertEquals(back.reduceCachedByDtype().get(DType.I32), back.forDtype(DType.I32).reduceBandwidthCached());
         assertEquals(back.reduceStreamByDtype().get(DType.F32), back.forDtype(DType.F32).reduceBandwidthStream());
         assertEquals(120e-9, back.callOverhead(), 1e-15);
-        assertEquals(70e9, back.copyBandwidthLocal(), 1e3);
     }
 
     @Test

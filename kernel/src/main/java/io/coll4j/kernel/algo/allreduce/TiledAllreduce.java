@@ -39,10 +39,8 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         // s of scratch read for ownership and written back: B_α·(p+2)·s),
         // release (a_α), then every rank copies the p tiles out (NT stores past the cache: B_α·2p·s)
         double fold = Math.max(m.foldTime(tile, p, ws), m.dramTime((p + 2L) * bytes, ws));
-        // my own tile comes from my scratch (no line from a peer); the other p-1 from their owners' scratch
-        double copies = (ws > m.cacheCapacity() ? CopyCost.copyOut(m, tile, ws) : m.localCopyTime(tile, ws))
-                + CopyCost.copyOut(m, bytes - tile, ws);
-        double gather = Math.max(copies, m.dramTime(2L * p * bytes, ws));
+        // my own tile too: the peers read it from my scratch last, and my fold wrote it for ownership again
+        double gather = Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
         return m.callOverhead() + 2 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold + gather;
     }
 
