@@ -52,8 +52,8 @@ final class ExplainCommand implements Callable<Integer> {
         RunOptions.Setup setup = run.resolve(c);
         int p = setup.threads();
         PrintWriter out = spec.commandLine().getOut();
-        out.printf(Locale.ROOT, "# collbench explain %s: %d ranks, %s%s, model: %s%s%n", c.cliName(), p,
-                c == Collective.BARRIER ? "" : setup.dtype().cliName(), c.reduces() ? " " + setup.op().cliName() : "",
+        out.printf(Locale.ROOT, "# collbench explain %s: %d ranks%s%s, model: %s%s%n", c.cliName(), p,
+                c == Collective.BARRIER ? "" : ", " + setup.dtype().cliName(), c.reduces() ? " " + setup.op().cliName() : "",
                 setup.model().source(), run.cold ? ", cold buffers" : "");
         out.println("# * = the model's pick" + (measure ? ", + = measured best; measured = best batch mean; "
                 + "error = (predicted - measured) / measured" : ""));
