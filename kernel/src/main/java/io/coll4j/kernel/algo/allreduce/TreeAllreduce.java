@@ -41,10 +41,14 @@ public final class TreeAllreduce extends AbstractAlgorithm {
         int h = 32 - Integer.numberOfLeadingZeros(p - 1);
         long ws = 3L * p * bytes;
         // [HMPI Eq. 5] h levels of a_α + one k = 2 fold (binomial: one child per level on the critical
-        // path; in DRAM 2m read, m of scratch read for ownership and written: B_α·4m), then the one-stage broadcast: a_α + every rank copying m
-        // from the root's scratch, NT stores past the cache as the copy engine decides (B_α·2pm in DRAM)
-        double level = m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
-        double bcast = m.lineLatencySameL3() + Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
+        // path; in DRAM 2m read, m of scratch read for ownership and written: B_α·4m), then the one-stage
+        // broadcast: a_α + every rank copying m from the root's scratch, NT stores past the cache as the copy
+        // engine decides (B_α·2pm in DRAM). Past 48 bytes the data is not in the flag line: each pass starts
+        // with a_α for the first line of the peer's buffer [HMPI §2.1: a + b·m]
+        double first = Transfers.inline(bytes) ? 0 : m.lineLatencySameL3();
+        double level = m.lineLatencySameL3() + first + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
+        double bcast = m.lineLatencySameL3() + first
+                + Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
         return m.callOverhead() + h * level + bcast;
     }
 

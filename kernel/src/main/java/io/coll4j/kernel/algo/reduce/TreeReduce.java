@@ -44,7 +44,9 @@ public final class TreeReduce extends AbstractAlgorithm {
         // [HMPI Eq. 5, reduce half] h levels of a_α + one k = 2 fold (B_α·4m in DRAM: two
         // inputs read, the partial read for ownership and written), and the leaves'
         // wait for their parent's ARRIVE before they return (a_α)
-        double level = m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
+        // past 48 bytes a fold starts with a_α for the first line of the child's buffer [HMPI §2.1: a + b·m]
+        double first = Transfers.inline(bytes) ? 0 : m.lineLatencySameL3();
+        double level = m.lineLatencySameL3() + first + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
         return m.callOverhead() + h * level + m.lineLatencySameL3();
     }
 

@@ -32,9 +32,9 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
             return m.callOverhead() + m.copyTime(bytes, ws);
         }
         // announce (a_α), one k = p fold of my block (all ranks at once: B_α·(p·s + 2s) in DRAM,
-        // the receive blocks read for ownership and written), DONE (a_α)
+        // the receive blocks read for ownership and written; a_α first for the peers' first lines), DONE (a_α)
         double fold = Math.max(m.foldTime(block, p, ws), m.dramTime((long) p * bytes + 2L * bytes, ws));
-        return m.callOverhead() + 2 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold;
+        return m.callOverhead() + 3 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold;
     }
 
     @Override
