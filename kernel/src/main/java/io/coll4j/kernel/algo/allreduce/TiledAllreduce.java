@@ -37,12 +37,13 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         long ws = 2L * p * bytes + bytes;
         // [HMPI Eq. 8-11] announce (a_α), one k = p fold of my tile (all ranks at once in DRAM: p·s read, the
         // s of scratch read for ownership and written back: B_α·(p+2)·s),
-        // release (a_α), then every rank copies the p tiles out (NT stores past the cache: B_α·2p·s); both
-        // passes start with a_α, the first line of a peer's data [HMPI §2.1: a + b·m]
+        // release (a_α), then every rank copies the p tiles out (NT stores past the cache: B_α·2p·s); the fold
+        // starts with a_α for the first line of the peers' send buffers [HMPI §2.1: a + b·m] (the gather's
+        // first line arrives with the RELEASE it waited for: the owner wrote both just before)
         double fold = Math.max(m.foldTime(tile, p, ws), m.dramTime((p + 2L) * bytes, ws));
         // my own tile too: the peers read it from my scratch last, and my fold wrote it for ownership again
         double gather = Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
-        return m.callOverhead() + 4 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold + gather;
+        return m.callOverhead() + 3 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold + gather;
     }
 
     @Override
