@@ -82,7 +82,7 @@ public final class Team implements AutoCloseable {
         this.waitStrategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size, cpus);
         this.timeout = b.timeout;
         this.reproducible = b.reproducible;
-        MachineModel model = b.model != null ? b.model : MachineModel.defaults(topology);
+        MachineModel model = b.model != null ? b.model : MachineModel.fromEnvironment(topology, System.getenv());
         this.selector = new Selector(model, b.forced);
         this.arena = new SharedArena(binder);
         boolean ok = false;
@@ -442,9 +442,21 @@ public final class Team implements AutoCloseable {
             return this;
         }
 
-        /** The machine model algorithms are selected with (default: {@link MachineModel#defaults} of the topology). */
+        /**
+         * The machine model algorithms are selected with (default: the profile named by {@code COLL4J_PROFILE},
+         * else {@link MachineModel#defaults} of the topology).
+         */
         public Builder model(MachineModel model) {
             this.model = Objects.requireNonNull(model, "model");
+            return this;
+        }
+
+        /**
+         * Loads the machine model from a profile written by {@code collbench tune} (DESIGN §5); read here, so a
+         * missing or malformed profile is an {@link IllegalArgumentException} naming the path and the field.
+         */
+        public Builder profile(java.nio.file.Path profile) {
+            this.model = MachineModel.load(Objects.requireNonNull(profile, "profile"));
             return this;
         }
 

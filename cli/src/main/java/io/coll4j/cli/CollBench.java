@@ -23,6 +23,9 @@ import java.io.PrintWriter;
                 CollectiveCommands.Bcast.class,
                 CollectiveCommands.Allgather.class,
                 CollectiveCommands.Barrier.class,
+                TuneCommand.class,
+                ExplainCommand.class,
+                ListCommand.class,
         })
 public final class CollBench implements Runnable {
 
@@ -46,7 +49,16 @@ public final class CollBench implements Runnable {
 
     /** Runs collbench with {@code args}; returns the exit code. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        int code = commandLine(out, err).execute(args);
+        CommandLine cl = commandLine(out, err);
+        if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
+            // picocli would say "Unmatched arguments from index 0": name the unknown command instead
+            err.println("collbench: unknown collective or command '" + args[0] + "' (expected one of "
+                    + String.join(", ", cl.getSubcommands().keySet()) + ")");
+            cl.usage(err);
+            err.flush();
+            return Errors.USAGE;
+        }
+        int code = cl.execute(args);
         out.flush();
         err.flush();
         return code;

@@ -27,6 +27,12 @@ import java.util.List;
  * <p>Buffers: native memory from {@code rank.allocate} (NUMA-local) for coll4j's algorithms; for the
  * {@code cyclicbarrier} baseline plain Java arrays, as the code it stands for uses. Allocated once per
  * team at the largest size of the sweep and sliced per size.
+ *
+ * <p>{@code --cold}: each rank's buffers are one region of at least 2·C/p bytes (C the model's cache
+ * capacity) cut into page-aligned slots, and iteration i uses slot i mod slots, so a slot is touched
+ * again only after the team has walked twice the cache through: every iteration starts off-cache, as a
+ * collective on data the application just streamed through does. Page-aligned slots keep the
+ * hardware prefetcher (which stops at page boundaries) from warming the next slot.
  */
 final class CollectiveBenchmark {
     /** Batches the timed iterations are split into for min/max. */
@@ -45,9 +51,12 @@ final class CollectiveBenchmark {
     private final MemorySegment[] nativeRecv;
     private final MemorySegment[] heapSend;
     private final MemorySegment[] heapRecv;
+    /** Cache capacity to overrun with {@code --cold}, 0 for warm runs. */
+    private final long coldCache;
+    private final long regionBytes;
 
     CollectiveBenchmark(Collective collective, DType dtype, Op op, int root, boolean validate, List<Integer> percentiles,
-                        long maxBytes, int threads) {
+                        long maxBytes, int threads, long coldCache) {
         this.collective = collective;
         this.dtype = dtype;
         this.op = op;
@@ -60,6 +69,67 @@ final class CollectiveBenchmark {
         this.nativeRecv = new MemorySegment[threads];
         this.heapSend = new MemorySegment[threads];
         this.heapRecv = new MemorySegment[threads];
+        this.coldCache = coldCache;
+        // warm: the largest buffer; cold: at least 2C/p per send and per recv region, so the team's regions span 4C
+        long region = Math.max(maxBytes, 1);
+        if (coldCache > 0) {
+            region = Math.max(2 * slotBytes(maxBytes), roundUp(2 * coldCache / threads, PAGE));
+        }
+        this.regionBytes = region;
+    }
+
+    static final long PAGE = 4096;
+
+    private static long roundUp(long v, long to) {
+        return (v + to - 1) / to * to;
+    }
+
+    private static long slotBytes(long bytes) {
+        return roundUp(Math.max(bytes, 1), PAGE);
+    }
+
+    /** True once a measured algorithm has allocated native buffers (what {@link #checkPlacement} inspects). */
+    boolean hasNativeBuffers() {
+        return nativeSend[0] != null;
+    }
+
+    /**
+     * Asks hwloc ({@code hwloc_get_area_memlocation}) on which NUMA nodes each rank's send and receive
+     * pages are, prints one line per rank to {@code err}, and returns how many buffers are not wholly on
+     * their rank's node.
+     */
+    long checkPlacement(Team team, java.io.PrintWriter err) {
+        if (!io.coll4j.bindings.hwloc.Hwloc.isAvailable()) {
+            err.println("placement: hwloc not available (" + io.coll4j.bindings.hwloc.Hwloc.unavailableReason() + "): not checked");
+            return 0;
+        }
+        long bad = 0;
+        try (io.coll4j.bindings.hwloc.HwlocTopology host = io.coll4j.bindings.hwloc.HwlocTopology.loadHost()) {
+            io.coll4j.topology.Topology topo = team.topology();
+            for (int r = 0; r < threads; r++) {
+                io.coll4j.topology.Pu pu = team.placement().pu(r);
+                int node = pu.numa() >= 0 && pu.numa() < topo.numaNodes().size() ? topo.numaNodes().get(pu.numa()).osIndex() : -1;
+                StringBuilder line = new StringBuilder("placement: rank " + r + " (PU " + pu.osIndex() + ", NUMA node " + node + "):");
+                boolean ok = true;
+                for (String which : new String[]{"send", "recv"}) {
+                    MemorySegment seg = which.equals("send") ? nativeSend[r] : nativeRecv[r];
+                    List<Integer> nodes = host.areaMemoryLocation(seg);
+                    boolean local = nodes.equals(List.of(node));
+                    ok &= local || nodes.isEmpty();
+                    if (!local && !nodes.isEmpty()) {
+                        bad++;
+                    }
+                    line.append(' ').append(which).append(' ').append(seg.byteSize()).append(" B on ")
+                            .append(nodes.isEmpty() ? "no node yet (untouched)" : "node(s) " + nodes);
+                }
+                line.append(ok ? ": local" : ": WARNING pages off the rank's NUMA node");
+                err.println(line);
+            }
+        } catch (RuntimeException e) {
+            err.println("placement: hwloc query failed: " + e.getMessage());
+        }
+        err.flush();
+        return bad;
     }
 
     /** Elements and byte sizes of one point of the sweep. */
@@ -104,11 +174,16 @@ final class CollectiveBenchmark {
 
     /** Measures one (size, algorithm) point. */
     BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup) {
+        return measure(team, requestedBytes, algorithm, autoPick, iterations, warmup, Math.max(1, iterations / BATCHES));
+    }
+
+    /** The same with batches of {@code batch} iterations (min and max are over batch means). */
+    BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup,
+                     long batch) {
         int p = team.size();
         Shape shape = Shape.of(collective, requestedBytes, dtype, p);
         boolean baseline = algorithm.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME);
         boolean perIteration = validate || !percentiles.isEmpty();
-        long batch = Math.max(1, iterations / BATCHES);
         long n = perIteration ? iterations : (iterations + batch - 1) / batch * batch;
         RankResult[] results = new RankResult[p];
         team.run(rank -> results[rank.id()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration));
@@ -164,26 +239,40 @@ final class CollectiveBenchmark {
         int r = rank.id();
         MemorySegment send;
         MemorySegment recv;
+        MemorySegment sendRegion;
+        MemorySegment recvRegion;
         if (baseline) {
             if (heapSend[r] == null) {
-                heapSend[r] = array(maxBytes);
-                heapRecv[r] = array(maxBytes);
+                heapSend[r] = array(regionBytes);
+                heapRecv[r] = array(regionBytes);
             }
-            send = heapSend[r].asSlice(0, shape.sendBytes());
-            recv = heapRecv[r].asSlice(0, shape.recvBytes());
+            sendRegion = heapSend[r];
+            recvRegion = heapRecv[r];
         } else {
             if (nativeSend[r] == null) {
-                nativeSend[r] = rank.allocate(maxBytes);
-                nativeRecv[r] = rank.allocate(maxBytes);
+                nativeSend[r] = rank.allocate(regionBytes);
+                nativeRecv[r] = rank.allocate(regionBytes);
             }
-            send = nativeSend[r].asSlice(0, shape.sendBytes());
-            recv = nativeRecv[r].asSlice(0, shape.recvBytes());
+            sendRegion = nativeSend[r];
+            recvRegion = nativeRecv[r];
         }
         int es = dtype.size();
         boolean bcastRoot = collective == Collective.BCAST && r == root;
-        if (collective != Collective.BCAST || bcastRoot) {
-            BenchData.fill(send, dtype, op, r, shape.sendBytes() / es);
+        // warm: one slot at offset 0; cold: every page-aligned slot of the region, each filled with the input
+        int slots = coldCache > 0 ? (int) Math.max(1, Math.min(1 << 20,
+                regionBytes / slotBytes(Math.max(shape.sendBytes(), shape.recvBytes())))) : 1;
+        long stride = slotBytes(Math.max(shape.sendBytes(), shape.recvBytes()));
+        MemorySegment[] sends = new MemorySegment[slots];
+        MemorySegment[] recvs = new MemorySegment[slots];
+        for (int k = 0; k < slots; k++) {
+            sends[k] = sendRegion.asSlice(k * stride, shape.sendBytes());
+            recvs[k] = recvRegion.asSlice(k * stride, shape.recvBytes());
+            if (collective != Collective.BCAST || bcastRoot) {
+                BenchData.fill(sends[k], dtype, op, r, shape.sendBytes() / es);
+            }
         }
+        send = sends[0];
+        recv = recvs[0];
         CollectivePlan plan = rank.plan(collective, shape.callCount(), dtype, op, root, algorithm);
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
@@ -195,6 +284,8 @@ final class CollectiveBenchmark {
             if (perIteration) {
                 res.iterationNs = new long[(int) n];
                 for (int i = 0; i < n; i++) {
+                    send = sends[i % slots];
+                    recv = recvs[i % slots];
                     if (validate) {
                         poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
                     }
@@ -212,9 +303,17 @@ final class CollectiveBenchmark {
                 res.batchNs = new long[batches];
                 long start = System.nanoTime();
                 long t = start;
+                int slot = 0;
                 for (int b = 0; b < batches; b++) {
-                    for (long i = 0; i < batch; i++) {
-                        plan.execute(send, recv);
+                    if (slots == 1) {
+                        for (long i = 0; i < batch; i++) {
+                            plan.execute(send, recv);
+                        }
+                    } else {
+                        for (long i = 0; i < batch; i++) {
+                            plan.execute(sends[slot], recvs[slot]);
+                            slot = slot + 1 == slots ? 0 : slot + 1;
+                        }
                     }
                     long now = System.nanoTime();
                     res.batchNs[b] = now - t;

@@ -1,6 +1,17 @@
 package io.coll4j.kernel.model;
 
+import io.coll4j.reductions.DType;
 import io.coll4j.topology.Topology;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * The machine parameters the algorithms' cost functions are written in (DESIGN §5, [HMPI §2.1]):
@@ -10,7 +21,8 @@ import io.coll4j.topology.Topology;
  * @param lineLatencySameL3      a_α: one modified line moved between two cores sharing the LLC
  * @param lineLatencyCrossL3     between cores of one package in different LLC groups
  * @param lineLatencyCrossPackage a_β: between packages
- * @param copyBandwidthCached    one core copying in cache (read + write of m bytes takes m / this)
+ * @param copyBandwidthCached    one core copying in cache data another core has just written (read + write of
+ *                               m bytes takes m / this): HMPI's 1/b_α, the copy every collective makes
  * @param copyBandwidthStream    one core copying from/to DRAM with temporal stores
  * @param ntCopyBandwidth        one core copying to DRAM with non-temporal stores
  * @param memoryBandwidth        all cores of a package together, DRAM (1/B_α of HMPI's congestion term)
@@ -20,6 +32,16 @@ import io.coll4j.topology.Topology;
  * @param cacheCapacity          C of [YHCCL §4.2]: LLC, or LLC + p·L2 for a non-inclusive LLC
  * @param l2Bytes                private L2 per core (sets the default slice size of the sliced algorithms)
  * @param source                 where the numbers come from: "defaults for <topology>" or a profile path
+ * @param reduceCachedByDtype    {@code reduceBandwidthCached} per element type (every dtype present)
+ * @param reduceStreamByDtype    {@code reduceBandwidthStream} per element type (every dtype present)
+ * @param callOverhead           o: the software cost of one collective call on a rank (argument checks,
+ *                               sequence stamps, plan dispatch), paid once per call whatever the algorithm;
+ *                               the LogP "o" that HMPI's hardware-only model leaves out and that dominates
+ *                               small messages on a JVM
+ *
+ * <p>A profile ({@code collbench tune} writes it; {@link #load}, {@code Team.Builder.profile} and the
+ * environment variable {@value #PROFILE_ENV} read it) is a JSON object with one number per scalar
+ * component under the component's name, and {@code reduceBandwidthByDtype: {f32: {cached, stream}, …}}.
  */
 public record MachineModel(
         double lineLatencySameL3,
@@ -34,7 +56,49 @@ public record MachineModel(
         double reduceBandwidthStream,
         long cacheCapacity,
         long l2Bytes,
-        String source) {
+        String source,
+        Map<DType, Double> reduceCachedByDtype,
+        Map<DType, Double> reduceStreamByDtype,
+        double callOverhead) {
+
+    /** Default o: what a collective call costs on a 2020s core before it touches a peer's line. */
+    public static final double DEFAULT_CALL_OVERHEAD = 150e-9;
+
+    /** Environment variable naming a profile every team without an explicit model or profile loads. */
+    public static final String PROFILE_ENV = "COLL4J_PROFILE";
+
+    /** Value of the profile's {@code format} field. */
+    public static final String PROFILE_FORMAT = "coll4j-profile/1";
+
+    /** Names of the scalar numeric fields of a profile, in component order. */
+    public static final List<String> PROFILE_FIELDS = List.of("lineLatencySameL3", "lineLatencyCrossL3",
+            "lineLatencyCrossPackage", "copyBandwidthCached", "copyBandwidthStream", "ntCopyBandwidth", "memoryBandwidth",
+            "crossPackageBandwidth", "reduceBandwidthCached", "reduceBandwidthStream", "cacheCapacity", "l2Bytes",
+            "callOverhead");
+
+    public MachineModel {
+        reduceCachedByDtype = perDtype(reduceCachedByDtype, reduceBandwidthCached);
+        reduceStreamByDtype = perDtype(reduceStreamByDtype, reduceBandwidthStream);
+    }
+
+    /** The model without per-dtype reduction rates: every dtype reduces at the f64 rates given. */
+    public MachineModel(double lineLatencySameL3, double lineLatencyCrossL3, double lineLatencyCrossPackage,
+                        double copyBandwidthCached, double copyBandwidthStream, double ntCopyBandwidth,
+                        double memoryBandwidth, double crossPackageBandwidth, double reduceBandwidthCached,
+                        double reduceBandwidthStream, long cacheCapacity, long l2Bytes, String source) {
+        this(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached, copyBandwidthStream,
+                ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached, reduceBandwidthStream,
+                cacheCapacity, l2Bytes, source, null, null, DEFAULT_CALL_OVERHEAD);
+    }
+
+    private static Map<DType, Double> perDtype(Map<DType, Double> given, double fallback) {
+        EnumMap<DType, Double> m = new EnumMap<>(DType.class);
+        for (DType t : DType.values()) {
+            Double v = given == null ? null : given.get(t);
+            m.put(t, v != null ? v : fallback);
+        }
+        return Collections.unmodifiableMap(m);
+    }
 
     /**
      * Defaults for a topology, from typical 2020s x86 server numbers: ~80 ns to move a modified line
@@ -49,6 +113,189 @@ public record MachineModel(
         long llc = t.llcBytes() > 0 ? t.llcBytes() : 8L << 20;
         return new MachineModel(80e-9, 150e-9, 250e-9, 25e9, 10e9, 14e9, mem, 40e9, 20e9, 8e9,
                 t.llcInclusive() ? llc : llc + l2 * t.cores().size(), l2, "defaults for " + t.source());
+    }
+
+    /**
+     * The model a team gets when none is given: the profile named by {@value #PROFILE_ENV} in {@code env}
+     * when set and non-empty (an unreadable profile is an error, never silently the defaults), else
+     * {@link #defaults}.
+     */
+    public static MachineModel fromEnvironment(Topology t, Map<String, String> env) {
+        String path = env.get(PROFILE_ENV);
+        if (path == null || path.isBlank()) {
+            return defaults(t);
+        }
+        try {
+            return load(Path.of(path));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(PROFILE_ENV + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** This model with the reduction rates of {@code dtype} in {@code reduceBandwidthCached/Stream}, what cost() reads. */
+    public MachineModel forDtype(DType dtype) {
+        double c = reduceCachedByDtype.get(dtype);
+        double s = reduceStreamByDtype.get(dtype);
+        if (c == reduceBandwidthCached && s == reduceBandwidthStream) {
+            return this;
+        }
+        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
+                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, c, s, cacheCapacity, l2Bytes,
+                source, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
+    }
+
+    /** The same numbers with another {@code source}. */
+    public MachineModel withSource(String newSource) {
+        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
+                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
+                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
+    }
+
+    /** The scalar fields of a profile, by {@link #PROFILE_FIELDS} name. */
+    public Map<String, Number> profileFields() {
+        Map<String, Number> m = new LinkedHashMap<>();
+        double[] d = {lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
+                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
+                reduceBandwidthStream};
+        for (int k = 0; k < d.length; k++) {
+            m.put(PROFILE_FIELDS.get(k), d[k]);
+        }
+        m.put("cacheCapacity", cacheCapacity);
+        m.put("l2Bytes", l2Bytes);
+        m.put("callOverhead", callOverhead);
+        return m;
+    }
+
+    /**
+     * Reads a profile. A missing or unreadable file, bad JSON, or a field that is missing, not a number or
+     * not positive is an {@link IllegalArgumentException} naming the path and the field.
+     */
+    public static MachineModel load(Path path) {
+        String text;
+        try {
+            text = Files.readString(path);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("profile " + path + ": cannot read (" + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
+        }
+        Object root;
+        try {
+            root = ProfileJson.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("profile " + path + ": " + e.getMessage(), e);
+        }
+        if (!(root instanceof Map<?, ?> m)) {
+            throw new IllegalArgumentException("profile " + path + ": not a JSON object");
+        }
+        double[] d = new double[10];
+        for (int k = 0; k < d.length; k++) {
+            d[k] = positive(path, PROFILE_FIELDS.get(k), m.get(PROFILE_FIELDS.get(k)), m.containsKey(PROFILE_FIELDS.get(k)));
+        }
+        long cache = bytes(path, "cacheCapacity", m);
+        long l2 = bytes(path, "l2Bytes", m);
+        double o = positive(path, "callOverhead", m.get("callOverhead"), m.containsKey("callOverhead"));
+        Object byDtype = m.get("reduceBandwidthByDtype");
+        if (!(byDtype instanceof Map<?, ?> bd)) {
+            throw new IllegalArgumentException("profile " + path + ": field 'reduceBandwidthByDtype' is "
+                    + (byDtype == null ? "missing" : "not an object"));
+        }
+        Map<DType, Double> cached = new EnumMap<>(DType.class);
+        Map<DType, Double> stream = new EnumMap<>(DType.class);
+        for (DType t : DType.values()) {
+            String f = "reduceBandwidthByDtype." + t.cliName();
+            if (!(bd.get(t.cliName()) instanceof Map<?, ?> one)) {
+                throw new IllegalArgumentException("profile " + path + ": field '" + f + "' is "
+                        + (bd.get(t.cliName()) == null ? "missing" : "not an object"));
+            }
+            cached.put(t, positive(path, f + ".cached", one.get("cached"), one.containsKey("cached")));
+            stream.put(t, positive(path, f + ".stream", one.get("stream"), one.containsKey("stream")));
+        }
+        return new MachineModel(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], cache, l2,
+                "profile " + path, cached, stream, o);
+    }
+
+    private static double positive(Path path, String field, Object v, boolean present) {
+        if (!present || v == null) {
+            throw new IllegalArgumentException("profile " + path + ": field '" + field + "' is missing");
+        }
+        if (!(v instanceof Double d)) {
+            throw new IllegalArgumentException("profile " + path + ": field '" + field + "' is not a number");
+        }
+        if (!(d > 0) || d.isInfinite()) {
+            throw new IllegalArgumentException("profile " + path + ": field '" + field + "' must be > 0, got " + d);
+        }
+        return d;
+    }
+
+    private static long bytes(Path path, String field, Map<?, ?> m) {
+        double d = positive(path, field, m.get(field), m.containsKey(field));
+        if (d != Math.rint(d) || d > Long.MAX_VALUE) {
+            throw new IllegalArgumentException("profile " + path + ": field '" + field + "' must be a whole number of bytes, got " + d);
+        }
+        return (long) d;
+    }
+
+    /** The profile JSON of this model ({@code extra} fields, e.g. machine and spreads, go first). */
+    public String toProfileJson(Map<String, ?> extra) {
+        StringBuilder sb = new StringBuilder("{\n");
+        sb.append("  \"format\": \"").append(PROFILE_FORMAT).append("\",\n");
+        for (Map.Entry<String, ?> e : extra.entrySet()) {
+            sb.append("  \"").append(escape(e.getKey())).append("\": ").append(jsonValue(e.getValue())).append(",\n");
+        }
+        for (Map.Entry<String, Number> e : profileFields().entrySet()) {
+            sb.append("  \"").append(e.getKey()).append("\": ").append(jsonValue(e.getValue())).append(",\n");
+        }
+        sb.append("  \"reduceBandwidthByDtype\": {");
+        boolean first = true;
+        for (DType t : DType.values()) {
+            sb.append(first ? "\n" : ",\n");
+            first = false;
+            sb.append("    \"").append(t.cliName()).append("\": {\"cached\": ").append(jsonValue(reduceCachedByDtype.get(t)))
+                    .append(", \"stream\": ").append(jsonValue(reduceStreamByDtype.get(t))).append("}");
+        }
+        sb.append("\n  }\n}\n");
+        return sb.toString();
+    }
+
+    private static String jsonValue(Object v) {
+        if (v instanceof Double d) {
+            return String.format(Locale.ROOT, "%.6g", d);
+        }
+        if (v instanceof Number || v instanceof Boolean) {
+            return v.toString();
+        }
+        if (v instanceof Map<?, ?> m) {
+            StringBuilder sb = new StringBuilder("{");
+            boolean first = true;
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                sb.append(first ? "" : ", ").append('"').append(escape(String.valueOf(e.getKey()))).append("\": ")
+                        .append(jsonValue(e.getValue()));
+                first = false;
+            }
+            return sb.append('}').toString();
+        }
+        if (v instanceof List<?> l) {
+            StringBuilder sb = new StringBuilder("[");
+            for (int k = 0; k < l.size(); k++) {
+                sb.append(k == 0 ? "" : ", ").append(jsonValue(l.get(k)));
+            }
+            return sb.append(']').toString();
+        }
+        return v == null ? "null" : '"' + escape(v.toString()) + '"';
+    }
+
+    private static String escape(String s) {
+        StringBuilder sb = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 
     /**
@@ -67,6 +314,22 @@ public record MachineModel(
     /** Single-core copy time of {@code bytes}: in cache when the working set {@code ws} fits the cache capacity. */
     public double copyTime(long bytes, long ws) {
         return bytes / (ws <= cacheCapacity ? copyBandwidthCached : copyBandwidthStream);
+    }
+
+    /**
+     * Single-core k-ary fold {@code dst = s0 op … op s(k−1)} in ONE pass over {@code dstBytes} of dst: k + 1
+     * streams against the 3 of the measured {@code dst = a op b}, so (k + 1)/3 of its time per dst byte.
+     */
+    public double foldTime(long dstBytes, int k, long ws) {
+        return reduceTime(dstBytes, ws) * (Math.max(2, k) + 1) / 3.0;
+    }
+
+    /**
+     * HMPI's congestion term B·d·m [HMPI §2.1]: all cores together moving {@code trafficBytes} (reads plus
+     * writes) to or from DRAM; 0 while the working set fits the cache (caches serve the fan-out).
+     */
+    public double dramTime(long trafficBytes, long ws) {
+        return ws > cacheCapacity ? trafficBytes / memoryBandwidth : 0;
     }
 
     /** Single-core {@code dst = a op b} time for {@code bytes} of dst. */

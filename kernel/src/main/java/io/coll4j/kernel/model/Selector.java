@@ -15,7 +15,8 @@ import java.util.Map;
  * Picks an algorithm for a call (DESIGN §5): a forced algorithm ({@code Team.Builder.algorithm},
  * {@code collbench -a}) always wins; otherwise the supported non-baseline algorithm with the least
  * predicted cost under the team's {@link MachineModel}, ties broken by catalogue order. Deterministic:
- * the same inputs give the same choice on every rank and every run.
+ * the same inputs give the same choice on every rank and every run. Costs are evaluated with the
+ * model's reduction rates for the call's dtype ({@link MachineModel#forDtype}).
  */
 public final class Selector {
     private final MachineModel model;
@@ -41,13 +42,14 @@ public final class Selector {
         if (f != null) {
             return f;
         }
+        MachineModel m = dtype == null ? model : model.forDtype(dtype);
         CollectiveAlgorithm best = null;
         double bestCost = Double.POSITIVE_INFINITY;
         for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
             if (AlgorithmCatalog.isBaseline(a) || !a.supports(ranks, count, dtype, op)) {
                 continue;
             }
-            double cost = a.cost(model, ranks, bytes);
+            double cost = a.cost(m, ranks, bytes);
             if (cost < bestCost) {
                 best = a;
                 bestCost = cost;
@@ -63,9 +65,10 @@ public final class Selector {
     public List<Prediction> predict(Collective c, int ranks, long count, DType dtype, Op op, long bytes) {
         List<Prediction> out = new ArrayList<>();
         CollectiveAlgorithm pick = choose(c, ranks, count, dtype, op, bytes);
+        MachineModel m = dtype == null ? model : model.forDtype(dtype);
         for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
             if (a.supports(ranks, count, dtype, op)) {
-                out.add(new Prediction(a, a.cost(model, ranks, bytes), a == pick));
+                out.add(new Prediction(a, a.cost(m, ranks, bytes), a == pick));
             }
         }
         return out;

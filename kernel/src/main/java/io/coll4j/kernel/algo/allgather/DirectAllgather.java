@@ -42,12 +42,12 @@ public final class DirectAllgather extends AbstractAlgorithm {
         long block = bytes / p;
         long ws = workingSet(p, block);
         if (p == 1) {
-            return CopyCost.copyOut(m, block, ws);
+            return m.callOverhead() + CopyCost.copyOut(m, block, ws);
         }
         // every rank copies p blocks; DRAM: each send buffer read once (synergy), every receive buffer written
         double copies = CopyCost.copyOut(m, bytes, ws);
         double dram = CopyCost.dram(m, (long) p * block + (long) p * bytes, ws);
-        return CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+        return m.callOverhead() + CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
     }
 
     @Override

@@ -61,7 +61,7 @@ public final class PipelinedAllgather extends AbstractAlgorithm {
         Slicing sl = Slicing.of(block, p, m.defaultMaxSliceBytes());
         long ws = workingSet(p, block, sl.slice());
         if (p == 1) {
-            return CopyCost.copyOut(m, block, ws);
+            return m.callOverhead() + CopyCost.copyOut(m, block, ws);
         }
         // a rank does its n steps one after the other (the pipeline overlaps different ranks' copies, not one
         // rank's): per step one slice in and p slices out, then the hand-over (p−1 ARRIVEs and p−1 DONEs
@@ -70,7 +70,7 @@ public final class PipelinedAllgather extends AbstractAlgorithm {
         double copies = n * (CopyCost.copyIn(m, sl.slice(), ws) + CopyCost.copyOut(m, (long) p * sl.slice(), ws));
         double handOvers = n * (CopyCost.flag(m) + CopyCost.poll(m, 2 * (p - 1)));
         // DRAM: every send buffer read once, every receive buffer written once (the rings stay in cache)
-        return handOvers + Math.max(copies, CopyCost.dram(m, (long) p * block + (long) p * bytes, ws));
+        return m.callOverhead() + handOvers + Math.max(copies, CopyCost.dram(m, (long) p * block + (long) p * bytes, ws));
     }
 
     static Slicing slicing(CollectiveCall call) {

@@ -63,12 +63,12 @@ public final class SharedCopyAllgather extends AbstractAlgorithm {
         long block = bytes / p;
         long ws = workingSet(p, block, 1);
         if (p == 1) {
-            return CopyCost.copyOut(m, block, ws);
+            return m.callOverhead() + CopyCost.copyOut(m, block, ws);
         }
         double copies = CopyCost.copyIn(m, block, ws) + CopyCost.copyOut(m, bytes, ws);
         // DRAM: sends read once, the shared copy written back and read once (synergy), receive buffers written
         double dram = CopyCost.dram(m, (long) p * block + 2L * bytes + (long) p * bytes, ws);
-        return 2 * CopyCost.flag(m) + CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+        return m.callOverhead() + 2 * CopyCost.flag(m) + CopyCost.poll(m, p - 1) + Math.max(copies, dram);
     }
 
     @Override

@@ -41,11 +41,24 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
+        if (p == 1) {
+            return m.callOverhead() + m.copyTime(bytes, 2 * bytes);
+        }
         int pw = Integer.highestOneBit(p);
         int rounds = Integer.numberOfTrailingZeros(pw);
-        long ws = 2L * p * bytes * (rounds + 1);
-        double round = m.lineLatencySameL3() + m.reduceTime(2 * bytes, ws) + (double) pw * bytes / m.memoryBandwidth();
-        return rounds * round + (p > pw ? 2 * (m.lineLatencySameL3() + m.reduceTime(2 * bytes, ws)) : 0);
+        if (Transfers.inline(bytes)) {
+            // pushed in the partner's line: one hand-over per round, folds of a few elements
+            return m.callOverhead() + (rounds + (p > pw ? 2 : 0)) * m.lineLatencySameL3();
+        }
+        long ws = (long) p * bytes * (rounds + 3);
+        // [HMPI Eq. 6-7] copy-in to slot 0, per round a_α + one k = 2 fold of the full vector (all p ranks at
+        // once, the slot written with temporal stores: B_α·4pm in DRAM), copy-out; excess ranks add a fold
+        // before and a copy after. A round's fold starts with a_α for the first line of the partner's slot
+        // [HMPI §2.1: a + b·m]
+        double copy = Math.max(m.copyTime(bytes, ws), m.dramTime(3L * p * bytes, ws));
+        double round = 2 * m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * p * bytes, ws));
+        double excess = p > pw ? 2 * m.lineLatencySameL3() + copy : 0;
+        return m.callOverhead() + 2 * copy + rounds * round + excess;
     }
 
     static long stride(long bytes) {

@@ -5,6 +5,7 @@ import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.bcast.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
@@ -29,12 +30,20 @@ public final class TiledAllreduce extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
+        if (p == 1) {
+            return m.callOverhead() + m.copyTime(bytes, 2 * bytes);
+        }
+        long tile = (bytes + p - 1) / p;
         long ws = 2L * p * bytes + bytes;
-        // a_α q + B_α m q (all ranks read p tiles at once) + one-stage broadcast of the tiles
-        double reduce = 2 * m.lineLatencySameL3() + Math.max(m.reduceTime((p + 1L) * bytes / p, ws),
-                (double) (p + 1) * bytes / m.memoryBandwidth());
-        double gather = p * m.lineLatencySameL3() / 4 + Math.max(m.copyTime(bytes, ws), (double) p * 2 * bytes / m.memoryBandwidth());
-        return reduce + gather;
+        // [HMPI Eq. 8-11] announce (a_α), one k = p fold of my tile (all ranks at once in DRAM: p·s read, the
+        // s of scratch read for ownership and written back: B_α·(p+2)·s),
+        // release (a_α), then every rank copies the p tiles out (NT stores past the cache: B_α·2p·s); the fold
+        // starts with a_α for the first line of the peers' send buffers [HMPI §2.1: a + b·m] (the gather's
+        // first line arrives with the RELEASE it waited for: the owner wrote both just before)
+        double fold = Math.max(m.foldTime(tile, p, ws), m.dramTime((p + 2L) * bytes, ws));
+        // my own tile too: the peers read it from my scratch last, and my fold wrote it for ownership again
+        double gather = Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
+        return m.callOverhead() + 3 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold + gather;
     }
 
     @Override

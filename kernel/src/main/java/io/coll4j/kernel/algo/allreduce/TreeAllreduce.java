@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.algo.TreeShape;
 import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.bcast.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
@@ -34,11 +35,21 @@ public final class TreeAllreduce extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        int h = 32 - Integer.numberOfLeadingZeros(Math.max(p - 1, 0));
+        if (p == 1) {
+            return m.callOverhead() + m.copyTime(bytes, 2 * bytes);
+        }
+        int h = 32 - Integer.numberOfLeadingZeros(p - 1);
         long ws = 3L * p * bytes;
-        double reduce = h * (m.lineLatencySameL3() + m.reduceTime(2 * bytes, ws));
-        double bcast = 2 * m.lineLatencySameL3() + Math.max(m.copyTime(bytes, ws), (double) (p - 1) * bytes / m.memoryBandwidth());
-        return reduce + bcast;
+        // [HMPI Eq. 5] h levels of a_α + one k = 2 fold (binomial: one child per level on the critical
+        // path; in DRAM 2m read, m of scratch read for ownership and written: B_α·4m), then the one-stage
+        // broadcast: a_α + every rank copying m from the root's scratch, NT stores past the cache as the copy
+        // engine decides (B_α·2pm in DRAM). Past 48 bytes the data is not in the flag line: each pass starts
+        // with a_α for the first line of the peer's buffer [HMPI §2.1: a + b·m]
+        double first = Transfers.inline(bytes) ? 0 : m.lineLatencySameL3();
+        double level = m.lineLatencySameL3() + first + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
+        double bcast = m.lineLatencySameL3() + first
+                + Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
+        return m.callOverhead() + h * level + bcast;
     }
 
     @Override

@@ -27,7 +27,7 @@ public final class CentralBarrier extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        return (p + 1) * m.lineLatencySameL3();
+        return m.callOverhead() + (p + 1) * m.lineLatencySameL3();
     }
 
     @Override

@@ -24,7 +24,7 @@ public final class DisseminationBarrier extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        return ControlBlock.disseminationRounds(p) * m.lineLatencySameL3();
+        return m.callOverhead() + ControlBlock.disseminationRounds(p) * m.lineLatencySameL3();
     }
 
     @Override

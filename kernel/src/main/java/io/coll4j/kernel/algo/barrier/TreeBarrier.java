@@ -28,7 +28,7 @@ public final class TreeBarrier extends AbstractAlgorithm {
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         int h = 32 - Integer.numberOfLeadingZeros(Math.max(p - 1, 0));
-        return (h + 2) * m.lineLatencySameL3();
+        return m.callOverhead() + (h + 2) * m.lineLatencySameL3();
     }
 
     @Override

@@ -81,7 +81,7 @@ public final class DirectBcast extends AbstractAlgorithm {
         // DRAM: the root's buffer read once (synergy), p−1 receive buffers written
         double dram = CopyCost.dram(m, (long) p * bytes, ws);
         double sync = 2 * CopyCost.flag(m) + CopyCost.poll(m, p - 1) + (x > 0 ? CopyCost.flag(m) : 0);
-        return sync + Math.max(copies, dram);
+        return m.callOverhead() + sync + Math.max(copies, dram);
     }
 
     @Override

@@ -37,7 +37,7 @@ public final class FlatBcast extends AbstractAlgorithm {
         // root's copy-in, then the receivers' copy-out, one after the other; in DRAM: the root's buffer read,
         // the staging buffer written back and read once (synergy), p−1 receive buffers written
         double copies = CopyCost.copyIn(m, bytes, ws) + CopyCost.copyOut(m, bytes, ws);
-        return CopyCost.flag(m) + Math.max(copies, CopyCost.dram(m, (p + 2L) * bytes, ws));
+        return m.callOverhead() + CopyCost.flag(m) + Math.max(copies, CopyCost.dram(m, (p + 2L) * bytes, ws));
     }
 
     @Override

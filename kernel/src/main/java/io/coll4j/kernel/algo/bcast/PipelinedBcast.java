@@ -69,7 +69,7 @@ public final class PipelinedBcast extends AbstractAlgorithm {
         double stage = Math.max(CopyCost.copyIn(m, sl.slice(), ws), CopyCost.copyOut(m, sl.slice(), ws));
         double handOvers = n * (CopyCost.flag(m) + CopyCost.poll(m, p - 1));
         // DRAM: the root's buffer is read once, every receive buffer written once (the ring stays in cache)
-        return handOvers + Math.max((n + 1) * stage, CopyCost.dram(m, (long) p * bytes, ws));
+        return m.callOverhead() + handOvers + Math.max((n + 1) * stage, CopyCost.dram(m, (long) p * bytes, ws));
     }
 
     @Override

@@ -39,7 +39,7 @@ public final class TwoStageBcast extends AbstractAlgorithm {
         double relay = Math.max(CopyCost.copyIn(m, bytes, ws), bytes / m.crossPackageBandwidth());
         double copies = CopyCost.copyIn(m, bytes, ws) + relay + CopyCost.copyOut(m, bytes, ws);
         double sync = 2 * CopyCost.flag(m) + m.lineLatencyCrossPackage();
-        return sync + Math.max(copies, CopyCost.dram(m, (p + 3L) * bytes, ws));
+        return m.callOverhead() + sync + Math.max(copies, CopyCost.dram(m, (p + 3L) * bytes, ws));
     }
 
     @Override

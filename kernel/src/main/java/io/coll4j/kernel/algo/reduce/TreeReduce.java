@@ -36,9 +36,18 @@ public final class TreeReduce extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        int h = 32 - Integer.numberOfLeadingZeros(Math.max(p - 1, 0));
+        if (p == 1) {
+            return m.callOverhead() + m.copyTime(bytes, 2 * bytes);
+        }
+        int h = 32 - Integer.numberOfLeadingZeros(p - 1);
         long ws = 3L * p * bytes;
-        return h * (m.lineLatencySameL3() + m.reduceTime(2 * bytes, ws));
+        // [HMPI Eq. 5, reduce half] h levels of a_α + one k = 2 fold (B_α·4m in DRAM: two
+        // inputs read, the partial read for ownership and written), and the leaves'
+        // wait for their parent's ARRIVE before they return (a_α)
+        // past 48 bytes a fold starts with a_α for the first line of the child's buffer [HMPI §2.1: a + b·m]
+        double first = Transfers.inline(bytes) ? 0 : m.lineLatencySameL3();
+        double level = m.lineLatencySameL3() + first + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
+        return m.callOverhead() + h * level + m.lineLatencySameL3();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.coll4j.kernel.algo.reducescatter;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.bcast.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
@@ -25,9 +26,15 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
+        long block = (bytes + p - 1) / p;
         long ws = 2L * p * bytes;
-        return 3 * m.lineLatencySameL3() + Math.max(m.reduceTime((p + 1L) * bytes / p / 2, ws),
-                (double) (p + 1) * bytes / m.memoryBandwidth());
+        if (p == 1) {
+            return m.callOverhead() + m.copyTime(bytes, ws);
+        }
+        // announce (a_α), one k = p fold of my block (all ranks at once: B_α·(p·s + 2s) in DRAM,
+        // the receive blocks read for ownership and written; a_α first for the peers' first lines), DONE (a_α)
+        double fold = Math.max(m.foldTime(block, p, ws), m.dramTime((long) p * bytes + 2L * bytes, ws));
+        return m.callOverhead() + 3 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold;
     }
 
     @Override

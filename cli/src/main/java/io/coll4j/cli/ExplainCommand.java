@@ -1,0 +1,144 @@
+package io.coll4j.cli;
+
+import io.coll4j.Collective;
+import io.coll4j.Team;
+import io.coll4j.kernel.algo.AlgorithmCatalog;
+import io.coll4j.kernel.model.Selector;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code collbench explain <collective>}: per size, every selectable algorithm's predicted time under
+ * the team's machine model and the pick (DESIGN §5) — the table [HMPI §3.4, Fig. 19] selects from.
+ * With {@code --measure} each algorithm is also measured (as {@code collbench <collective> -a NAME}
+ * measures it; the measured time is its best batch mean, the undisturbed time the model predicts, as
+ * {@code tune} keeps each parameter's best window: on a shared machine the other batches include time
+ * slices another process took from a rank) and every row shows the model's relative error
+ * {@code (predicted − measured) / measured};
+ * the run ends with the median |error| and the share of sizes where the pick's measured time is within
+ * 10% of the measured best. The {@code cyclicbarrier} baseline is never picked and not listed.
+ */
+@Command(name = "explain", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+        description = "Print every algorithm's predicted time and the model's pick per size; --measure checks the model.")
+final class ExplainCommand implements Callable<Integer> {
+    /** The pick counts as good when its measured time is within this factor of the measured best. */
+    static final double PICK_TOLERANCE = 1.10;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "COLLECTIVE", description = "allreduce|reduce-scatter|reduce|bcast|allgather|barrier")
+    String collective;
+
+    @CommandLine.Mixin
+    RunOptions run = new RunOptions();
+
+    @Option(names = "--measure", description = "also measure every algorithm and print the model's error")
+    boolean measure;
+
+    @Override
+    public Integer call() {
+        Collective c = Collective.parse(collective);
+        RunOptions.Setup setup = run.resolve(c);
+        int p = setup.threads();
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "# collbench explain %s: %d ranks%s%s, model: %s%s%n", c.cliName(), p,
+                c == Collective.BARRIER ? "" : ", " + setup.dtype().cliName(), c.reduces() ? " " + setup.op().cliName() : "",
+                setup.model().source(), run.cold ? ", cold buffers" : "");
+        out.println("# * = the model's pick" + (measure ? ", + = measured best; measured = best batch mean; "
+                + "error = (predicted - measured) / measured" : ""));
+        out.printf("%12s  %-16s %14s%s%n", "bytes", "algorithm", "predicted_us", measure ? String.format("%14s %9s", "measured_us", "error") : "");
+        out.flush();
+        List<Double> errors = new ArrayList<>();
+        int sizes = 0;
+        int goodPicks = 0;
+        try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
+            CollectiveBenchmark bench = null;
+            if (measure) {
+                long maxBytes = 0;
+                for (long s : setup.range().sizes()) {
+                    CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
+                    maxBytes = Math.max(maxBytes, Math.max(sh.sendBytes(), sh.recvBytes()));
+                }
+                bench = new CollectiveBenchmark(c, setup.dtype(), setup.op(), setup.root(), false, List.of(), maxBytes, p,
+                        run.cold ? setup.model().cacheCapacity() : 0);
+                // an unrecorded pass over the first size: the JIT compiles the call path of every algorithm before
+                // the first row is measured, so that row does not carry the compilation
+                long first = setup.range().sizes().iterator().next();
+                CollectiveBenchmark.Shape sh0 = CollectiveBenchmark.Shape.of(c, first, setup.dtype(), p);
+                for (Selector.Prediction pr : team.selector().predict(c, p, sh0.callCount(), setup.dtype(),
+                        c.reduces() ? setup.op() : null, sh0.bytes())) {
+                    if (!AlgorithmCatalog.isBaseline(pr.algorithm())) {
+                        long iters = run.iterationsFor(sh0.bytes());
+                        bench.measure(team, first, pr.algorithm().name(), false, iters, run.warmupFor(iters));
+                    }
+                }
+            }
+            for (long s : setup.range().sizes()) {
+                CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
+                List<Selector.Prediction> preds = team.selector().predict(c, p, sh.callCount(), setup.dtype(),
+                        c.reduces() ? setup.op() : null, sh.bytes()).stream()
+                        .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
+                double[] measured = new double[preds.size()];
+                int best = -1;
+                int pick = -1;
+                for (int k = 0; k < preds.size(); k++) {
+                    if (preds.get(k).chosen()) {
+                        pick = k;
+                    }
+                    if (bench != null) {
+                        long iters = run.iterationsFor(sh.bytes());
+                        // batches of about 20 us of predicted time (at most iterations/20): short enough that on a
+                        // shared machine some batches run undisturbed, long enough that the clock costs nothing
+                        long batch = Math.max(1, Math.min(iters / CollectiveBenchmark.BATCHES,
+                                (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds()))));
+                        measured[k] = bench.measure(team, s, preds.get(k).algorithm().name(), preds.get(k).chosen(), iters,
+                                run.warmupFor(iters), batch).minUs();
+                        if (best < 0 || measured[k] < measured[best]) {
+                            best = k;
+                        }
+                    }
+                }
+                for (int k = 0; k < preds.size(); k++) {
+                    Selector.Prediction pr = preds.get(k);
+                    String mark = (pr.chosen() ? "*" : "") + (k == best ? "+" : "");
+                    double predUs = pr.seconds() * 1e6;
+                    String tail = "";
+                    if (bench != null) {
+                        double err = (predUs - measured[k]) / measured[k];
+                        errors.add(Math.abs(err));
+                        tail = String.format(Locale.ROOT, "%14.3f %8.1f%%", measured[k], err * 100);
+                    }
+                    out.printf(Locale.ROOT, "%12d  %-16s %14.3f%s%n", sh.bytes(), pr.algorithm().name() + mark, predUs, tail);
+                }
+                out.flush();
+                if (bench != null && pick >= 0) {
+                    sizes++;
+                    if (measured[pick] <= PICK_TOLERANCE * measured[best]) {
+                        goodPicks++;
+                    }
+                }
+            }
+        }
+        if (measure && !errors.isEmpty()) {
+            Collections.sort(errors);
+            double median = errors.size() % 2 == 1 ? errors.get(errors.size() / 2)
+                    : (errors.get(errors.size() / 2 - 1) + errors.get(errors.size() / 2)) / 2;
+            out.printf(Locale.ROOT, "median model error: %.1f%% (%d predictions)%n", median * 100, errors.size());
+            out.printf(Locale.ROOT, "pick within 10%% of the measured best: %d/%d sizes (%.0f%%)%n", goodPicks, sizes,
+                    100.0 * goodPicks / Math.max(1, sizes));
+            out.flush();
+        }
+        return 0;
+    }
+}

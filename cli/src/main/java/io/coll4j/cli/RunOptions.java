@@ -1,0 +1,108 @@
+package io.coll4j.cli;
+
+import io.coll4j.Collective;
+import io.coll4j.Team;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.topology.Placement;
+import io.coll4j.topology.Topology;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Options shared by the collective benchmarks and {@code explain} (a picocli mixin), and their
+ * validation: every bad value is an {@link IllegalArgumentException} naming it (exit 2 with usage).
+ */
+final class RunOptions {
+    @Option(names = {"-t", "--threads"}, paramLabel = "N", description = "ranks (default: number of PUs)")
+    Integer threads;
+
+    @Option(names = {"-m", "--sizes"}, paramLabel = "MIN:MAX", defaultValue = "8:64M",
+            description = "bytes per rank, K/M/G suffixes, doubling (default ${DEFAULT-VALUE}). Per rank as nccl-tests: "
+                    + "the vector for allreduce/reduce/bcast, the input for reduce-scatter, the output for allgather")
+    String sizes;
+
+    @Option(names = {"-i", "--iterations"}, paramLabel = "N", description = "timed iterations (default: scaled by size, 20..10000)")
+    Long iterations;
+
+    @Option(names = {"-x", "--warmup"}, paramLabel = "N", description = "warm-up iterations (default: iterations/10, at least 5)")
+    Long warmup;
+
+    @Option(names = {"-d", "--dtype"}, paramLabel = "TYPE", defaultValue = "f64", description = "f32|f64|i32|i64 (default ${DEFAULT-VALUE})")
+    String dtype;
+
+    @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum", description = "sum|prod|min|max|band|bor|bxor (default ${DEFAULT-VALUE})")
+    String op;
+
+    @Option(names = {"-r", "--root"}, paramLabel = "N", defaultValue = "0", description = "root rank of bcast and reduce (default ${DEFAULT-VALUE})")
+    int root;
+
+    @Option(names = "--bind", paramLabel = "HOW", defaultValue = "compact", description = "compact|scatter|none, or a list of OS PU numbers (default ${DEFAULT-VALUE})")
+    String bind;
+
+    @Option(names = "--topology", paramLabel = "SRC", defaultValue = "auto", description = "auto|hwloc|sysfs|synthetic:SPEC|xml:FILE (default ${DEFAULT-VALUE})")
+    String topology;
+
+    @Option(names = "--profile", paramLabel = "FILE",
+            description = "machine profile from 'collbench tune' for the model (default: $COLL4J_PROFILE, else defaults from the topology)")
+    Path profile;
+
+    @Option(names = "--cold", description = "rotate through buffers larger than the LLC so every iteration starts off-cache")
+    boolean cold;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120", description = "collective timeout (default ${DEFAULT-VALUE} s)")
+    long timeoutSeconds;
+
+    /** The validated run: everything a benchmark or explain needs before it builds the team. */
+    record Setup(Collective collective, DType dtype, Op op, SizeRange range, Topology topology, int threads,
+                 Placement placement, MachineModel model, int root) {
+        Team.Builder team(Duration timeout) {
+            return Team.builder().ranks(threads).topology(topology).placement(placement).model(model).timeout(timeout);
+        }
+    }
+
+    Setup resolve(Collective c) {
+        return resolve(c, System.getenv());
+    }
+
+    Setup resolve(Collective c, Map<String, String> env) {
+        DType t = DType.parse(dtype);
+        Op o = Op.parse(op);
+        if (c.reduces()) {
+            o.checkSupports(t);
+        }
+        SizeRange range = c == Collective.BARRIER ? new SizeRange(0, 0) : SizeRange.parse(sizes);
+        if (iterations != null && iterations < 1) {
+            throw new IllegalArgumentException("--iterations must be >= 1, got " + iterations);
+        }
+        if (warmup != null && warmup < 0) {
+            throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
+        }
+        if (timeoutSeconds < 1) {
+            throw new IllegalArgumentException("--timeout must be >= 1 s, got " + timeoutSeconds);
+        }
+        Topology topo = Topology.load(topology);
+        int p = threads != null ? threads : topo.pus().size();
+        if (p < 1) {
+            throw new IllegalArgumentException("--threads must be >= 1, got " + p);
+        }
+        if (c.rooted() && (root < 0 || root >= p)) {
+            throw new IllegalArgumentException("--root " + root + " is out of range for " + p + " ranks (0.." + (p - 1) + ")");
+        }
+        Placement placement = Placement.parse(bind);
+        MachineModel model = profile != null ? MachineModel.load(profile) : MachineModel.fromEnvironment(topo, env);
+        return new Setup(c, t, o, range, topo, p, placement, model, root);
+    }
+
+    long iterationsFor(long bytes) {
+        return iterations != null ? iterations : CollectiveBenchmark.defaultIterations(bytes);
+    }
+
+    long warmupFor(long iters) {
+        return warmup != null ? warmup : CollectiveBenchmark.defaultWarmup(iters);
+    }
+}

@@ -1,0 +1,214 @@
+package io.coll4j.cli;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.AlgorithmCatalog;
+import io.coll4j.kernel.algo.CollectiveAlgorithm;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.topology.Topology;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * collbench in-process: list, help on every subcommand, every kind of bad input (exit 2, one line naming
+ * the problem, then usage), profiles, the JSON header, --cold, --check-placement and --plot.
+ */
+class CollBenchCliTest {
+
+    record Run(int code, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = CollBench.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    /** Exit 2, the first stderr line names the problem ({@code expect}), usage follows on the next line. */
+    static void usageError(String expect, String... args) {
+        Run r = run(args);
+        assertEquals(2, r.code(), String.join(" ", args) + "\n" + r.out() + r.err());
+        List<String> lines = r.err().lines().toList();
+        assertTrue(lines.size() >= 2, r.err());
+        assertTrue(lines.get(0).contains(expect), "expected '" + expect + "' in: " + lines.get(0));
+        assertTrue(lines.get(1).startsWith("Usage: collbench"), r.err());
+    }
+
+    @Test
+    void listShowsEveryAlgorithmWithSummaryAndSeedAndMarksBaselines() {
+        Run r = run("list");
+        assertEquals(0, r.code(), r.err());
+        for (CollectiveAlgorithm a : AlgorithmCatalog.all()) {
+            String line = r.out().lines().filter(l -> l.startsWith("  " + a.name() + " ") && l.contains(a.summary()))
+                    .findFirst().orElseThrow(() -> new AssertionError("no line for " + a.collective() + "/" + a.name()));
+            assertTrue(line.contains(a.seed()), line);
+            assertEquals(AlgorithmCatalog.isBaseline(a), line.contains("(baseline, never auto)"), line);
+        }
+        Run one = run("list", "bcast");
+        assertEquals(0, one.code(), one.err());
+        assertEquals(1 + AlgorithmCatalog.of(Collective.BCAST).size(), one.out().lines().count(), one.out());
+        usageError("unknown collective 'bogus'", "list", "bogus");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"allreduce", "reduce-scatter", "reduce", "bcast", "allgather", "barrier", "copy", "topo",
+            "tune", "explain", "list"})
+    void helpWorksOnEverySubcommand(String sub) {
+        for (String flag : new String[]{"-h", "--help"}) {
+            Run r = run(sub, flag);
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.out().startsWith("Usage: collbench " + sub), r.out());
+        }
+    }
+
+    @Test
+    void badInputOfEveryKindIsExit2WithOneLineAndUsage(@TempDir Path dir) throws IOException {
+        usageError("unknown allreduce algorithm 'nope'", "allreduce", "-t", "2", "-a", "nope");
+        usageError("f16", "allreduce", "-t", "2", "-d", "f16");
+        usageError("avg", "allreduce", "-t", "2", "-o", "avg");
+        usageError("op bxor is not defined for dtype f64", "allreduce", "-t", "2", "-o", "bxor");
+        usageError("--root 2 is out of range for 2 ranks", "bcast", "-t", "2", "-r", "2");
+        usageError("--root 5 is out of range for 2 ranks", "reduce", "-t", "2", "-r", "5");
+        usageError("size range MIN > MAX: 1K > 8", "allgather", "-t", "2", "-m", "1K:8");
+        usageError("malformed size '12Q'", "reduce-scatter", "-t", "2", "-m", "12Q");
+        usageError("--threads must be >= 1, got 0", "allreduce", "-t", "0");
+        usageError("--threads must be >= 1, got -3", "explain", "allreduce", "-t", "-3");
+        usageError("unknown collective 'gather'", "explain", "gather", "-t", "2");
+        usageError("unknown collective or command 'gather'", "gather", "-t", "2");
+        usageError("Unknown option: '--frobnicate'", "barrier", "--frobnicate");
+        usageError("Unmatched argument", "allreduce", "extra");
+        usageError("--plot", "allreduce", "-t", "2", "--plot", dir.resolve("x.svg").toString());
+        usageError("--repeat must be >= 1", "tune", "--repeat", "0");
+        // unreadable profiles: missing file, bad JSON, missing field, negative field
+        Path missing = dir.resolve("none.json");
+        usageError("profile " + missing + ": cannot read", "allreduce", "-t", "2", "--profile", missing.toString());
+        usageError("profile " + missing + ": cannot read", "explain", "bcast", "-t", "2", "--profile", missing.toString());
+        Path json = dir.resolve("bad.json");
+        Files.writeString(json, "{\"lineLatencySameL3\": 1e-7,");
+        usageError("profile " + json + ": bad JSON", "bcast", "-t", "2", "--profile", json.toString());
+        String good = MachineModel.defaults(Topology.host()).toProfileJson(Map.of());
+        Files.writeString(json, good.replace("\"memoryBandwidth\"", "\"memBW\""));
+        usageError("profile " + json + ": field 'memoryBandwidth' is missing", "barrier", "-t", "2", "--profile", json.toString());
+        Files.writeString(json, good.replaceFirst("\"copyBandwidthCached\": [0-9.e+]+", "\"copyBandwidthCached\": -1"));
+        usageError("profile " + json + ": field 'copyBandwidthCached' must be > 0", "allgather", "-t", "2", "--profile",
+                json.toString());
+    }
+
+    @Test
+    void profileIsUsedAndNamedInTheJsonHeaderWhichDescribesTheRun(@TempDir Path dir) throws IOException {
+        Path prof = dir.resolve("p.json");
+        Files.writeString(prof, MachineModel.defaults(Topology.host()).toProfileJson(Map.of()));
+        Run r = run("allreduce", "-t", "2", "-m", "64", "-i", "5", "-x", "1", "--format", "json", "--profile", prof.toString());
+        assertEquals(0, r.code(), r.err());
+        String header = r.out().lines().findFirst().orElseThrow();
+        for (String key : new String[]{"\"machine\":", "\"topology\":", "\"jdk\":\"JDK ", "\"version\":", "\"topologySummary\":"}) {
+            assertTrue(header.contains(key), key + " missing in " + header);
+        }
+        assertTrue(header.contains("\"model\":\"profile " + prof + "\""), header);
+        assertTrue(header.contains("\"commandLine\":\"collbench allreduce -t 2 -m 64"), header);
+        Run e = run("explain", "allreduce", "-t", "2", "-m", "8:16", "--profile", prof.toString());
+        assertEquals(0, e.code(), e.err());
+        assertTrue(e.out().contains("model: profile " + prof), e.out());
+    }
+
+    @Test
+    void explainListsEverySelectableAlgorithmPerSizeAndMarksOnePick() {
+        Run r = run("explain", "allreduce", "-t", "3", "-m", "8:1M", "-d", "f32");
+        assertEquals(0, r.code(), r.err());
+        List<String> rows = r.out().lines().filter(l -> !l.startsWith("#") && !l.trim().startsWith("bytes")).toList();
+        long selectable = AlgorithmCatalog.of(Collective.ALLREDUCE).stream().filter(a -> !AlgorithmCatalog.isBaseline(a)).count();
+        assertEquals(18 * selectable, rows.size(), r.out());
+        for (int s = 0; s < 18; s++) {
+            List<String> size = rows.subList((int) (s * selectable), (int) ((s + 1) * selectable));
+            assertEquals(1, size.stream().filter(l -> l.contains("*")).count(), String.join("\n", size));
+            for (String l : size) {
+                assertTrue(Double.parseDouble(l.trim().split("\\s+")[2]) > 0, l);
+            }
+        }
+        assertTrue(r.out().lines().noneMatch(l -> l.contains("cyclicbarrier")), r.out());
+    }
+
+    @Test
+    void explainMeasureEndsWithTheMedianErrorAndThePickShare() {
+        Run r = run("explain", "bcast", "-t", "2", "-m", "8:1K", "-i", "20", "-x", "2", "--measure");
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertTrue(lines.get(lines.size() - 2).matches("median model error: [0-9.]+% \\(\\d+ predictions\\)"), r.out());
+        assertTrue(lines.get(lines.size() - 1).matches("pick within 10% of the measured best: \\d+/8 sizes \\(\\d+%\\)"), r.out());
+        assertTrue(r.out().lines().filter(l -> l.matches(".*\\s-?[0-9.]+%$")).count() >= 8, r.out());
+    }
+
+    @Test
+    void tuneWritesAProfileThatLoadsAndPrintsSpreads(@TempDir Path dir) {
+        Path out = dir.resolve("sub/prof.json");
+        Run r = run("tune", "--quick", "-o", out.toString());
+        assertEquals(0, r.code(), r.err());
+        MachineModel m = MachineModel.load(out);
+        assertTrue(m.copyBandwidthCached() > 0 && m.lineLatencySameL3() > 0);
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("copyBandwidthStream(\\s+[0-9.]+){3}\\s+GB/s")), r.out());
+        assertTrue(r.out().contains("reduceBandwidth.i32.cached"), r.out());
+        // this machine has one package: the cross-package latency is the default, and the output says so
+        Topology host = Topology.host();
+        if (host.packages().size() == 1) {
+            assertTrue(r.out().contains("lineLatencyCrossPackage: one package on this machine: kept the default"), r.out());
+            assertEquals(MachineModel.defaults(host).lineLatencyCrossPackage(), m.lineLatencyCrossPackage());
+        }
+        assertTrue(r.out().contains("# wrote " + out), r.out());
+    }
+
+    @Test
+    void coldRotatesBuffersAndStillValidates() {
+        Run r = run("allreduce", "-t", "2", "-m", "8:16", "-i", "30", "-x", "2", "-c", "--cold", "-a", "all", "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().lines().skip(1).allMatch(l -> l.endsWith(",true")), r.out());
+        Run b = run("bcast", "-t", "2", "-m", "4K", "-i", "10", "-x", "1", "-c", "--cold", "-r", "1", "--format", "json");
+        assertEquals(0, b.code(), b.err());
+        assertTrue(b.out().lines().findFirst().orElseThrow().contains("\"cold\":true"), b.out());
+    }
+
+    @Test
+    void checkPlacementReportsEveryRank() {
+        Run r = run("allgather", "-t", "2", "-m", "1M", "-i", "3", "-x", "1", "--check-placement");
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.err().lines().filter(l -> l.startsWith("placement:")).toList();
+        if (lines.size() == 1) {
+            assertTrue(lines.getFirst().contains("hwloc not available"), r.err());
+            return;
+        }
+        assertEquals(2, lines.size(), r.err());
+        for (String l : lines) {
+            // one NUMA node here: every touched page is local
+            assertTrue(l.endsWith(": local"), l);
+            assertTrue(l.contains(" send 1048576 B on node(s) [") && l.contains(" recv 1048576 B on node(s) ["), l);
+        }
+    }
+
+    @Test
+    void plotWritesAPng(@TempDir Path dir) throws IOException {
+        Path png = dir.resolve("ar.png");
+        Run r = run("allreduce", "-t", "2", "-m", "8:4K", "-i", "10", "-x", "1", "-a", "all", "--plot", png.toString(),
+                "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        byte[] b = Files.readAllBytes(png);
+        assertTrue(b.length > 5000, "png of " + b.length + " bytes");
+        assertEquals((byte) 0x89, b[0]);
+        assertEquals('P', b[1]);
+        assertEquals("", Plot.sizeLabel(3.5));
+        assertEquals("64M", Plot.sizeLabel(26.0));
+        assertEquals("1K", Plot.sizeLabel(10.0));
+        assertEquals("8", Plot.sizeLabel(3.0));
+    }
+}
