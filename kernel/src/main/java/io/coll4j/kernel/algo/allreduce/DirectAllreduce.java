@@ -98,12 +98,12 @@ public final class DirectAllreduce extends AbstractAlgorithm {
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         if (p == 1) {
-            return CopyCost.copyIn(m, bytes, 2 * bytes);
+            return m.callOverhead() + CopyCost.copyIn(m, bytes, 2 * bytes);
         }
         long block = (bytes + p - 1) / p;
         long ws = workingSet(p, bytes);
-        // the k-ary fold, counted as TiledAllreduce counts it: p + 1 streams of s/p bytes
-        double fold = m.reduceTime((p + 1L) * block, ws);
+        // the k-ary fold of my block, counted as TiledAllreduce counts it [HMPI Eq. 11]: p + 1 streams of s/p bytes
+        double fold = m.foldTime(block, p, ws);
         // copy-out of the p − 1 other blocks (NT iff W > C)
         double copies = CopyCost.copyOut(m, bytes - block, ws);
         // DRAM: send buffers read once, receive buffers written once, the owners' blocks read for ownership
@@ -111,7 +111,7 @@ public final class DirectAllreduce extends AbstractAlgorithm {
         // ANNOUNCE, the first ARRIVE and the DONE round; later slices' flags are mostly set when polled
         long n = Math.max(1, slices(block, slice(block, m.defaultMaxSliceBytes())));
         double sync = 3 * CopyCost.flag(m) + (n + 2) * CopyCost.poll(m, p - 1);
-        return sync + Math.max(fold + copies, dram);
+        return m.callOverhead() + sync + Math.max(fold + copies, dram);
     }
 
     @Override

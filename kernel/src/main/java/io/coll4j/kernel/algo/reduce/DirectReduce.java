@@ -53,16 +53,16 @@ public final class DirectReduce extends AbstractAlgorithm {
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         if (p == 1) {
-            return CopyCost.copyIn(m, bytes, 2 * bytes);
+            return m.callOverhead() + CopyCost.copyIn(m, bytes, 2 * bytes);
         }
         long block = (bytes + p - 1) / p;
         long ws = workingSet(p, bytes);
-        // the k-ary fold, counted as TiledAllreduce counts it: p + 1 streams of s/p bytes
-        double fold = m.reduceTime((p + 1L) * block, ws);
+        // the k-ary fold of my block, counted as TiledAllreduce counts it [HMPI Eq. 11]: p + 1 streams of s/p bytes
+        double fold = m.foldTime(block, p, ws);
         // DRAM: the send buffers read once, the root's buffer read for ownership and written
         double dram = CopyCost.dram(m, (p + 2L) * bytes, ws);
         double sync = 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1);
-        return sync + Math.max(fold, dram);
+        return m.callOverhead() + sync + Math.max(fold, dram);
     }
 
     @Override
