@@ -6,9 +6,10 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.infra.Control;
 
 /**
- * Allreduce (F64 SUM) of {@code bytes}, out of place. One operation is one {@code allreduce} call by one rank; {@code algorithm} runs every algorithm
- * {@code collbench list} shows for it, the {@code cyclicbarrier} baseline last. Threads, buffers and why
- * iteration ends cannot deadlock: {@link CollectiveBench}.
+ * Allreduce (F64 SUM) of {@code bytes}, out of place. One operation is one {@code allreduce} call by one
+ * rank; {@code algorithm} runs every algorithm {@code collbench list} shows for it, the
+ * {@code cyclicbarrier} baseline last. Threads, buffers and why iteration ends cannot deadlock: {@link
+ * CollectiveBench}.
  */
 public class AllreduceBench extends SizedCollectiveBench {
     /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */

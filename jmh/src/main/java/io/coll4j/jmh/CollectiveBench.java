@@ -116,7 +116,7 @@ public abstract class CollectiveBench {
     /** The team and the entry counters, one per JMH run (fork and parameter set). */
     @State(Scope.Benchmark)
     public static class Shared {
-        /** Slots are this many longs apart: 128 bytes, so ranks never write the same cache line (or pair). */
+        /** Slots are this many longs apart: 128 bytes, as the adjacent-line prefetcher pairs lines. */
         static final int STRIDE = 16;
 
         Team team;
@@ -271,7 +271,7 @@ public abstract class CollectiveBench {
         }
     }
 
-    /** One benchmark operation: a fresh collective call, or, once JMH stops measuring, catching up (see class comment). */
+    /** One benchmark operation: a fresh collective call, or, once JMH stops measuring, catching up (class comment). */
     final void call(Control control) {
         if (!catchUp || !control.stopMeasurement) {
             enterAndRun();
@@ -284,6 +284,7 @@ public abstract class CollectiveBench {
 
     private void enterAndRun() {
         long n = ++calls;
+        // release: pairs with getAcquire in maxEntered (peers catching up) and awaitEntered (peers' entry wait)
         shared.entered.setRelease(rank.id() * Shared.STRIDE, n);
         plan.execute(send, recv);
         if (awaitEntries) {

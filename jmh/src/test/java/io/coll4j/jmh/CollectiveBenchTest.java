@@ -28,7 +28,8 @@ class CollectiveBenchTest {
     @Test
     void ranksMustEqualJmhThreads() {
         assertEquals(3, CollectiveBench.checkThreads("3", 3));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CollectiveBench.checkThreads("3", 2));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> CollectiveBench.checkThreads("3", 2));
         assertTrue(e.getMessage().contains("ranks=3 but JMH runs 2 worker threads"), e.getMessage());
         assertTrue(e.getMessage().contains("-t 3 -p ranks=3"), e.getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> CollectiveBench.checkThreads("two", 2))
