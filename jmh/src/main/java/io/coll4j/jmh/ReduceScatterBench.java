@@ -13,7 +13,7 @@ import org.openjdk.jmh.infra.Control;
  */
 public class ReduceScatterBench extends SizedCollectiveBench {
     /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */
-    @Param({"direct", "cyclicbarrier"})
+    @Param({"direct", "ma-sliced", "cyclicbarrier"})
     public String algorithm;
 
     @Override

@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.allgather.PipelinedAllgather;
 import io.coll4j.kernel.algo.allgather.SharedCopyAllgather;
 import io.coll4j.kernel.algo.allreduce.DirectAllreduce;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
+import io.coll4j.kernel.algo.allreduce.MaSlicedAllreduce;
 import io.coll4j.kernel.algo.allreduce.TiledAllreduce;
 import io.coll4j.kernel.algo.allreduce.TreeAllreduce;
 import io.coll4j.kernel.algo.barrier.CentralBarrier;
@@ -17,8 +18,10 @@ import io.coll4j.kernel.algo.bcast.FlatBcast;
 import io.coll4j.kernel.algo.bcast.PipelinedBcast;
 import io.coll4j.kernel.algo.bcast.TwoStageBcast;
 import io.coll4j.kernel.algo.reduce.DirectReduce;
+import io.coll4j.kernel.algo.reduce.MaSlicedReduce;
 import io.coll4j.kernel.algo.reduce.TreeReduce;
 import io.coll4j.kernel.algo.reducescatter.DirectReduceScatter;
+import io.coll4j.kernel.algo.reducescatter.MaSlicedReduceScatter;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -37,10 +40,10 @@ public final class AlgorithmCatalog {
                 new DisseminationBarrier(), new TreeBarrier(), new CentralBarrier(),
                 new FlatBcast(), new TwoStageBcast(), new PipelinedBcast(), new DirectBcast(),
                 new TreeReduce(),
-                new DirectReduce(),
+                new DirectReduce(), new MaSlicedReduce(),
                 new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
-                new DirectAllreduce(),
-                new DirectReduceScatter(),
+                new DirectAllreduce(), new MaSlicedAllreduce(),
+                new DirectReduceScatter(), new MaSlicedReduceScatter(),
                 new DirectAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         a.addAll(CyclicBarrierBaselines.all());
         ALL = List.copyOf(a);

@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The {@code direct} allreduce and reduce. The allreduce in both of its regimes: in cache (a synthetic
+ * The bandwidth reductions: {@code direct} allreduce and reduce, {@code ma-sliced} [YHCCL Alg. 2]
+ * reduce-scatter, allreduce and reduce. The allreduces in both of their regimes: in cache (a synthetic
  * machine with a 512 MiB L3: temporal copy-out) and streaming (a 16 KiB L3, so W &gt; C for almost every
  * message: non-temporal copy-out, heap and native). Small {@code maxSliceBytes} (64 B … 4 KiB) give many
  * slices and last slices shorter than the rest with little data.
@@ -29,9 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * or by the slice, p = 1, 2, 3, 4, 5, 8, in place and out of place, heap and native, roots rotating;
  * order-sensitive float inputs bitwise equal to the rank-ordered left fold on every rank (so all ranks
  * agree and every run gives the same bits); random sizes back to back with other algorithms on the same
- * team; and that neither algorithm takes scratch memory.
+ * team; that direct takes no scratch memory and ma-sliced no more than its double buffer of slices.
  */
-class DirectReductionTest {
+class BandwidthReductionTest {
     /** One package, eight cores, a 16 KiB L3: C = 16 KiB, so W &gt; C from a few hundred elements on. */
     static final String STREAMING = "synthetic:pack:1 numa:1 l3:1(size=16KB) core:8 pu:1";
     /** The same machine with a 512 MiB L3: every message of these tests stays in cache mode. */
@@ -41,8 +42,10 @@ class DirectReductionTest {
 
     static Stream<Arguments> cases() {
         // the reduce has one regime: its stores do not depend on W
-        return Stream.of(Arguments.of(Collective.ALLREDUCE, false), Arguments.of(Collective.ALLREDUCE, true),
-                Arguments.of(Collective.REDUCE, false));
+        return Stream.of(Arguments.of(Collective.ALLREDUCE, "direct", false), Arguments.of(Collective.ALLREDUCE, "direct", true),
+                Arguments.of(Collective.REDUCE, "direct", false),
+                Arguments.of(Collective.ALLREDUCE, "ma-sliced", false), Arguments.of(Collective.ALLREDUCE, "ma-sliced", true),
+                Arguments.of(Collective.REDUCE, "ma-sliced", false), Arguments.of(Collective.REDUCE_SCATTER, "ma-sliced", false));
     }
 
     static Team.Builder team(int p, boolean streaming, long slice) {
@@ -50,18 +53,18 @@ class DirectReductionTest {
         return b.topology(Topology.load(streaming ? STREAMING : CACHED));
     }
 
-    @ParameterizedTest(name = "{0} streaming={1}")
+    @ParameterizedTest(name = "{0} {1} streaming={2}")
     @MethodSource("cases")
-    void everyDtypeOpAndLayoutMatchesTheReference(Collective c, boolean streaming) {
-        // only the allreduce strip-mines
-        long[] slices = c == Collective.ALLREDUCE ? new long[]{64, 4096} : new long[]{4096};
+    void everyDtypeOpAndLayoutMatchesTheReference(Collective c, String alg, boolean streaming) {
+        // direct reduce does not strip-mine; the others do
+        long[] slices = c == Collective.REDUCE && alg.equals("direct") ? new long[]{4096} : new long[]{64, 4096};
         for (int p : new int[]{1, 2, 3, 4}) {
             for (long slice : p <= 2 ? slices : new long[]{slices[0]}) {
-                check(c, streaming, p, slice, COUNTS);
+                check(c, alg, streaming, p, slice, COUNTS);
             }
         }
         for (int p : new int[]{5, 8}) {
-            check(c, streaming, p, 192, LARGE_TEAM_COUNTS);
+            check(c, alg, streaming, p, 192, LARGE_TEAM_COUNTS);
         }
     }
 
@@ -77,14 +80,15 @@ class DirectReductionTest {
         };
     }
 
-    static void check(Collective c, boolean streaming, int p, long slice, long[] counts) {
+    static void check(Collective c, String alg, boolean streaming, int p, long slice, long[] counts) {
         Queue<String> failures = new ConcurrentLinkedQueue<>();
         long max = 0;
         for (long n : counts) {
             max = Math.max(max, n);
         }
-        long maxBytes = max * 8 + 64;
-        try (Team team = team(p, streaming, slice).algorithm(c, "direct").build()) {
+        // a reduce-scatter's send buffer holds p blocks of count elements
+        long maxBytes = max * 8 * (c == Collective.REDUCE_SCATTER ? p : 1) + 64;
+        try (Team team = team(p, streaming, slice).algorithm(c, alg).build()) {
             team.run(rank -> {
                 CollectiveCorrectnessTest.Buffers buffers = new CollectiveCorrectnessTest.Buffers(rank, maxBytes);
                 long salt = 1;
@@ -100,7 +104,7 @@ class DirectReductionTest {
                 }
             });
         }
-        assertTrue(failures.isEmpty(), () -> c.cliName() + "/direct streaming=" + streaming + " p=" + p + " slice=" + slice
+        assertTrue(failures.isEmpty(), () -> c.cliName() + "/" + alg + " streaming=" + streaming + " p=" + p + " slice=" + slice
                 + ": " + failures.size() + " wrong, first: " + failures.stream().limit(5).toList());
     }
 
@@ -114,16 +118,18 @@ class DirectReductionTest {
         for (boolean streaming : new boolean[]{false, true}) {
             for (int p : new int[]{2, 3, 5, 8}) {
                 for (long slice : new long[]{64, 1 << 20}) {
-                    foldOrder(streaming, p, slice, counts);
+                    for (String alg : new String[]{"direct", "ma-sliced"}) {
+                        foldOrder(alg, streaming, p, slice, counts);
+                    }
                 }
             }
         }
     }
 
-    private static void foldOrder(boolean streaming, int p, long slice, long[] counts) {
+    private static void foldOrder(String alg, boolean streaming, int p, long slice, long[] counts) {
         Queue<String> failures = new ConcurrentLinkedQueue<>();
-        try (Team team = team(p, streaming, slice).algorithm(Collective.ALLREDUCE, "direct")
-                .algorithm(Collective.REDUCE, "direct").build()) {
+        try (Team team = team(p, streaming, slice).algorithm(Collective.ALLREDUCE, alg)
+                .algorithm(Collective.REDUCE, alg).build()) {
             team.run(rank -> {
                 int r = rank.id();
                 for (DType t : List.of(DType.F64, DType.F32)) {
@@ -148,7 +154,7 @@ class DirectReductionTest {
                 }
             });
         }
-        assertTrue(failures.isEmpty(), () -> "streaming=" + streaming + " p=" + p + " slice=" + slice + ": "
+        assertTrue(failures.isEmpty(), () -> alg + " streaming=" + streaming + " p=" + p + " slice=" + slice + ": "
                 + failures.size() + " wrong, first: " + failures.stream().limit(5).toList());
     }
 
@@ -180,7 +186,8 @@ class DirectReductionTest {
     private static void stress(int p, boolean streaming, long slice, long seed, int calls) {
         Queue<String> failures = new ConcurrentLinkedQueue<>();
         long maxBytes = 1L << 20;
-        String[][] mix = {{"direct", "direct"}, {"tiled", "direct"}, {"direct", "tree"}};
+        String[][] mix = {{"direct", "direct"}, {"tiled", "direct"}, {"direct", "tree"}, {"ma-sliced", "ma-sliced"},
+                {"ma-sliced", "direct"}};
         for (String[] algs : mix) {
             try (Team team = team(p, streaming, slice).algorithm(Collective.ALLREDUCE, algs[0])
                     .algorithm(Collective.REDUCE, algs[1]).build()) {
@@ -212,11 +219,17 @@ class DirectReductionTest {
      */
     @Test
     void largeMessagesOnTheHostMachine() {
+        for (String alg : new String[]{"direct", "ma-sliced"}) {
+            largeMessages(alg);
+        }
+    }
+
+    private static void largeMessages(String alg) {
         for (int p : new int[]{2, 3}) {
             long count = p == 2 ? 3_000_001 : 1_500_007;
             Queue<String> failures = new ConcurrentLinkedQueue<>();
             try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(60))
-                    .algorithm(Collective.ALLREDUCE, "direct").algorithm(Collective.REDUCE, "direct").build()) {
+                    .algorithm(Collective.ALLREDUCE, alg).algorithm(Collective.REDUCE, alg).build()) {
                 team.run(rank -> {
                     MemorySegment send = rank.allocate(count * 8);
                     MemorySegment recv = rank.allocate(count * 8);
@@ -233,24 +246,33 @@ class DirectReductionTest {
                     }
                 });
             }
-            assertTrue(failures.isEmpty(), () -> "p=" + p + ": " + failures.size() + " wrong, first: "
+            assertTrue(failures.isEmpty(), () -> alg + " p=" + p + ": " + failures.size() + " wrong, first: "
                     + failures.stream().limit(5).toList());
         }
     }
 
-    /** The memory the class comments state: none beyond the caller's buffers, in either regime. */
+    /**
+     * The memory the class comments state: direct none beyond the caller's buffers, in either regime;
+     * ma-sliced its double buffer, 2 slots × p slices × I per rank and parity, whatever the message size.
+     */
     @Test
-    void noScratch() {
+    void scratchIsWhatTheClassCommentsState() {
         int p = 4;
-        long bytes = 1L << 20;
-        for (boolean streaming : new boolean[]{false, true}) {
-            assertEquals(0, scratchAfter(Collective.ALLREDUCE, p, streaming, 4096, bytes), "allreduce streaming=" + streaming);
-            assertEquals(0, scratchAfter(Collective.REDUCE, p, streaming, 4096, bytes), "reduce streaming=" + streaming);
+        long slice = 4096;
+        for (long bytes : new long[]{1L << 20, 8L << 20}) {
+            for (boolean streaming : new boolean[]{false, true}) {
+                assertEquals(0, scratchAfter(Collective.ALLREDUCE, "direct", p, streaming, slice, bytes), "allreduce streaming=" + streaming);
+                assertEquals(0, scratchAfter(Collective.REDUCE, "direct", p, streaming, slice, bytes), "reduce streaming=" + streaming);
+                for (Collective c : new Collective[]{Collective.ALLREDUCE, Collective.REDUCE}) {
+                    long held = scratchAfter(c, "ma-sliced", p, streaming, slice, bytes);
+                    assertTrue(held > 0 && held <= (long) p * 2 * (2L * p * slice), c + " ma-sliced holds " + held);
+                }
+            }
         }
     }
 
-    private static long scratchAfter(Collective c, int p, boolean streaming, long slice, long bytes) {
-        try (Team team = team(p, streaming, slice).algorithm(c, "direct").build()) {
+    private static long scratchAfter(Collective c, String alg, int p, boolean streaming, long slice, long bytes) {
+        try (Team team = team(p, streaming, slice).algorithm(c, alg).build()) {
             team.run(rank -> {
                 MemorySegment send = rank.allocate(bytes);
                 MemorySegment recv = rank.allocate(bytes);

@@ -1,0 +1,223 @@
+package io.coll4j.kernel.algo.reducescatter;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.Tiles;
+import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.bcast.CopyCost;
+import io.coll4j.kernel.algo.bcast.Slicing;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.ControlBlock;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The strip-mined movement-avoiding reduction of [YHCCL Alg. 2, §4.2] that the {@code ma-sliced}
+ * reduce-scatter, allreduce and reduce share. The message is cut into p blocks (block b is reduced by
+ * rank b, its owner) and every block into slices of {@code I = max(min(s/p, I_max), line)} bytes
+ * ({@link Slicing}); step j handles slice j of every block:
+ *
+ * <pre>
+ * every rank r, step j:
+ *     if j ≥ 2: await ARRIVE ≥ j−2 of every owner      // nobody still folds from slot j mod 2
+ *     copy slice j of each of my p blocks → my slot (j mod 2, b)     (temporal: re-read at once)
+ *     publish RELEASE j                                // release: my copies of slice j are staged
+ *     await RELEASE ≥ j of every rank
+ *     fold slot (j mod 2, r) of ranks 0..p−1 → destination, ONE k-ary pass   (reduceMany)
+ *     publish ARRIVE j                                 // release: result slice j of block r is out
+ *     allreduce only: copy slice j−1 of every other block from its owner's receive buffer (NT iff W &gt; C)
+ * </pre>
+ *
+ * Double buffering: the copy-in of slice j+1 (into the other slot) overlaps the owners' folds of slice j
+ * [YHCCL §4.2: "the reduction of slice j overlaps the copy of slice j+1"], and the allreduce copy-out of
+ * slice j−1 overlaps both. The destination is the owner's receive buffer (allreduce: its block; reduce-
+ * scatter: all of it) or, for reduce, the root's receive buffer: threads share one address space, so the
+ * owners write the root's result straight into place, all cores folding at once.
+ *
+ * <p>Data-access volume per rank for allreduce of s bytes (YHCCL's DAV, Table 1): copy-in s read + s
+ * written, fold p·s/p read (from cache) + s/p written, copy-out (p−1)/p·s read + written: about
+ * (3 + 2(p−1)/p)·s plus the fold, 9s per node at p = 2 where {@code direct} needs 5s — MA pays the
+ * staging processes need to see each other's data; it keeps its working set in cache slices and keeps
+ * every core's reads sequential. Scratch: 2 slots × p slices × I per rank (≤ 2·p·I_max, independent of s).
+ *
+ * <p>Reduction order: the fold adds ranks 0, 1, …, p−1 left to right, so every result element is bitwise
+ * the scalar rank-ordered fold (also under {@code reproducible(true)}), on every rank and every run.
+ *
+ * <p>Buffers: peers read only my scratch (reused two collectives later, after the runtime's lag check)
+ * and, for allreduce, my receive buffer — so allreduce ends with a DONE round; reduce's root waits for
+ * every owner's last ARRIVE (they write its receive buffer). In place is safe: a rank's send range is
+ * overwritten (by its own fold, its own copy-out or, for reduce, by the owners) only after its own copy-in
+ * of that slice, which precedes its RELEASE for the step.
+ */
+public final class MovementAvoidingSlices {
+    /** Slots of the staging ring per owner: double buffering. */
+    static final int SLOTS = 2;
+
+    private MovementAvoidingSlices() {
+    }
+
+    /** The p blocks of a call: allreduce/reduce split {@code count} at line granularity; reduce-scatter's are equal. */
+    static Tiles blocks(CollectiveCall call) {
+        int p = call.size();
+        if (call.collective() == Collective.REDUCE_SCATTER) {
+            return new Tiles(call.count() * p, p, Math.max(1, call.count()));
+        }
+        return Tiles.of(call.count(), p, call.dtype().size());
+    }
+
+    /** I for the call: YHCCL's rule on the largest block, within the team's I_max. */
+    static long slice(CollectiveCall call, Tiles blocks) {
+        return Slicing.of(blocks.length(0) * call.dtype().size(), 1, call.team().maxSliceBytes()).slice();
+    }
+
+    /** Scratch bytes per parity: 2 slots of p slices (fewer slots when there are fewer steps). */
+    public static long scratchBytes(CollectiveCall call) {
+        int p = call.size();
+        if (p == 1 || call.count() == 0) {
+            return 0;
+        }
+        Tiles blocks = blocks(call);
+        long slice = slice(call, blocks);
+        long steps = steps(blocks.length(0) * call.dtype().size(), slice);
+        return Math.min(SLOTS, steps) * p * slice;
+    }
+
+    /** W of [YHCCL §4.2]: the p send and p receive buffers; the slots stay in cache. */
+    static long workingSet(int p, long bytes) {
+        return 2L * p * bytes;
+    }
+
+    private static long steps(long blockBytes, long slice) {
+        return (blockBytes + slice - 1) / slice;
+    }
+
+    /**
+     * YHCCL's DAV cost with the model's rates: every rank copies s in (the sources stream from DRAM past
+     * the cache), folds its s/p from p in-cache slots, and (allreduce) copies (p−1)/p·s out; DRAM sees the
+     * send buffers read and the results written once; two flag rounds per slice.
+     */
+    public static double cost(MachineModel m, int p, long bytes, Collective c) {
+        if (p == 1) {
+            return m.callOverhead() + CopyCost.copyIn(m, bytes, 2 * bytes);
+        }
+        long block = (bytes + p - 1) / p;
+        long ws = workingSet(p, bytes);
+        long slice = Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice();
+        long n = Math.max(1, steps(block, slice));
+        double copyIn = CopyCost.copyIn(m, bytes, ws);
+        double fold = m.foldTime(block, p, 2L * p * slice);
+        double copyOut = c == Collective.ALLREDUCE ? CopyCost.copyOut(m, bytes - block, ws) : 0;
+        // results: allreduce writes every receive buffer; reduce-scatter the p blocks, reduce the root's buffer once
+        long results = c == Collective.ALLREDUCE ? (long) p * bytes : bytes;
+        double dram = CopyCost.dram(m, (long) p * bytes + results, ws);
+        double sync = n * (CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1));
+        return m.callOverhead() + sync + Math.max(copyIn + fold + copyOut, dram);
+    }
+
+    /** Runs the call on this rank (reduce-scatter, allreduce or reduce, as the call says). */
+    public static void run(CollectiveCall call) {
+        int p = call.size();
+        Collective c = call.collective();
+        if (p == 1) {
+            if (c != Collective.REDUCE_SCATTER || call.send() != call.recv()) {
+                Transfers.copy(call, call.send(), 0, call.recv(), 0, call.bytes(), false);
+            }
+            return;
+        }
+        if (call.count() == 0) {
+            call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
+            return;
+        }
+        int r = call.rank();
+        int es = call.dtype().size();
+        Tiles blocks = blocks(call);
+        long slice = slice(call, blocks);
+        long steps = steps(blocks.length(0) * es, slice);
+        boolean allreduce = c == Collective.ALLREDUCE;
+        boolean nt = allreduce && call.copy().useNonTemporal(workingSet(p, (long) blocks.count() * es), false);
+        MemorySegment mine = call.scratch();
+        MemorySegment[] slots = new MemorySegment[p];
+        MemorySegment dst;
+        long dstBase;
+        if (c == Collective.REDUCE) {
+            // acquire: the root's receive buffer, published with its announce
+            call.await(call.root(), ControlBlock.ANNOUNCE, 0);
+            dst = call.rank() == call.root() ? call.recv() : call.peerRecv(call.root());
+            dstBase = blocks.start(r) * es;
+            if (r != call.root()) {
+                call.record("fold-into", call.root());
+            }
+        } else {
+            dst = call.recv();
+            dstBase = c == Collective.REDUCE_SCATTER ? 0 : blocks.start(r) * es;
+        }
+        for (long j = 0; j < steps; j++) {
+            long slot = (j % SLOTS) * p;
+            if (j >= SLOTS) {
+                for (int i = 1; i < p; i++) {
+                    // acquire: pairs with owner (r+i)'s release of ARRIVE j−2: it no longer folds from slot j mod 2
+                    call.await((r + i) % p, ControlBlock.ARRIVE, j - SLOTS);
+                }
+            }
+            for (int b = 0; b < p; b++) {
+                long len = length(blocks, b, j, slice, es);
+                if (len > 0) {
+                    Transfers.copy(call, call.send(), blocks.start(b) * es + j * slice, mine, (slot + b) * slice, len, false);
+                }
+            }
+            // release: my slice j of every block is staged; pairs with the owners' await before their fold
+            call.publish(ControlBlock.RELEASE, j);
+            call.foldStart();
+            for (int q = 0; q < p; q++) {
+                if (q != r) {
+                    call.await(q, ControlBlock.RELEASE, j);
+                    if (slots[q] == null) {
+                        slots[q] = call.peerScratch(q);     // valid once a stamp of this collective from q is acquired
+                        call.record("fold", q);
+                    }
+                }
+                call.foldAdd(q == r ? mine : slots[q], (slot + r) * slice);
+            }
+            long len = length(blocks, r, j, slice, es);
+            if (len > 0) {
+                call.foldInto(dst, dstBase + j * slice, len / es);
+            }
+            // release: result slice j of my block is written; pairs with the copy-out / the root's final await
+            call.publish(ControlBlock.ARRIVE, j);
+            if (allreduce && j > 0) {
+                copyOut(call, blocks, slice, j - 1, nt);
+            }
+        }
+        if (allreduce) {
+            copyOut(call, blocks, slice, steps - 1, nt);
+            // release: I no longer read other ranks' receive buffers; pairs with every rank's final await
+            call.publish(ControlBlock.DONE, 0);
+            call.awaitAllPeers(ControlBlock.DONE, 0);
+        } else if (c == Collective.REDUCE && r == call.root()) {
+            // acquire: every owner's last result slice is in my receive buffer
+            call.awaitAllPeers(ControlBlock.ARRIVE, steps - 1);
+        }
+    }
+
+    private static long length(Tiles blocks, int b, long j, long slice, int es) {
+        long off = j * slice;
+        return Math.max(0, Math.min(slice, blocks.length(b) * es - off));
+    }
+
+    /** Allgather phase of allreduce: slice j of every other block, from its owner's receive buffer. */
+    private static void copyOut(CollectiveCall call, Tiles blocks, long slice, long j, boolean nt) {
+        int p = call.size();
+        int r = call.rank();
+        int es = call.dtype().size();
+        for (int i = 1; i < p; i++) {
+            int b = (r + i) % p;
+            long len = length(blocks, b, j, slice, es);
+            // acquire: pairs with owner b's release of ARRIVE j
+            call.await(b, ControlBlock.ARRIVE, j);
+            if (len > 0) {
+                long off = blocks.start(b) * es + j * slice;
+                Transfers.copy(call, call.peerRecv(b), off, call.recv(), off, len, nt);
+            }
+        }
+    }
+}
