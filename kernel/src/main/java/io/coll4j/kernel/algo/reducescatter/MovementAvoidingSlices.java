@@ -94,7 +94,7 @@ public final class MovementAvoidingSlices {
     /**
      * YHCCL's DAV cost with the model's rates: every rank copies s in (the sources stream from DRAM past
      * the cache), folds its s/p from p in-cache slots, and (allreduce) copies (p−1)/p·s out; DRAM sees the
-     * send buffers read and the results written once; two flag rounds per slice.
+     * send buffers read and the results written once; two dependent flag rounds per slice.
      */
     public static double cost(MachineModel m, int p, long bytes, Collective c) {
         if (p == 1) {
@@ -110,7 +110,10 @@ public final class MovementAvoidingSlices {
         // results: allreduce writes every receive buffer; reduce-scatter the p blocks, reduce the root's buffer once
         long results = c == Collective.ALLREDUCE ? (long) p * bytes : bytes;
         double dram = CopyCost.dram(m, (long) p * bytes + results, ws);
-        double sync = n * (CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1));
+        // two dependent hand-overs per slice (RELEASE, then ARRIVE), allreduce's DONE round, and the fold's
+        // first line of the peers' slots [HMPI §2.1: a + b·m]
+        double rounds = 2.0 * n + (c == Collective.ALLREDUCE ? 1 : 0);
+        double sync = rounds * (CopyCost.flag(m) + CopyCost.poll(m, p - 1)) + m.lineLatencySameL3();
         return m.callOverhead() + sync + Math.max(copyIn + fold + copyOut, dram);
     }
 
