@@ -7,6 +7,7 @@ import io.coll4j.kernel.algo.allgather.SharedCopyAllgather;
 import io.coll4j.kernel.algo.allreduce.DirectAllreduce;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSlicedAllreduce;
+import io.coll4j.kernel.algo.allreduce.MaSocketAllreduce;
 import io.coll4j.kernel.algo.allreduce.TiledAllreduce;
 import io.coll4j.kernel.algo.allreduce.TreeAllreduce;
 import io.coll4j.kernel.algo.barrier.CentralBarrier;
@@ -42,7 +43,7 @@ public final class AlgorithmCatalog {
                 new TreeReduce(),
                 new DirectReduce(), new MaSlicedReduce(),
                 new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
-                new DirectAllreduce(), new MaSlicedAllreduce(),
+                new DirectAllreduce(), new MaSlicedAllreduce(), new MaSocketAllreduce(),
                 new DirectReduceScatter(), new MaSlicedReduceScatter(),
                 new DirectAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         a.addAll(CyclicBarrierBaselines.all());

@@ -1,0 +1,155 @@
+package io.coll4j.kernel.algo.allreduce;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.TeamLayout;
+import io.coll4j.kernel.algo.Tiles;
+import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.reducescatter.MovementAvoidingSlices;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.ControlBlock;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@code ma-socket}: the socket-aware two-level allreduce of [YHCCL §4.3]. The package (socket) is the
+ * unit whose links are scarce, so the reduction first stays inside each package and only one partial per
+ * package crosses: with k ranks per package and G packages, rank (g, i) — the i-th rank of package g —
+ * owns block i of k line-aligned blocks.
+ *
+ * <pre>
+ * 1. intra-package reduce-scatter: (g, i) folds block i of its package's k send buffers (ascending rank)
+ *    into its scratch partial P(g, i) in ONE k-ary pass           → publish ARRIVE (release: P(g, i) is written)
+ * 2. inter-package: (g, i) awaits ARRIVE of its counterparts (h, i), h = 0..G−1, and folds P(0, i) …
+ *    P(G−1, i) (ascending package) into block i of its receive buffer → publish RELEASE (block i is final)
+ * 3. intra-package allgather: (g, i) copies block j from (g, j)'s receive buffer (NT iff W &gt; C)
+ *    → publish DONE, await every DONE (peers read my send, scratch and receive buffers until then)
+ * </pre>
+ *
+ * Cross-package traffic: only phase 2 crosses, each rank reading the G−1 remote partials of its own block
+ * — (G−1)·s per package, against (G−1)·s·k for a flat algorithm whose owners read every remote send
+ * buffer. Thread ranks read peers' buffers in place, so phase 1 and 3 need no copy-in (the direct-read
+ * form of YHCCL's staged slices; unlike {@code ma-sliced} the phases are not strip-mined).
+ *
+ * <p>Reduction order: (x(g,0) + … + x(g,k−1)) per package, then the packages left to right — the same
+ * operands in the same order on every counterpart, so every rank holds bitwise the same result and every
+ * run gives the same bits. It differs from the rank-ordered fold for floats; with {@code reproducible(true)}
+ * (and on a single package, or packages of unequal size, where there is no second level) the call runs
+ * {@code ma-sliced}, whose order is the rank-ordered fold.
+ *
+ * <p>Memory: one partial of s/k bytes per rank (scratch): one message per package, G·s in all.
+ *
+ * <p>Cost: the model has no topology input ({@code cost(model, p, bytes)}), so it is priced as
+ * {@code ma-sliced} plus one cross-package hand-over: the selector never prefers it on one package, where
+ * it is {@code ma-sliced}; forcing it ({@code -a ma-socket}) on a multi-package machine is the way to use it.
+ */
+public final class MaSocketAllreduce extends AbstractAlgorithm {
+    public static final String NAME = "ma-socket";
+
+    public MaSocketAllreduce() {
+        super(Collective.ALLREDUCE, NAME, "two-level: reduce inside each package, one partial per package crosses, allgather inside",
+                "[YHCCL §4.3]");
+    }
+
+    /** True when this call has a second level: more than one package, all with the same number of ranks. */
+    static boolean twoLevel(CollectiveCall call) {
+        TeamLayout l = call.team().layout();
+        int g = l.packageCount();
+        if (g < 2 || call.reproducible() || call.count() == 0) {
+            return false;
+        }
+        int k = l.packageMembers(0).length;
+        for (int h = 1; h < g; h++) {
+            if (l.packageMembers(h).length != k) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public double cost(MachineModel m, int p, long bytes) {
+        return MovementAvoidingSlices.cost(m, p, bytes, Collective.ALLREDUCE) + m.lineLatencyCrossPackage();
+    }
+
+    @Override
+    public long scratchBytes(CollectiveCall call) {
+        if (!twoLevel(call)) {
+            return MovementAvoidingSlices.scratchBytes(call);
+        }
+        int k = call.team().layout().packageMembers(0).length;
+        return Tiles.of(call.count(), k, call.dtype().size()).perTile() * call.dtype().size();
+    }
+
+    @Override
+    public boolean observesAllEntries(int rank, int root, int ranks) {
+        return true;
+    }
+
+    @Override
+    public void run(CollectiveCall call) {
+        if (!twoLevel(call)) {
+            MovementAvoidingSlices.run(call);
+            return;
+        }
+        TeamLayout l = call.team().layout();
+        int r = call.rank();
+        int es = call.dtype().size();
+        int[] mates = l.packageMembers(l.packageGroupOf(r));
+        int k = mates.length;
+        int i = indexOf(mates, r);
+        Tiles blocks = Tiles.of(call.count(), k, es);
+        long off = blocks.start(i) * es;
+        long n = blocks.length(i);
+        MemorySegment partial = call.scratch();
+        // acquire: every rank's buffers, published with its announce
+        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
+
+        call.foldStart();
+        for (int q : mates) {
+            if (q != r) {
+                call.record("fold", q);
+            }
+            call.foldAdd(q == r ? call.send() : call.peerSend(q), off);
+        }
+        call.foldInto(partial, 0, n);
+        // release: my package's partial of block i; pairs with the counterparts' await in phase 2
+        call.publish(ControlBlock.ARRIVE, 0);
+
+        call.foldStart();
+        for (int h = 0; h < l.packageCount(); h++) {
+            int c = l.packageMembers(h)[i];
+            if (c != r) {
+                call.await(c, ControlBlock.ARRIVE, 0);
+                call.record("fold-partial", c);
+            }
+            call.foldAdd(c == r ? partial : call.peerScratch(c), 0);
+        }
+        call.foldInto(call.recv(), off, n);
+        // release: block i of the result is final in my receive buffer; pairs with the mates' copy in phase 3
+        call.publish(ControlBlock.RELEASE, 0);
+
+        boolean nt = call.copy().useNonTemporal(2L * call.size() * call.bytes(), false);
+        for (int d = 1; d < k; d++) {
+            int j = (i + d) % k;
+            int q = mates[j];
+            call.await(q, ControlBlock.RELEASE, 0);
+            call.record("copy", q);
+            long o = blocks.start(j) * es;
+            Transfers.copy(call, call.peerRecv(q), o, call.recv(), o, blocks.length(j) * es, nt);
+        }
+        // release: I no longer read anyone's buffers; pairs with every rank's final await
+        call.publish(ControlBlock.DONE, 0);
+        call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+
+    private static int indexOf(int[] a, int v) {
+        for (int x = 0; x < a.length; x++) {
+            if (a[x] == v) {
+                return x;
+            }
+        }
+        throw new IllegalStateException("rank " + v + " is not in its package's member list");
+    }
+}
