@@ -107,9 +107,10 @@ public final class MovementAvoidingSlices {
         double copyIn = CopyCost.copyIn(m, bytes, ws);
         double fold = m.foldTime(block, p, 2L * p * slice);
         double copyOut = c == Collective.ALLREDUCE ? CopyCost.copyOut(m, bytes - block, ws) : 0;
-        // results: allreduce writes every receive buffer; reduce-scatter the p blocks, reduce the root's buffer once
+        // results: allreduce writes every receive buffer; reduce-scatter the p blocks, reduce the root's buffer
+        // once; the folds' temporal stores read their s bytes of destination for ownership first
         long results = c == Collective.ALLREDUCE ? (long) p * bytes : bytes;
-        double dram = CopyCost.dram(m, (long) p * bytes + results, ws);
+        double dram = CopyCost.dram(m, (long) p * bytes + results + bytes, ws);
         // two dependent hand-overs per slice (RELEASE, then ARRIVE), allreduce's DONE round, and the fold's
         // first line of the peers' slots [HMPI §2.1: a + b·m]
         double rounds = 2.0 * n + (c == Collective.ALLREDUCE ? 1 : 0);
