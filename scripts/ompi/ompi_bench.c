@@ -30,9 +30,13 @@ int main(int argc, char **argv) {
     memset(send, 0, cap); memset(recv, 0, cap);
     for (size_t i = 0; i < cap / 8; i++) send[i] = r + 1e-3 * (double) (i % 1000);
     if (r == 0) printf("collective,algorithm,threads,bytes,count,dtype,op,iterations,avg_us,min_us,max_us,algbw_GBps,busbw_GBps,valid\n");
-    for (long b = minb; ; b = b ? b * 2 : 8) {
-        long n = b / 8, block = n / p, iters = iterations_for(b), warm = iters / 10 + 5;
-        if (strcmp(coll, "reduce-scatter") == 0 || strcmp(coll, "allgather") == 0) n = block * p, b = n * 8;
+    for (long size = minb; ; size = size ? size * 2 : 8) {
+        long b = size, n = b / 8, block = n / p, iters = iterations_for(b), warm = iters / 10 + 5;
+        /* reduce-scatter and allgather move whole blocks: bytes per rank rounded down to p blocks (as collbench) */
+        if (strcmp(coll, "reduce-scatter") == 0 || strcmp(coll, "allgather") == 0) {
+            if (block == 0) { if (size >= maxb) break; continue; }
+            n = block * p, b = n * 8;
+        }
         double tmin = 1e30, tmax = 0, total = 0;
         for (long i = -warm; i < iters; i++) {
             MPI_Barrier(MPI_COMM_WORLD);
@@ -60,7 +64,7 @@ int main(int argc, char **argv) {
                    iters, gavg * 1e6, gmin * 1e6, gmax * 1e6, alg, alg * f);
             fflush(stdout);
         }
-        if (b >= maxb) break;
+        if (size >= maxb) break;
     }
     free(send); free(recv);
     MPI_Finalize();
