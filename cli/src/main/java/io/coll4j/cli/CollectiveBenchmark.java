@@ -160,8 +160,14 @@ final class CollectiveBenchmark {
         return Math.max(20, Math.min(10_000, (1L << 28) / bytes));
     }
 
+    /**
+     * Default warm-up: as many calls as are timed while a call is short (≥ 1000 iterations, i.e. up to
+     * ~256 KiB): C2 compiles the collective path only after some 10 000 invocations, and a sweep that
+     * starts timing in C1 code reports the JIT, not the algorithm (8-byte rows were 10x slower). Large
+     * messages are bandwidth-bound and compiled by then: a tenth, at least 5.
+     */
     static long defaultWarmup(long iterations) {
-        return Math.max(5, iterations / 10);
+        return iterations >= 1000 ? iterations : Math.max(5, iterations / 10);
     }
 
     /** What one rank measured. */

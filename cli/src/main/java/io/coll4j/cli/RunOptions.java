@@ -29,7 +29,7 @@ final class RunOptions {
     @Option(names = {"-i", "--iterations"}, paramLabel = "N", description = "timed iterations (default: scaled by size, 20..10000)")
     Long iterations;
 
-    @Option(names = {"-x", "--warmup"}, paramLabel = "N", description = "warm-up iterations (default: iterations/10, at least 5)")
+    @Option(names = {"-x", "--warmup"}, paramLabel = "N", description = "warm-up iterations (default: as many as timed while that is >= 1000, so the JIT has compiled the path; else iterations/10, at least 5)")
     Long warmup;
 
     @Option(names = {"-d", "--dtype"}, paramLabel = "TYPE", defaultValue = "f64", description = "f32|f64|i32|i64 (default ${DEFAULT-VALUE})")
