@@ -47,6 +47,8 @@ final class CollectiveBenchmark {
     private final long maxBytes;
     private final int threads;
     /** Per rank: native send/recv at the sweep's largest size, and Java arrays for the baseline. */
+    /** Wall-clock cap of the default warm-up ({@link #budgetWarmup}); unlimited for an explicit {@code -x}. */
+    private long warmupBudgetNanos = Long.MAX_VALUE;
     private final MemorySegment[] nativeSend;
     private final MemorySegment[] nativeRecv;
     private final MemorySegment[] heapSend;
@@ -161,13 +163,53 @@ final class CollectiveBenchmark {
     }
 
     /**
-     * Default warm-up: as many calls as are timed while a call is short (≥ 1000 iterations, i.e. up to
-     * ~256 KiB): C2 compiles the collective path only after some 10 000 invocations, and a sweep that
-     * starts timing in C1 code reports the JIT, not the algorithm (8-byte rows were 10x slower). Large
-     * messages are bandwidth-bound and compiled by then: a tenth, at least 5.
+     * Default warm-up. Latency-bound sizes (10 000 timed iterations, up to ~26 KiB) get 100 000 calls:
+     * the collective path is C2-compiled only after tens of thousands of calls, and on two cores the
+     * compiler threads take the ranks' CPUs while they work — an 8-byte allreduce measured 6.8 µs after
+     * 10 000 warm-up calls and 0.20 µs after 100 000. Medium sizes (≥ 1000 iterations) warm up as many
+     * calls as are timed; large, bandwidth-bound ones a tenth, at least 5.
      */
     static long defaultWarmup(long iterations) {
+        if (iterations >= 10_000) {
+            return 100_000;
+        }
         return iterations >= 1000 ? iterations : Math.max(5, iterations / 10);
+    }
+
+    /** Warm-up calls between the ranks' agreements on whether the warm-up budget is spent. */
+    private static final long WARMUP_CHUNK = 5_000;
+    /** Default warm-up budget per (size, algorithm): enough for C2, short for a 50 µs baseline call. */
+    static final long DEFAULT_WARMUP_BUDGET_NANOS = 300_000_000L;
+
+    /**
+     * Caps the default warm-up at {@link #DEFAULT_WARMUP_BUDGET_NANOS} of wall clock: 100 000 calls of a
+     * 50 µs {@code cyclicbarrier} baseline would take 5 s per size. Not used with an explicit {@code -x}.
+     */
+    void budgetWarmup() {
+        warmupBudgetNanos = DEFAULT_WARMUP_BUDGET_NANOS;
+    }
+
+    /**
+     * {@code warmup} calls, or fewer once the budget is spent. The ranks agree on when to stop with an
+     * allreduce (MAX) of their elapsed time after every chunk, so they all make the same number of calls.
+     */
+    private void warmUp(Rank rank, CollectivePlan plan, MemorySegment send, MemorySegment recv, long warmup) {
+        long start = System.nanoTime();
+        long[] elapsed = new long[1];
+        for (long w = 0; w < warmup; ) {
+            long chunk = Math.min(WARMUP_CHUNK, warmup - w);
+            for (long i = 0; i < chunk; i++) {
+                plan.execute(send, recv);
+            }
+            w += chunk;
+            if (w < warmup && warmupBudgetNanos != Long.MAX_VALUE) {
+                elapsed[0] = System.nanoTime() - start;
+                rank.allreduce(elapsed, elapsed, Op.MAX);
+                if (elapsed[0] > warmupBudgetNanos) {
+                    return;
+                }
+            }
+        }
     }
 
     /** What one rank measured. */
@@ -283,9 +325,7 @@ final class CollectiveBenchmark {
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment expected = validate ? expected(scratch, rank, shape) : null;
-            for (long w = 0; w < warmup; w++) {
-                plan.execute(send, recv);
-            }
+            warmUp(rank, plan, send, recv, warmup);
             rank.barrier();
             if (perIteration) {
                 res.iterationNs = new long[(int) n];

@@ -86,10 +86,11 @@ final class CollectiveCommands {
                     CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                     maxBytes = Math.max(maxBytes, Math.max(sh.sendBytes(), sh.recvBytes()));
                 }
-                CollectiveBenchmark bench = new CollectiveBenchmark(c, setup.dtype(), setup.op(), setup.root(), validate,
-                        percentiles, maxBytes, p, run.cold ? setup.model().cacheCapacity() : 0);
+                CollectiveBenchmark bench = run.configure(new CollectiveBenchmark(c, setup.dtype(), setup.op(), setup.root(),
+                        validate, percentiles, maxBytes, p, run.cold ? setup.model().cacheCapacity() : 0));
                 RowWriter w = RowWriter.of(fmt, out, percentiles);
                 w.begin(header(c, team, setup));
+                warmUpTheJit(c, team, setup, run, bench, algs);
                 boolean placementChecked = false;
                 for (long s : setup.range().sizes()) {
                     CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
@@ -220,6 +221,27 @@ final class CollectiveCommands {
         @Override
         Collective collective() {
             return Collective.BARRIER;
+        }
+    }
+    /**
+     * An unrecorded pass of every algorithm at the first size when that size is latency-bound and the
+     * warm-up is the default one: the first rows of a sweep otherwise time the JIT compiling the call
+     * path (on two cores the compiler threads take the ranks' CPUs), as {@code explain} also avoids.
+     */
+    private static void warmUpTheJit(Collective c, Team team, RunOptions.Setup setup, RunOptions run,
+                                     CollectiveBenchmark bench, List<String> algs) {
+        long first = setup.range().sizes().iterator().next();
+        CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, first, setup.dtype(), team.size());
+        long iters = run.iterationsFor(sh.bytes());
+        if (run.warmup != null || iters < 10_000) {
+            return;
+        }
+        for (String a : algs) {
+            String name = a.equals("auto") ? team.selector().choose(c, team.size(), sh.callCount(), setup.dtype(),
+                    c.reduces() ? setup.op() : null, sh.bytes()).name() : a;
+            if (!name.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME)) {
+                bench.measure(team, first, name, false, iters, run.warmupFor(iters));
+            }
         }
     }
 }

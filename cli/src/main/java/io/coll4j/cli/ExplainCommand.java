@@ -70,8 +70,8 @@ final class ExplainCommand implements Callable<Integer> {
                     CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                     maxBytes = Math.max(maxBytes, Math.max(sh.sendBytes(), sh.recvBytes()));
                 }
-                bench = new CollectiveBenchmark(c, setup.dtype(), setup.op(), setup.root(), false, List.of(), maxBytes, p,
-                        run.cold ? setup.model().cacheCapacity() : 0);
+                bench = run.configure(new CollectiveBenchmark(c, setup.dtype(), setup.op(), setup.root(), false, List.of(),
+                        maxBytes, p, run.cold ? setup.model().cacheCapacity() : 0));
                 // an unrecorded pass over the first size: the JIT compiles the call path of every algorithm before
                 // the first row is measured, so that row does not carry the compilation
                 long first = setup.range().sizes().iterator().next();

@@ -29,7 +29,7 @@ final class RunOptions {
     @Option(names = {"-i", "--iterations"}, paramLabel = "N", description = "timed iterations (default: scaled by size, 20..10000)")
     Long iterations;
 
-    @Option(names = {"-x", "--warmup"}, paramLabel = "N", description = "warm-up iterations (default: as many as timed while that is >= 1000, so the JIT has compiled the path; else iterations/10, at least 5)")
+    @Option(names = {"-x", "--warmup"}, paramLabel = "N", description = "warm-up iterations (default: 100000 for latency-bound sizes so the JIT has compiled the path, as many as timed for medium sizes, iterations/10 (at least 5) for large ones)")
     Long warmup;
 
     @Option(names = {"-d", "--dtype"}, paramLabel = "TYPE", defaultValue = "f64", description = "f32|f64|i32|i64 (default ${DEFAULT-VALUE})")
@@ -104,5 +104,13 @@ final class RunOptions {
 
     long warmupFor(long iters) {
         return warmup != null ? warmup : CollectiveBenchmark.defaultWarmup(iters);
+    }
+
+    /** A benchmark for these options: the default warm-up is capped in wall-clock time, an explicit -x is not. */
+    CollectiveBenchmark configure(CollectiveBenchmark bench) {
+        if (warmup == null) {
+            bench.budgetWarmup();
+        }
+        return bench;
     }
 }
