@@ -135,7 +135,11 @@ final class VectorReducer implements Reducer {
         } else {
             // k = 2 too: one compiled method for every k, so none of them waits in the interpreter for a
             // separate compilation of reduce2 that only its rare calls would trigger
-            reduceK(dst, dstOffset, srcs, srcOffsets, k, count);
+            if (k >= 3 && count * ELEMENT_BYTES >= STRIPS_FROM_BYTES && !aliasesLaterSource(dst, dstOffset, srcs, srcOffsets, k)) {
+                reduceKStrips(dst, dstOffset, srcs, srcOffsets, k, count);
+            } else {
+                reduceK(dst, dstOffset, srcs, srcOffsets, k, count);
+            }
         }
     }
 
@@ -160,6 +164,54 @@ final class VectorReducer implements Reducer {
         }
         if (o < bytes) {
             SCALAR.reduce2(d, dOff + o, a, aOff + o, b, bOff + o, (bytes - o) / ELEMENT_BYTES);
+        }
+    }
+
+    /** Bytes of dst per strip of {@link #reduceKStrips}: stays in L1 between the passes over the sources. */
+    private static final long STRIP_BYTES = 4096;
+    /** From this size on (per operand) the sources come from L2 or beyond and the strips pay off. */
+    private static final long STRIPS_FROM_BYTES = 256 * 1024;
+
+    /** True when dst is exactly source m ≥ 2, which the strips would overwrite before they read it. */
+    private static boolean aliasesLaterSource(MemorySegment d, long dOff, MemorySegment[] s, long[] so, int k) {
+        for (int j = 2; j < k; j++) {
+            if (s[j].address() + so[j] == d.address() + dOff) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The same one-pass fold for operands beyond the cache, as the C kernel does it: per strip of
+     * {@value #STRIP_BYTES} bytes, {@code d = s0 op s1}, then {@code d = d op sj} for each further source,
+     * so every source is read as one contiguous run per strip (the hardware prefetchers follow k + 1 long
+     * streams instead of switching source every 256 bytes) while the strip of d stays in L1: DRAM still sees
+     * each source read once and d written once [YHCCL §3]. Measured on 64 MiB sources, k = 4: 16.0 ms for the
+     * register-blocked {@link #reduceK}, against 11.9 ms for the C kernel. The order per element is the
+     * same left fold, so the bits are those of {@link #reduceK}. Only when dst is not a later source.
+     */
+    private static void reduceKStrips(MemorySegment d, long dOff, MemorySegment[] s, long[] so, int k, long count) {
+        long bytes = count * ELEMENT_BYTES;
+        long whole = bytes / VECTOR_BYTES * VECTOR_BYTES;
+        for (long start = 0; start < whole; start += STRIP_BYTES) {
+            long end = Math.min(whole, start + STRIP_BYTES);
+            MemorySegment a = s[0];
+            long aOff = so[0];
+            for (int j = 1; j < k; j++) {
+                MemorySegment b = s[j];
+                long bOff = so[j];
+                for (long o = start; o < end; o += VECTOR_BYTES) {
+                    SPECIES.fromMemorySegment(a, aOff + o, ORDER)
+                            .lanewise(OPERATOR, SPECIES.fromMemorySegment(b, bOff + o, ORDER))
+                            .intoMemorySegment(d, dOff + o, ORDER);
+                }
+                a = d;
+                aOff = dOff;
+            }
+        }
+        if (whole < bytes) {
+            SCALAR.reduceK(d, dOff, s, so, k, whole / ELEMENT_BYTES, count);
         }
     }
 

@@ -76,6 +76,11 @@ final class EquivalenceSweep {
             }
             if (withLargeCounts) {
                 manyCase(arena, rnd, 5, LARGE_COUNTS[0], 0);
+                // beyond 256 KiB per operand the vector kernel folds strip by strip (dst as the accumulator):
+                // k = 3 aliases source 1 (strips), k = 4 source 2 (the register-blocked loop), k = 16 many passes
+                manyCase(arena, rnd, 3, LARGE_COUNTS[1], 0);
+                manyCase(arena, rnd, 4, LARGE_COUNTS[1], 2);
+                manyCase(arena, rnd, Reducer.MAX_SOURCES, LARGE_COUNTS[1], 4);
             }
         }
         return allocatedInCalls;
