@@ -4,7 +4,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Teams wider than the 16 sources one k-ary pass folds (p = 20): the algorithms that fold all p inputs
- * go through the strip-mined multi-pass fold, including in place; heavily oversubscribed.
+ * go through the strip-mined multi-pass fold, including in place; heavily oversubscribed. Each
+ * {@link CollectiveCorrectnessTest#check} asserts every element of every rank's result against the scalar
+ * reference.
  */
 class WideTeamTest {
     @Test
@@ -15,5 +17,8 @@ class WideTeamTest {
         CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "tree", 20, counts, true);
         CollectiveCorrectnessTest.check(Collective.REDUCE, "tree", 20, counts, true);
         CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "dissemination", 20, counts, true);
+        CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "direct", 20, counts, false);
+        CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "ma-sliced", 20, counts, false);
+        CollectiveCorrectnessTest.check(Collective.REDUCE_SCATTER, "ma-sliced", 20, counts, true);
     }
 }
