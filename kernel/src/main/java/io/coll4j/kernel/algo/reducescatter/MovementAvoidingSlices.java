@@ -140,7 +140,6 @@ public final class MovementAvoidingSlices {
         boolean allreduce = c == Collective.ALLREDUCE;
         boolean nt = allreduce && call.copy().useNonTemporal(workingSet(p, (long) blocks.count() * es), false);
         MemorySegment mine = call.scratch();
-        MemorySegment[] slots = new MemorySegment[p];
         MemorySegment dst;
         long dstBase;
         if (c == Collective.REDUCE) {
@@ -175,12 +174,12 @@ public final class MovementAvoidingSlices {
             for (int q = 0; q < p; q++) {
                 if (q != r) {
                     call.await(q, ControlBlock.RELEASE, j);
-                    if (slots[q] == null) {
-                        slots[q] = call.peerScratch(q);     // valid once a stamp of this collective from q is acquired
+                    if (j == 0) {
                         call.record("fold", q);
                     }
                 }
-                call.foldAdd(q == r ? mine : slots[q], (slot + r) * slice);
+                // q's scratch is valid once a stamp of this collective from q is acquired (the await above)
+                call.foldAdd(q == r ? mine : call.peerScratch(q), (slot + r) * slice);
             }
             long len = length(blocks, r, j, slice, es);
             if (len > 0) {
