@@ -95,13 +95,21 @@ class VectorReducerCompiledTest {
     /**
      * Calls that take every path a sweep takes, so C2's profile has seen them all and every method a
      * kernel calls has been invoked often enough to be compiled on its own: counts 0..4·LANES+7, every
-     * segment backing, offsets, each k = 1..16 with counts that reach the vector loops.
+     * segment backing, offsets, each k = 1..16 with counts that reach the vector loops, and every 32nd
+     * call a k = 3 fold of operands beyond 256 KiB (the strip-mined loop the sweep's large counts take;
+     * left cold, C2 compiled it only during the sweeps and a loaded machine failed all three).
      */
     private static final class Probe {
+        private static final long LARGE_BYTES = 320 * 1024;
         private final MemorySegment[][] segments = new MemorySegment[Backing.values().length][];
         private final long[] offsets = new long[Reducer.MAX_SOURCES];
+        private final MemorySegment[] large = new MemorySegment[4];
+        private final long[] largeOffsets = new long[4];
 
         Probe(Arena arena) {
+            for (int j = 0; j < large.length; j++) {
+                large[j] = arena.allocate(LARGE_BYTES, 64);
+            }
             for (Backing b : Backing.values()) {
                 MemorySegment[] s = new MemorySegment[Reducer.MAX_SOURCES + 1];
                 for (int j = 0; j < s.length; j++) {
@@ -124,6 +132,9 @@ class VectorReducerCompiledTest {
                 r.reduce(s[0], i % 17, s[1], i % 11, s[2], i % 5, count);
                 r.reduceInto(s[3], i % 7, s[4], i % 19, count);
                 r.reduceMany(s[Reducer.MAX_SOURCES], i % 23, s, offsets, k, count);
+                if (i % 32 == 0) {
+                    r.reduceMany(large[3], 0, large, largeOffsets, 3, LARGE_BYTES / r.dtype().size());
+                }
             }
         }
     }
