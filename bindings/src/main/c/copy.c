@@ -52,7 +52,7 @@ static inline size_t head_bytes(const void *d, size_t n) {
 /* ---- AVX-512F ------------------------------------------------------------------------------ */
 
 __attribute__((target("avx512f")))
-static void nt_copy_avx512(void *dst, const void *src, size_t n) {
+static void nt_stream_avx512(void *dst, const void *src, size_t n) {
     char *d = dst;
     const char *s = src;
     size_t head = head_bytes(d, n);
@@ -75,7 +75,6 @@ static void nt_copy_avx512(void *dst, const void *src, size_t n) {
         _mm512_stream_si512((void *)(d + i), _mm512_loadu_si512(s + i));
     }
     memcpy(d + i, s + i, n - i);
-    _mm_sfence();
 }
 
 __attribute__((target("avx512f")))
@@ -104,10 +103,16 @@ static void t_copy_avx512(void *dst, const void *src, size_t n) {
     memcpy(d + i, s + i, n - i);
 }
 
+__attribute__((target("avx512f")))
+static void nt_copy_avx512(void *dst, const void *src, size_t n) {
+    nt_stream_avx512(dst, src, n);
+    _mm_sfence();
+}
+
 /* ---- AVX2 ---------------------------------------------------------------------------------- */
 
 __attribute__((target("avx2")))
-static void nt_copy_avx2(void *dst, const void *src, size_t n) {
+static void nt_stream_avx2(void *dst, const void *src, size_t n) {
     char *d = dst;
     const char *s = src;
     size_t head = head_bytes(d, n);
@@ -133,7 +138,6 @@ static void nt_copy_avx2(void *dst, const void *src, size_t n) {
         _mm256_stream_si256((void *)(d + i + 32), v1);
     }
     memcpy(d + i, s + i, n - i);
-    _mm_sfence();
 }
 
 __attribute__((target("avx2")))
@@ -165,6 +169,12 @@ static void t_copy_avx2(void *dst, const void *src, size_t n) {
     memcpy(d + i, s + i, n - i);
 }
 
+__attribute__((target("avx2")))
+static void nt_copy_avx2(void *dst, const void *src, size_t n) {
+    nt_stream_avx2(dst, src, n);
+    _mm_sfence();
+}
+
 /* ---- no vector ISA: memcpy (the Java side does not call the NT copy then) -------------------- */
 
 static void plain_copy(void *dst, const void *src, size_t n) {
@@ -175,6 +185,7 @@ static void plain_copy(void *dst, const void *src, size_t n) {
 
 static int isa = COLL4J_ISA_NONE;
 static copy_fn nt_copy = plain_copy;
+static copy_fn nt_stream = plain_copy;
 static copy_fn t_copy = plain_copy;
 
 static int cpu_has(int which) {
@@ -192,10 +203,12 @@ static void coll4j_copy_init(void) {
     if (cpu_has(COLL4J_ISA_AVX512)) {
         isa = COLL4J_ISA_AVX512;
         nt_copy = nt_copy_avx512;
+        nt_stream = nt_stream_avx512;
         t_copy = t_copy_avx512;
     } else if (cpu_has(COLL4J_ISA_AVX2)) {
         isa = COLL4J_ISA_AVX2;
         nt_copy = nt_copy_avx2;
+        nt_stream = nt_stream_avx2;
         t_copy = t_copy_avx2;
     }
 }
@@ -208,6 +221,14 @@ COLL4J_EXPORT int coll4j_nt_isa(void) {
 /* Non-temporal copy of n bytes, src and dst not overlapping; ends with sfence (see top). */
 COLL4J_EXPORT void coll4j_nt_copy(void *dst, const void *src, size_t n) {
     nt_copy(dst, src, n);
+}
+
+/*
+ * coll4j_nt_copy without the closing sfence, for reduce.c's streaming fold, which streams many
+ * chunks and fences once. Not exported: internal to libcoll4j.so. memcpy when there is no NT path.
+ */
+__attribute__((visibility("hidden"))) void coll4j_nt_stream(void *dst, const void *src, size_t n) {
+    nt_stream(dst, src, n);
 }
 
 /* Temporal copy of n bytes with the same loop shape as coll4j_nt_copy; the benchmark baseline. */

@@ -160,21 +160,21 @@ public final class NativeReduce {
         }
     }
 
-    private static long bytes(long count, int size) {
+    static long bytes(long count, int size) {
         if (count < 0) {
             throw new IllegalArgumentException("count must be >= 0, got " + count);
         }
         return Math.multiplyExact(count, (long) size);
     }
 
-    private static void checkDst(MemorySegment dst, long bytes) {
+    static void checkDst(MemorySegment dst, long bytes) {
         checkSource("dst", dst, bytes);
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException("dst is read-only");
         }
     }
 
-    private static void checkSource(String name, MemorySegment segment, long bytes) {
+    static void checkSource(String name, MemorySegment segment, long bytes) {
         if (segment == null) {
             throw new IllegalArgumentException(name + " must not be null");
         }
@@ -184,7 +184,7 @@ public final class NativeReduce {
     }
 
     /** Exact aliasing (same first byte) is allowed: element i is read before it is written; partial overlap is not. */
-    private static void checkAlias(String name, MemorySegment dst, MemorySegment src, long bytes) {
+    static void checkAlias(String name, MemorySegment dst, MemorySegment src, long bytes) {
         if (bytes == 0) {
             return;
         }
@@ -203,7 +203,7 @@ public final class NativeReduce {
         }
     }
 
-    private static RuntimeException rethrow(Throwable t) {
+    static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {
             throw r;
         }

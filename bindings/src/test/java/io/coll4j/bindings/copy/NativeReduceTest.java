@@ -27,7 +27,7 @@ class NativeReduceTest {
     }
 
     /** The Java definition of a op b on raw element bits (float bits for F32/F64). */
-    private static long expected(int dtype, int op, long a, long b) {
+    static long expected(int dtype, int op, long a, long b) {
         return switch (dtype) {
             case NativeReduce.F32 -> {
                 float x = Float.intBitsToFloat((int) a), y = Float.intBitsToFloat((int) b);
@@ -113,7 +113,7 @@ class NativeReduceTest {
      * (JLS §4.2.3; C2 may swap the operands of a commutative add, and x86 returns the first NaN
      * operand), so comparing payloads would test the JIT, not the kernel. ±0.0 are still told apart.
      */
-    private static boolean same(int dtype, long got, long want) {
+    static boolean same(int dtype, long got, long want) {
         return switch (dtype) {
             case NativeReduce.F32 -> got == want || (Float.isNaN(Float.intBitsToFloat((int) got)) && Float.isNaN(Float.intBitsToFloat((int) want)));
             case NativeReduce.F64 -> got == want || (Double.isNaN(Double.longBitsToDouble(got)) && Double.isNaN(Double.longBitsToDouble(want)));
@@ -121,7 +121,7 @@ class NativeReduceTest {
         };
     }
 
-    private static long bits(int dtype, MemorySegment s, long i) {
+    static long bits(int dtype, MemorySegment s, long i) {
         return SIZE[dtype] == 4 ? s.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : s.getAtIndex(ValueLayout.JAVA_LONG, i);
     }
 

@@ -4,6 +4,7 @@ import io.coll4j.Collective;
 import io.coll4j.CollectiveMismatchException;
 import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.bindings.copy.Copy;
+import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.kernel.sync.Stamp;
 import io.coll4j.kernel.sync.WaitStrategy;
@@ -75,6 +76,7 @@ public final class CollectiveCall {
     private final long[] passOffsets = new long[Reducer.MAX_SOURCES];
     private int foldCount;
     private MemorySegment strip;
+    private StreamingFold streaming;
     /** Rank-private room for one inline message (push-model algorithms keep their running value here). */
     private final MemorySegment local = java.lang.foreign.Arena.ofAuto().allocate(ControlBlock.INLINE_BYTES, 64);
 
@@ -304,24 +306,101 @@ public final class CollectiveCall {
         long perStrip = FOLD_STRIP_BYTES / es;
         for (long done = 0; done < elements; done += perStrip) {
             long n = Math.min(perStrip, elements - done);
-            long delta = done * es;
-            for (int i = 0; i < Reducer.MAX_SOURCES; i++) {
-                passSources[i] = foldSources[i];
-                passOffsets[i] = foldOffsets[i] + delta;
+            foldStrip(strip, done * es, n);
+            MemorySegment.copy(strip, 0, dst, dstOffset + done * es, n * es);
+        }
+    }
+
+    /**
+     * {@link #foldInto} with non-temporal stores to {@code dst} — the native streaming fold
+     * ({@link StreamingFold}): the destination is written once and never read for ownership [YHCCL §4.1].
+     * Use it only when the result is not re-read soon (W &gt; C, [YHCCL §4.2]). Same order and bits as
+     * {@link #foldInto}; {@code dst} may alias a source exactly. Falls back to {@link #foldInto} when a
+     * buffer is on the heap or the machine has no non-temporal path.
+     */
+    public void foldIntoNonTemporal(MemorySegment dst, long dstOffset, long elements) {
+        StreamingFold f = streamingFold();
+        if (f != null) {
+            f.destination(dst, dstOffset);
+            if (addStreamingSources(f)) {
+                f.run(dtype.ordinal(), op.ordinal(), elements);
+                return;
             }
-            reducer.reduceMany(strip, 0, passSources, passOffsets, Reducer.MAX_SOURCES, n);
-            for (int next = Reducer.MAX_SOURCES; next < k; ) {
-                int take = Math.min(Reducer.MAX_SOURCES - 1, k - next);
-                passSources[0] = strip;
-                passOffsets[0] = 0;
-                for (int i = 0; i < take; i++) {
-                    passSources[1 + i] = foldSources[next + i];
-                    passOffsets[1 + i] = foldOffsets[next + i] + delta;
-                }
-                reducer.reduceMany(strip, 0, passSources, passOffsets, 1 + take, n);
-                next += take;
+        }
+        foldInto(dst, dstOffset, elements);
+    }
+
+    /**
+     * {@link #foldInto} into the receive buffer of EVERY rank at {@code dstOffset}: the owner of a block
+     * writes its result once per rank. With {@code nonTemporal} through the streaming fold, straight from
+     * L1 with nothing read back [YHCCL §4.1]; each 1 KiB is read from every source before it is written
+     * anywhere, so a rank's receive buffer may be its send buffer. Otherwise (or when a buffer is on the
+     * heap, or the machine cannot stream) a fold into my receive buffer and temporal copies from there.
+     * The caller must hold every rank's published buffers.
+     */
+    public void foldIntoEveryRecv(long dstOffset, long elements, boolean nonTemporal) {
+        StreamingFold f = nonTemporal ? streamingFold() : null;
+        if (f != null) {
+            for (int q = 0; q < size; q++) {
+                f.destination(q == rank ? recv : peerRecv(q), dstOffset);
             }
-            MemorySegment.copy(strip, 0, dst, dstOffset + delta, n * es);
+            if (addStreamingSources(f)) {
+                f.run(dtype.ordinal(), op.ordinal(), elements);
+                return;
+            }
+        }
+        foldInto(recv, dstOffset, elements);
+        long bytes = elements * dtype.size();
+        for (int q = 0; q < size; q++) {
+            if (q != rank) {
+                MemorySegment.copy(recv, dstOffset, peerRecv(q), dstOffset, bytes);
+            }
+        }
+    }
+
+    /** This rank's streaming fold, created at first use; null when the machine cannot stream. */
+    private StreamingFold streamingFold() {
+        if (!StreamingFold.available()) {
+            return null;
+        }
+        if (streaming == null) {
+            streaming = new StreamingFold(size, foldSources.length);
+        }
+        streaming.clear();
+        return streaming;
+    }
+
+    /** Adds the fold's sources; false (and the fold cleared) when one of them or a destination is on the heap. */
+    private boolean addStreamingSources(StreamingFold f) {
+        for (int i = 0; i < foldCount; i++) {
+            f.source(foldSources[i], foldOffsets[i]);
+        }
+        if (f.allNative()) {
+            return true;
+        }
+        f.clear();
+        return false;
+    }
+
+    /** Folds {@code n} elements at byte {@code delta} of every added source into {@code into} at 0, 16 sources a pass. */
+    private void foldStrip(MemorySegment into, long delta, long n) {
+        int k = foldCount;
+        int first = Math.min(k, Reducer.MAX_SOURCES);
+        for (int i = 0; i < first; i++) {
+            passSources[i] = foldSources[i];
+            passOffsets[i] = foldOffsets[i] + delta;
+        }
+        reducer.reduceMany(into, 0, passSources, passOffsets, first, n);
+        for (int next = first; next < k; ) {
+            int take = Math.min(Reducer.MAX_SOURCES - 1, k - next);
+            passSources[0] = into;
+            passOffsets[0] = 0;
+            for (int i = 0; i < take; i++) {
+                passSources[1 + i] = foldSources[next + i];
+                passOffsets[1 + i] = foldOffsets[next + i] + delta;
+            }
+            reducer.reduceMany(into, 0, passSources, passOffsets, 1 + take, n);
+            next += take;
         }
     }
 

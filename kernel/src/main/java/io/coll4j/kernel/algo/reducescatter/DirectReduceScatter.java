@@ -13,6 +13,10 @@ import io.coll4j.kernel.sync.ControlBlock;
  * its receive buffer. Data access volume per rank: p·s/p reads + s/p writes — the minimum; YHCCL's MA
  * reduce-scatter moves s(3p−1) per node because processes must copy in [YHCCL §3.3, Table 1].
  *
+ * <p>Stores [YHCCL §4.1–4.2]: when W = p·s + s exceeds the cache C the fold streams its result with
+ * non-temporal stores ({@link CollectiveCall#foldIntoNonTemporal}): a temporal store would first read
+ * every receive line for ownership, s more DRAM traffic on (p + 2)·s. In cache it stores temporally.
+ *
  * <p>Protocol: wait for every rank's entry (send buffers are published with the announce), fold,
  * publish DONE, and wait for every rank's DONE before returning — peers read my send buffer until then.
  * Reduction order: the scalar left fold (bitwise the reference).
@@ -24,16 +28,21 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
         super(Collective.REDUCE_SCATTER, NAME, "each rank folds its block of all send buffers in place, one pass", "[YHCCL §3.3]");
     }
 
+    /** W of [YHCCL §4.2]: the p send buffers and the p receive blocks. */
+    static long workingSet(int p, long bytes) {
+        return (long) p * bytes + bytes;
+    }
+
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         long block = (bytes + p - 1) / p;
-        long ws = 2L * p * bytes;
+        long ws = workingSet(p, bytes);
         if (p == 1) {
             return m.callOverhead() + m.copyTime(bytes, ws);
         }
-        // announce (a_α), one k = p fold of my block (all ranks at once: B_α·(p·s + 2s) in DRAM,
-        // the receive blocks read for ownership and written; a_α first for the peers' first lines), DONE (a_α)
-        double fold = Math.max(m.foldTime(block, p, ws), m.dramTime((long) p * bytes + 2L * bytes, ws));
+        // announce (a_α), one k = p fold of my block (all ranks at once: B_α·(p·s + s) in DRAM, the
+        // receive blocks streamed; a_α first for the peers' first lines), DONE (a_α)
+        double fold = Math.max(m.foldTime(block, p, ws), m.dramTime((long) p * bytes + bytes, ws));
         return m.callOverhead() + 3 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold;
     }
 
@@ -57,7 +66,11 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
             }
             call.foldAdd(q == r ? call.send() : call.peerSend(q), off);
         }
-        call.foldInto(call.recv(), 0, call.count());
+        if (call.copy().useNonTemporal(workingSet(p, call.bytes()), false)) {
+            call.foldIntoNonTemporal(call.recv(), 0, call.count());
+        } else {
+            call.foldInto(call.recv(), 0, call.count());
+        }
         if (p > 1) {
             // release: I no longer read other ranks' send buffers
             call.publish(ControlBlock.DONE, 0);
