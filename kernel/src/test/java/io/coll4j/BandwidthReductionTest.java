@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The bandwidth reductions: {@code direct} allreduce and reduce, {@code ma-sliced} [YHCCL Alg. 2]
+ * The bandwidth reductions: {@code direct} allreduce, reduce and reduce-scatter, {@code push} allreduce,
+ * {@code ma-sliced} [YHCCL Alg. 2]
  * reduce-scatter, allreduce and reduce. The allreduces in both of their regimes: in cache (a synthetic
  * machine with a 512 MiB L3: temporal copy-out) and streaming (a 16 KiB L3, so W &gt; C for almost every
  * message: non-temporal copy-out, heap and native). Small {@code maxSliceBytes} (64 B … 4 KiB) give many
@@ -41,9 +42,11 @@ class BandwidthReductionTest {
     static final long[] LARGE_TEAM_COUNTS = {0, 7, 17, 333};
 
     static Stream<Arguments> cases() {
-        // the reduce has one regime: its stores do not depend on W
+        // streaming: the direct folds and push store through the native streaming fold (native buffers)
         return Stream.of(Arguments.of(Collective.ALLREDUCE, "direct", false), Arguments.of(Collective.ALLREDUCE, "direct", true),
-                Arguments.of(Collective.REDUCE, "direct", false),
+                Arguments.of(Collective.ALLREDUCE, "push", false), Arguments.of(Collective.ALLREDUCE, "push", true),
+                Arguments.of(Collective.REDUCE, "direct", false), Arguments.of(Collective.REDUCE, "direct", true),
+                Arguments.of(Collective.REDUCE_SCATTER, "direct", false), Arguments.of(Collective.REDUCE_SCATTER, "direct", true),
                 Arguments.of(Collective.ALLREDUCE, "ma-sliced", false), Arguments.of(Collective.ALLREDUCE, "ma-sliced", true),
                 Arguments.of(Collective.REDUCE, "ma-sliced", false), Arguments.of(Collective.REDUCE_SCATTER, "ma-sliced", false));
     }
@@ -56,8 +59,9 @@ class BandwidthReductionTest {
     @ParameterizedTest(name = "{0} {1} streaming={2}")
     @MethodSource("cases")
     void everyDtypeOpAndLayoutMatchesTheReference(Collective c, String alg, boolean streaming) {
-        // direct reduce does not strip-mine; the others do
-        long[] slices = c == Collective.REDUCE && alg.equals("direct") ? new long[]{4096} : new long[]{64, 4096};
+        // direct reduce and reduce-scatter and push do not strip-mine; the others do
+        boolean sliced = !alg.equals("push") && !(alg.equals("direct") && c != Collective.ALLREDUCE);
+        long[] slices = sliced ? new long[]{64, 4096} : new long[]{4096};
         for (int p : new int[]{1, 2, 3, 4}) {
             for (long slice : p <= 2 ? slices : new long[]{slices[0]}) {
                 check(c, alg, streaming, p, slice, COUNTS);
@@ -118,18 +122,19 @@ class BandwidthReductionTest {
         for (boolean streaming : new boolean[]{false, true}) {
             for (int p : new int[]{2, 3, 5, 8}) {
                 for (long slice : new long[]{64, 1 << 20}) {
-                    for (String alg : new String[]{"direct", "ma-sliced"}) {
-                        foldOrder(alg, streaming, p, slice, counts);
+                    for (String[] algs : new String[][]{{"direct", "direct"}, {"ma-sliced", "ma-sliced"}, {"push", "direct"}}) {
+                        foldOrder(algs[0], algs[1], streaming, p, slice, counts);
                     }
                 }
             }
         }
     }
 
-    private static void foldOrder(String alg, boolean streaming, int p, long slice, long[] counts) {
+    private static void foldOrder(String allreduce, String reduce, boolean streaming, int p, long slice, long[] counts) {
         Queue<String> failures = new ConcurrentLinkedQueue<>();
-        try (Team team = team(p, streaming, slice).algorithm(Collective.ALLREDUCE, alg)
-                .algorithm(Collective.REDUCE, alg).build()) {
+        String alg = allreduce + "/" + reduce;
+        try (Team team = team(p, streaming, slice).algorithm(Collective.ALLREDUCE, allreduce)
+                .algorithm(Collective.REDUCE, reduce).build()) {
             team.run(rank -> {
                 int r = rank.id();
                 for (DType t : List.of(DType.F64, DType.F32)) {
@@ -187,7 +192,7 @@ class BandwidthReductionTest {
         Queue<String> failures = new ConcurrentLinkedQueue<>();
         long maxBytes = 1L << 20;
         String[][] mix = {{"direct", "direct"}, {"tiled", "direct"}, {"direct", "tree"}, {"ma-sliced", "ma-sliced"},
-                {"ma-sliced", "direct"}};
+                {"ma-sliced", "direct"}, {"push", "direct"}, {"push", "ma-sliced"}};
         for (String[] algs : mix) {
             try (Team team = team(p, streaming, slice).algorithm(Collective.ALLREDUCE, algs[0])
                     .algorithm(Collective.REDUCE, algs[1]).build()) {
@@ -219,17 +224,18 @@ class BandwidthReductionTest {
      */
     @Test
     void largeMessagesOnTheHostMachine() {
-        for (String alg : new String[]{"direct", "ma-sliced"}) {
-            largeMessages(alg);
+        for (String[] algs : new String[][]{{"direct", "direct"}, {"ma-sliced", "ma-sliced"}, {"push", "direct"}}) {
+            largeMessages(algs[0], algs[1]);
         }
     }
 
-    private static void largeMessages(String alg) {
+    private static void largeMessages(String allreduce, String reduce) {
+        String alg = allreduce + "/" + reduce;
         for (int p : new int[]{2, 3}) {
             long count = p == 2 ? 3_000_001 : 1_500_007;
             Queue<String> failures = new ConcurrentLinkedQueue<>();
             try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(60))
-                    .algorithm(Collective.ALLREDUCE, alg).algorithm(Collective.REDUCE, alg).build()) {
+                    .algorithm(Collective.ALLREDUCE, allreduce).algorithm(Collective.REDUCE, reduce).build()) {
                 team.run(rank -> {
                     MemorySegment send = rank.allocate(count * 8);
                     MemorySegment recv = rank.allocate(count * 8);
@@ -263,6 +269,8 @@ class BandwidthReductionTest {
             for (boolean streaming : new boolean[]{false, true}) {
                 assertEquals(0, scratchAfter(Collective.ALLREDUCE, "direct", p, streaming, slice, bytes), "allreduce streaming=" + streaming);
                 assertEquals(0, scratchAfter(Collective.REDUCE, "direct", p, streaming, slice, bytes), "reduce streaming=" + streaming);
+                assertEquals(0, scratchAfter(Collective.ALLREDUCE, "push", p, streaming, slice, bytes), "push streaming=" + streaming);
+                assertEquals(0, scratchAfter(Collective.REDUCE_SCATTER, "direct", p, streaming, slice, bytes), "reduce-scatter streaming=" + streaming);
                 for (Collective c : new Collective[]{Collective.ALLREDUCE, Collective.REDUCE}) {
                     long held = scratchAfter(c, "ma-sliced", p, streaming, slice, bytes);
                     assertTrue(held > 0 && held <= (long) p * 2 * (2L * p * slice), c + " ma-sliced holds " + held);
@@ -278,6 +286,8 @@ class BandwidthReductionTest {
                 MemorySegment recv = rank.allocate(bytes);
                 if (c == Collective.ALLREDUCE) {
                     rank.allreduce(send, recv, bytes / 8, DType.F64, Op.SUM);
+                } else if (c == Collective.REDUCE_SCATTER) {
+                    rank.reduceScatter(send, recv, bytes / 8 / p, DType.F64, Op.SUM);
                 } else {
                     rank.reduce(send, recv, bytes / 8, DType.F64, Op.SUM, 1);
                 }

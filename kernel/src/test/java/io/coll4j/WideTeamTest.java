@@ -20,5 +20,15 @@ class WideTeamTest {
         CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "direct", 20, counts, false);
         CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "ma-sliced", 20, counts, false);
         CollectiveCorrectnessTest.check(Collective.REDUCE_SCATTER, "ma-sliced", 20, counts, true);
+        CollectiveCorrectnessTest.check(Collective.ALLREDUCE, "push", 20, counts, false);
+    }
+
+    /** The native streaming fold with 20 sources and (push) 20 destinations: W &gt; C on a 16 KiB L3. */
+    @Test
+    void streamingFoldsOfTwentySources() {
+        long[] counts = {1, 1500, 5000};
+        BandwidthReductionTest.check(Collective.ALLREDUCE, "push", true, 20, 4096, counts);
+        BandwidthReductionTest.check(Collective.REDUCE, "direct", true, 20, 4096, counts);
+        BandwidthReductionTest.check(Collective.REDUCE_SCATTER, "direct", true, 20, 4096, counts);
     }
 }

@@ -5,6 +5,7 @@ import io.coll4j.kernel.algo.allgather.DirectAllgather;
 import io.coll4j.kernel.algo.allgather.PipelinedAllgather;
 import io.coll4j.kernel.algo.allgather.SharedCopyAllgather;
 import io.coll4j.kernel.algo.allreduce.DirectAllreduce;
+import io.coll4j.kernel.algo.allreduce.PushAllreduce;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSlicedAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSocketAllreduce;
@@ -43,7 +44,7 @@ public final class AlgorithmCatalog {
                 new TreeReduce(),
                 new DirectReduce(), new MaSlicedReduce(),
                 new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
-                new DirectAllreduce(), new MaSlicedAllreduce(), new MaSocketAllreduce(),
+                new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new MaSocketAllreduce(),
                 new DirectReduceScatter(), new MaSlicedReduceScatter(),
                 new DirectAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         a.addAll(CyclicBarrierBaselines.all());

@@ -32,11 +32,8 @@ import java.lang.foreign.MemorySegment;
  * <h2>Stores [YHCCL §4.2]</h2>
  * The copy-out goes through the adaptive copy: non-temporal iff W &gt; C (a receive buffer is not
  * re-read by the collective). The fold's output is re-read at once by the p−1 copiers, so it is written
- * temporally. Staging the fold in an L2-resident ring and NT-copying it out from there (every rank,
- * the owner included) would save the s of RFO traffic; measured on a shared 2-core Zen 4 KVM guest at
- * 16–64 MiB (p = 2) it was no faster within the noise, and the same staging made the direct reduce
- * about 15% slower — the extra in-cache pass (and here the ring's flow control, one more hand-over per
- * slice) cost more than the saved DRAM reads.
+ * temporally. For W &gt; C {@link PushAllreduce} is the better schedule: the owner streams its result
+ * into every receive buffer itself, which saves the s of RFO traffic and every per-slice hand-over.
  *
  * <h2>Protocol (rank r; n_q = slices of block q, n = n_0 the most)</h2>
  * <pre>

@@ -1,0 +1,112 @@
+package io.coll4j.kernel.algo.allreduce;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.Tiles;
+import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.bcast.CopyCost;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.ControlBlock;
+
+/**
+ * Push allreduce: the owner of block i folds block i of every rank's send buffer in ONE k-ary pass
+ * and writes the result itself into block i of EVERY rank's receive buffer — with non-temporal
+ * stores when W &gt; C, through the native streaming fold, which folds 1 KiB into L1 and streams it
+ * out to the p destinations [YHCCL §4.1–4.2]. Thread ranks share one address space, so the owner can
+ * write its peers' receive buffers as well as read their send buffers [HMPI §1].
+ *
+ * <h2>Why, next to {@link DirectAllreduce}</h2>
+ * DRAM traffic when W &gt; C: the p·s of send buffers read once and the p·s of receive buffers written
+ * once, 2·p·s — the minimum for an allreduce, two copies' worth. The direct allreduce moves s more
+ * (the owners' result blocks are read for ownership before the temporal fold writes them, and a
+ * streaming fold there would push the results to DRAM just before the peers read them back). There
+ * is no hand-over of results at all — only the entry and the exit — so the ranks never wait for each
+ * other's slices. In cache (W ≤ C) the owner writes its peers' blocks temporally, which leaves the
+ * lines in the owner's cache for the peer to fetch after the call; the pull of {@link DirectAllreduce}
+ * leaves them in the reader's, so the model keeps push for the streaming regime.
+ *
+ * <h2>Protocol (rank r)</h2>
+ * <pre>
+ * await every rank's ANNOUNCE        // acquire: every send and receive buffer published
+ * fold block r of send_0..send_{p-1} (ascending) into block r of recv_0..recv_{p-1}
+ * publish DONE; await every DONE     // nobody reads my send buffer or writes my receive buffer any more
+ * </pre>
+ * The streaming fold ends with {@code sfence}, so its NT stores are ordered before the DONE release;
+ * a peer that acquires my DONE sees its receive block complete.
+ *
+ * <h2>In place is safe</h2>
+ * Block r of any rank's send buffer is read by owner r alone, and owner r writes block r of a
+ * receive buffer only after reading the same 1 KiB (or, temporally, the whole block) of every source.
+ *
+ * <p>Reduction order: every element is the scalar left fold in ascending rank order, computed once
+ * and copied — bitwise the reference on every rank. No scratch and no extra memory: only the callers'
+ * buffers are touched.
+ */
+public final class PushAllreduce extends AbstractAlgorithm {
+    public static final String NAME = "push";
+
+    public PushAllreduce() {
+        super(Collective.ALLREDUCE, NAME, "owners fold their block of all send buffers and write it into every receive buffer (NT iff W > C)",
+                "[YHCCL §4.1-4.2]");
+    }
+
+    /** W of [YHCCL §4.2]: the p send and the p receive buffers; nothing else is touched. */
+    static long workingSet(int p, long bytes) {
+        return 2L * p * bytes;
+    }
+
+    @Override
+    public double cost(MachineModel m, int p, long bytes) {
+        if (p == 1) {
+            return m.callOverhead() + CopyCost.copyIn(m, bytes, 2 * bytes);
+        }
+        long block = (bytes + p - 1) / p;
+        long ws = workingSet(p, bytes);
+        // one pass of p source streams and p destination streams over my block [HMPI Eq. 11]
+        double fold = m.foldTime(block, p, ws) + m.reduceTime(block, ws) * (p - 1) / 3.0;
+        if (ws <= m.cacheCapacity()) {
+            // in cache the peers fetch their blocks from my cache after the call; count that read here
+            fold += CopyCost.copyOut(m, (long) (p - 1) * block, ws);
+        }
+        // DRAM: send buffers read once, receive buffers written once (NT: no read for ownership)
+        double dram = CopyCost.dram(m, 2L * p * bytes, ws);
+        double sync = 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1);
+        return m.callOverhead() + sync + Math.max(fold, dram);
+    }
+
+    @Override
+    public boolean observesAllEntries(int rank, int root, int ranks) {
+        return true;
+    }
+
+    @Override
+    public void run(CollectiveCall call) {
+        int p = call.size();
+        if (p == 1) {
+            Transfers.copy(call, call.send(), 0, call.recv(), 0, call.bytes(), false);
+            return;
+        }
+        int r = call.rank();
+        int es = call.dtype().size();
+        Tiles tiles = Tiles.of(call.count(), p, es);
+        boolean nt = call.copy().useNonTemporal(workingSet(p, call.bytes()), false);
+        // acquire: every rank's send and receive buffer, published with its announce
+        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
+        call.foldStart();
+        for (int q = 0; q < p; q++) {
+            if (q != r) {
+                call.record("fold", q);
+                call.record("write", q);
+            }
+            call.foldAdd(q == r ? call.send() : call.peerSend(q), tiles.start(r) * es);
+        }
+        if (tiles.length(r) > 0) {
+            call.foldIntoEveryRecv(tiles.start(r) * es, tiles.length(r), nt);
+        }
+        // release: my block is in every receive buffer and I no longer read any send buffer; pairs with
+        // every rank's await below
+        call.publish(ControlBlock.DONE, 0);
+        call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+}
