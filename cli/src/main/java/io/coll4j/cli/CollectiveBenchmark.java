@@ -441,14 +441,25 @@ final class CollectiveBenchmark {
         return wrong;
     }
 
-    /** Algorithm names for {@code -a}: one name, {@code auto}, or {@code all} (every algorithm of the collective, baseline last). */
+    /**
+     * Algorithm names for {@code -a}: {@code all} (every algorithm of the collective, baseline last), or a
+     * comma-separated list of names and {@code auto}, measured side by side in that order (duplicates once).
+     */
     static List<String> algorithms(Collective c, String a) {
         if (a.equalsIgnoreCase("all")) {
             return AlgorithmCatalog.of(c).stream().map(x -> x.name()).toList();
         }
-        if (!a.equalsIgnoreCase("auto")) {
-            AlgorithmCatalog.find(c, a);               // IllegalArgumentException listing the valid names
+        java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+        for (String part : a.split(",", -1)) {
+            String name = part.strip().toLowerCase(java.util.Locale.ROOT);
+            if (name.isEmpty()) {
+                throw new IllegalArgumentException("empty algorithm name in '" + a + "'");
+            }
+            if (!name.equals("auto")) {
+                AlgorithmCatalog.find(c, name);        // IllegalArgumentException listing the valid names
+            }
+            names.add(name);
         }
-        return List.of(a.toLowerCase(java.util.Locale.ROOT));
+        return List.copyOf(names);
     }
 }

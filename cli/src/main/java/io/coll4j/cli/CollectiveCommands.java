@@ -30,8 +30,8 @@ final class CollectiveCommands {
         @CommandLine.Mixin
         RunOptions run = new RunOptions();
 
-        @Option(names = {"-a", "--algorithm"}, paramLabel = "NAME", defaultValue = "auto",
-                description = "one algorithm, 'auto' (the model's choice, default) or 'all' (see 'collbench list')")
+        @Option(names = {"-a", "--algorithm"}, paramLabel = "NAME[,NAME...]", defaultValue = "auto",
+                description = "algorithms side by side: names, 'auto' (the model's choice, default), or 'all' (see 'collbench list')")
         String algorithm;
 
         @Option(names = {"-c", "--validate"}, description = "check every iteration against the scalar reference; exit 1 if anything is wrong")

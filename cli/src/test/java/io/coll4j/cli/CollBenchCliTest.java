@@ -77,6 +77,8 @@ class CollBenchCliTest {
     @Test
     void badInputOfEveryKindIsExit2WithOneLineAndUsage(@TempDir Path dir) throws IOException {
         usageError("unknown allreduce algorithm 'nope'", "allreduce", "-t", "2", "-a", "nope");
+        usageError("unknown allreduce algorithm 'nope'", "allreduce", "-t", "2", "-a", "direct,nope");
+        usageError("empty algorithm name in 'direct,,push'", "allreduce", "-t", "2", "-a", "direct,,push");
         usageError("f16", "allreduce", "-t", "2", "-d", "f16");
         usageError("avg", "allreduce", "-t", "2", "-o", "avg");
         usageError("op bxor is not defined for dtype f64", "allreduce", "-t", "2", "-o", "bxor");
@@ -177,6 +179,19 @@ class CollBenchCliTest {
         Run b = run("bcast", "-t", "2", "-m", "4K", "-i", "10", "-x", "1", "-c", "--cold", "-r", "1", "--format", "json");
         assertEquals(0, b.code(), b.err());
         assertTrue(b.out().lines().findFirst().orElseThrow().contains("\"cold\":true"), b.out());
+    }
+
+    /** {@code -a a,b,auto}: the named algorithms side by side, in the order given, each once. */
+    @Test
+    void algorithmListRunsEachNameInOrder() {
+        Run r = run("allreduce", "-t", "2", "-m", "8:16", "-i", "20", "-x", "1", "-c", "-a", "push,DIRECT,auto,push", "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        // the CSV names the algorithm auto chose (a latency algorithm at 8 and 16 bytes)
+        List<String> algs = r.out().lines().skip(1).map(l -> l.split(",")[1]).toList();
+        assertEquals(6, algs.size(), r.out());
+        assertEquals(List.of("push", "direct"), algs.subList(0, 2), r.out());
+        assertEquals(List.of("push", "direct"), algs.subList(3, 5), r.out());
+        assertTrue(!algs.get(2).equals("auto") && !algs.get(2).equals("push"), r.out());
     }
 
     @Test
