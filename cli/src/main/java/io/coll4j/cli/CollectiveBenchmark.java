@@ -10,6 +10,7 @@ import io.coll4j.reductions.Op;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.List;
 
@@ -47,6 +48,10 @@ final class CollectiveBenchmark {
     private final long maxBytes;
     private final int threads;
     /** Per rank: native send/recv at the sweep's largest size, and Java arrays for the baseline. */
+    /** {@code --consume}: every rank reads its result after each call (timed). */
+    private boolean consume;
+    /** Where the reads of {@code --consume} go, so the JIT cannot drop them. */
+    private volatile long consumed;
     /** Wall-clock cap of the default warm-up ({@link #budgetWarmup}); unlimited for an explicit {@code -x}. */
     private long warmupBudgetNanos = Long.MAX_VALUE;
     private final MemorySegment[] nativeSend;
@@ -185,6 +190,45 @@ final class CollectiveBenchmark {
      * Caps the default warm-up at {@link #DEFAULT_WARMUP_BUDGET_NANOS} of wall clock: 100 000 calls of a
      * 50 µs {@code cyclicbarrier} baseline would take 5 s per size. Not used with an explicit {@code -x}.
      */
+    /**
+     * {@code --consume}: after each call every rank reads its whole result (the receive buffer; the
+     * buffer of a bcast; the root's of a reduce), inside the timed loop. A loop that never reads its
+     * results flatters an algorithm that writes them from another core: the lines stay in the writer's
+     * cache call after call and never move, where an application would pull every one of them.
+     */
+    void consumeResults() {
+        consume = true;
+    }
+
+    /** This rank's result buffer for {@code --consume}, null when it has none. */
+    private MemorySegment output(int rank, MemorySegment send, MemorySegment recv) {
+        return switch (collective) {
+            case BARRIER -> null;
+            case BCAST -> send;
+            case REDUCE -> rank == root ? recv : null;
+            default -> recv;
+        };
+    }
+
+    /** Bytes of the rank-private buffer {@link #readAll} copies through (stays in L1). */
+    private static final int SINK_BYTES = 16 * 1024;
+
+    /**
+     * Reads every byte of {@code seg} at copy speed: copied piece by piece into the L1-resident
+     * {@code sink} (a summing loop ran at a fifth of that and would drown the collective). Returns a
+     * value that depends on the last piece, so the copies cannot be dropped.
+     */
+    private static long readAll(MemorySegment seg, MemorySegment sink) {
+        if (seg == null || seg.byteSize() == 0) {
+            return 0;
+        }
+        long size = seg.byteSize();
+        for (long off = 0; off < size; off += SINK_BYTES) {
+            MemorySegment.copy(seg, off, sink, 0, Math.min(SINK_BYTES, size - off));
+        }
+        return sink.get(ValueLayout.JAVA_BYTE, 0);
+    }
+
     void budgetWarmup() {
         warmupBudgetNanos = DEFAULT_WARMUP_BUDGET_NANOS;
     }
@@ -193,14 +237,21 @@ final class CollectiveBenchmark {
      * {@code warmup} calls, or fewer once the budget is spent. The ranks agree on when to stop with an
      * allreduce (MAX) of their elapsed time after every chunk, so they all make the same number of calls.
      */
-    private void warmUp(Rank rank, CollectivePlan plan, MemorySegment send, MemorySegment recv, long warmup) {
+    private void warmUp(Rank rank, CollectivePlan plan, MemorySegment send, MemorySegment recv, long warmup,
+                        MemorySegment sinkBuffer) {
         long start = System.nanoTime();
         long[] elapsed = new long[1];
         for (long w = 0; w < warmup; ) {
             long chunk = Math.min(WARMUP_CHUNK, warmup - w);
+            MemorySegment out = consume ? output(rank.id(), send, recv) : null;
+            long sink = 0;
             for (long i = 0; i < chunk; i++) {
                 plan.execute(send, recv);
+                if (consume) {
+                    sink += readAll(out, sinkBuffer);
+                }
             }
+            consumed = sink;
             w += chunk;
             if (w < warmup && warmupBudgetNanos != Long.MAX_VALUE) {
                 elapsed[0] = System.nanoTime() - start;
@@ -325,7 +376,8 @@ final class CollectiveBenchmark {
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment expected = validate ? expected(scratch, rank, shape) : null;
-            warmUp(rank, plan, send, recv, warmup);
+            MemorySegment sinkBuffer = consume ? scratch.allocate(SINK_BYTES, 64) : null;
+            warmUp(rank, plan, send, recv, warmup, sinkBuffer);
             rank.barrier();
             if (perIteration) {
                 res.iterationNs = new long[(int) n];
@@ -337,6 +389,9 @@ final class CollectiveBenchmark {
                     }
                     long t0 = System.nanoTime();
                     plan.execute(send, recv);
+                    if (consume) {
+                        consumed = readAll(output(r, send, recv), sinkBuffer);
+                    }
                     long t1 = System.nanoTime();
                     res.iterationNs[i] = t1 - t0;
                     res.totalNs += t1 - t0;
@@ -350,14 +405,24 @@ final class CollectiveBenchmark {
                 long start = System.nanoTime();
                 long t = start;
                 int slot = 0;
+                long sink = 0;
+                MemorySegment out = consume ? output(r, send, recv) : null;
                 for (int b = 0; b < batches; b++) {
-                    if (slots == 1) {
+                    if (slots == 1 && !consume) {
                         for (long i = 0; i < batch; i++) {
                             plan.execute(send, recv);
+                        }
+                    } else if (slots == 1) {
+                        for (long i = 0; i < batch; i++) {
+                            plan.execute(send, recv);
+                            sink += readAll(out, sinkBuffer);
                         }
                     } else {
                         for (long i = 0; i < batch; i++) {
                             plan.execute(sends[slot], recvs[slot]);
+                            if (consume) {
+                                sink += readAll(output(r, sends[slot], recvs[slot]), sinkBuffer);
+                            }
                             slot = slot + 1 == slots ? 0 : slot + 1;
                         }
                     }
@@ -366,6 +431,7 @@ final class CollectiveBenchmark {
                     t = now;
                 }
                 res.totalNs = t - start;
+                consumed = sink;
             }
         }
         return res;

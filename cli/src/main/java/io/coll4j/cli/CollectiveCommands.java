@@ -146,6 +146,7 @@ final class CollectiveCommands {
             h.put("wait", team.waitStrategy().alias());
             h.put("model", team.model().source());
             h.put("cold", run.cold);
+            h.put("consume", run.consume);
             h.put("commandLine", "collbench " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             return h;
         }

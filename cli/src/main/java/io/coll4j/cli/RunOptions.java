@@ -54,6 +54,10 @@ final class RunOptions {
     @Option(names = "--cold", description = "rotate through buffers larger than the LLC so every iteration starts off-cache")
     boolean cold;
 
+    @Option(names = "--consume", description = "every rank reads its whole result after each call, timed, as an application does:"
+            + " an algorithm that leaves results in another core's cache pays for it here")
+    boolean consume;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120", description = "collective timeout (default ${DEFAULT-VALUE} s)")
     long timeoutSeconds;
 
@@ -110,6 +114,9 @@ final class RunOptions {
     CollectiveBenchmark configure(CollectiveBenchmark bench) {
         if (warmup == null) {
             bench.budgetWarmup();
+        }
+        if (consume) {
+            bench.consumeResults();
         }
         return bench;
     }

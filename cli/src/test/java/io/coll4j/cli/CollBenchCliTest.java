@@ -201,6 +201,19 @@ class CollBenchCliTest {
         assertTrue(!algs.get(2).equals("auto") && !algs.get(2).equals("push"), r.out());
     }
 
+    /** {@code --consume} reads every result after each call: still valid, for every collective shape, and said in the header. */
+    @Test
+    void consumeReadsResultsAndStillValidates() {
+        for (String c : new String[]{"allreduce", "reduce", "bcast", "reduce-scatter", "allgather"}) {
+            Run r = run(c, "-t", "2", "-m", "8:64K", "-i", "20", "-x", "1", "-c", "--consume", "--cold", "-a", "all", "--format", "csv");
+            assertEquals(0, r.code(), c + ": " + r.err());
+            assertTrue(r.out().lines().skip(1).allMatch(l -> l.endsWith(",true")), r.out());
+        }
+        Run j = run("allreduce", "-t", "2", "-m", "1K", "-i", "20", "-x", "1", "--consume", "--format", "json");
+        assertEquals(0, j.code(), j.err());
+        assertTrue(j.out().lines().findFirst().orElseThrow().contains("\"consume\":true"), j.out());
+    }
+
     @Test
     void checkPlacementReportsEveryRank() {
         Run r = run("allgather", "-t", "2", "-m", "1M", "-i", "3", "-x", "1", "--check-placement");
