@@ -37,6 +37,19 @@ public final class Transfers {
         }
     }
 
+    /**
+     * A team of one: the collective is a copy of the send buffer into the receive buffer (nothing when
+     * they are the same memory). Returns true when it handled the call, so an algorithm starts with
+     * {@code if (Transfers.alone(call)) return;}.
+     */
+    public static boolean alone(CollectiveCall call) {
+        if (call.size() != 1) {
+            return false;
+        }
+        copy(call, call.send(), 0, call.recv(), 0, call.bytes(), false);
+        return true;
+    }
+
     private static boolean sameRange(MemorySegment a, long aOff, MemorySegment b, long bOff) {
         if (a.isNative() && b.isNative()) {
             return a.address() + aOff == b.address() + bOff;

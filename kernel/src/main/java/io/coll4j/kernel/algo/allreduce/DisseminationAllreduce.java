@@ -86,9 +86,10 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
 
     @Override
     public void run(CollectiveCall call) {
-        if (call.size() == 1) {
-            Transfers.copy(call, call.send(), 0, call.recv(), 0, call.bytes(), false);
-        } else if (call.reproducible()) {
+        if (Transfers.alone(call)) {
+            return;
+        }
+        if (call.reproducible()) {
             runRankOrdered(call);
         } else if (Transfers.inline(call.bytes())) {
             runPush(call);
