@@ -47,7 +47,10 @@ public final class DirectAllgather extends AbstractAlgorithm {
         // every rank copies p blocks; DRAM: each send buffer read once (synergy), every receive buffer written
         double copies = CopyCost.copyOut(m, bytes, ws);
         double dram = CopyCost.dram(m, (long) p * block + (long) p * bytes, ws);
-        return m.callOverhead() + CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+        // two hand-overs on the critical path, as in the direct reduce: the peers' ANNOUNCEs before the first
+        // copy and the DONE round before returning (peers read my send buffer until then); the pipelined
+        // allgather, which copies through scratch, defers its DONE to the next use of the slot
+        return m.callOverhead() + 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
     }
 
     @Override

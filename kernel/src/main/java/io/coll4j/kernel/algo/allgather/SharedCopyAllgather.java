@@ -68,7 +68,9 @@ public final class SharedCopyAllgather extends AbstractAlgorithm {
         double copies = CopyCost.copyIn(m, block, ws) + CopyCost.copyOut(m, bytes, ws);
         // DRAM: sends read once, the shared copy written back and read once (synergy), receive buffers written
         double dram = CopyCost.dram(m, (long) p * block + 2L * bytes + (long) p * bytes, ws);
-        return m.callOverhead() + 2 * CopyCost.flag(m) + CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+        // hand-overs: the leader's ANNOUNCE, my block written into lines of the leader's scratch (read for
+        // ownership from the core that last wrote them), and the ARRIVEs before the copy-out
+        return m.callOverhead() + 3 * CopyCost.flag(m) + CopyCost.poll(m, p - 1) + Math.max(copies, dram);
     }
 
     @Override
