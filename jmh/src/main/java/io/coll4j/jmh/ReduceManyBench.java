@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.coll4j.bindings.copy.NativeLibrary;
 import io.coll4j.bindings.copy.NativeReduce;
+import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
@@ -32,7 +33,10 @@ import io.coll4j.reductions.Reducers;
  * {@link Reducer#reduceMany}, k reads and one write per element) against k − 1 chained pairwise passes
  * ({@code pairwise}: {@code dst = s0 + s1}, then {@code dst += s2}, …: 3(k − 1) streams). With k = 4 that
  * is 5 streams against 9, so the goal (issue 5) is kary ≥ 1.5x pairwise. Both use the vector reducer.
- * {@code native} is the C one-pass kernel ({@code NativeReduce.reduceManySumF64}) for comparison.
+ * {@code native} is the C one-pass kernel ({@code NativeReduce.reduceManySumF64}) for comparison, and
+ * {@code stream} the same one pass through the streaming fold ({@link StreamingFold}: folded 1 KiB at a
+ * time in L1, written with non-temporal stores), as the collectives fold beyond the cache: the write of
+ * dst then costs no read for ownership, k + 1 streams instead of k + 2.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -48,7 +52,7 @@ public class ReduceManyBench {
     @Param({"2", "4", "8"})
     public int k;
 
-    @Param({"kary", "pairwise", "native"})
+    @Param({"kary", "pairwise", "native", "stream"})
     public String impl;
 
     private Arena arena;
@@ -57,14 +61,18 @@ public class ReduceManyBench {
     private long[] offsets;
     private long count;
     private Reducer reducer;
+    private StreamingFold fold;
 
     @Setup(Level.Trial)
     public void setUp() {
-        if (!impl.equals("kary") && !impl.equals("pairwise") && !impl.equals("native")) {
-            throw new IllegalArgumentException("impl must be kary, pairwise or native: " + impl);
+        if (!impl.equals("kary") && !impl.equals("pairwise") && !impl.equals("native") && !impl.equals("stream")) {
+            throw new IllegalArgumentException("impl must be kary, pairwise, native or stream: " + impl);
         }
         if (impl.equals("native") && !NativeReduce.available()) {
             throw new IllegalStateException("impl native: libcoll4j.so is not loaded (" + NativeLibrary.status() + ")");
+        }
+        if (impl.equals("stream") && !StreamingFold.available()) {
+            throw new IllegalStateException("impl stream: no streaming fold on this machine (" + NativeLibrary.status() + ")");
         }
         arena = Arena.ofShared();
         count = BYTES / Double.BYTES;
@@ -78,6 +86,7 @@ public class ReduceManyBench {
             }
         }
         reducer = Reducers.vector(DType.F64, Op.SUM);
+        fold = new StreamingFold(1, k);
     }
 
     @TearDown(Level.Trial)
@@ -91,6 +100,12 @@ public class ReduceManyBench {
             reducer.reduceMany(dst, 0, srcs, offsets, k, count);
         } else if (impl.equals("native")) {
             NativeReduce.reduceManySumF64(dst, srcs, k, count);
+        } else if (impl.equals("stream")) {
+            fold.destination(dst, 0);
+            for (int j = 0; j < k; j++) {
+                fold.source(srcs[j], 0);
+            }
+            fold.run(NativeReduce.F64, NativeReduce.SUM, count);
         } else {
             reducer.reduce(dst, 0, srcs[0], 0, srcs[1], 0, count);
             for (int j = 2; j < k; j++) {
