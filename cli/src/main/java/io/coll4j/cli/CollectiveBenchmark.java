@@ -139,6 +139,24 @@ final class CollectiveBenchmark {
         return bad;
     }
 
+    /**
+     * The requested sizes of a sweep that give distinct shapes, first of each kept: a size is rounded to
+     * whole elements (and, for reduce-scatter and allgather, to p of them), so a sweep from 8 B at p = 2
+     * would otherwise measure and print 16 B twice.
+     */
+    static List<Long> distinctSizes(Collective c, List<Long> requested, DType t, int p) {
+        List<Long> out = new java.util.ArrayList<>();
+        Shape last = null;
+        for (long s : requested) {
+            Shape sh = Shape.of(c, s, t, p);
+            if (!sh.equals(last)) {
+                out.add(s);
+                last = sh;
+            }
+        }
+        return out;
+    }
+
     /** Elements and byte sizes of one point of the sweep. */
     record Shape(long bytes, long count, long callCount, long sendBytes, long recvBytes) {
         static Shape of(Collective c, long requested, DType t, int p) {

@@ -82,7 +82,7 @@ final class CollectiveCommands {
             long misplaced = 0;
             try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
                 long maxBytes = 0;
-                for (long s : setup.range().sizes()) {
+                for (long s : setup.sizes(c)) {
                     CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                     maxBytes = Math.max(maxBytes, Math.max(sh.sendBytes(), sh.recvBytes()));
                 }
@@ -92,7 +92,7 @@ final class CollectiveCommands {
                 w.begin(header(c, team, setup));
                 warmUpTheJit(c, team, setup, run, bench, algs);
                 boolean placementChecked = false;
-                for (long s : setup.range().sizes()) {
+                for (long s : setup.sizes(c)) {
                     CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                     String pick = team.selector().choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
                             sh.bytes()).name();
@@ -231,7 +231,7 @@ final class CollectiveCommands {
      */
     private static void warmUpTheJit(Collective c, Team team, RunOptions.Setup setup, RunOptions run,
                                      CollectiveBenchmark bench, List<String> algs) {
-        long first = setup.range().sizes().iterator().next();
+        long first = setup.sizes(c).iterator().next();
         CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, first, setup.dtype(), team.size());
         long iters = run.iterationsFor(sh.bytes());
         if (run.warmup != null || iters < 10_000) {

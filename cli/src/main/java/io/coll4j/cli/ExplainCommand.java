@@ -66,7 +66,7 @@ final class ExplainCommand implements Callable<Integer> {
             CollectiveBenchmark bench = null;
             if (measure) {
                 long maxBytes = 0;
-                for (long s : setup.range().sizes()) {
+                for (long s : setup.sizes(c)) {
                     CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                     maxBytes = Math.max(maxBytes, Math.max(sh.sendBytes(), sh.recvBytes()));
                 }
@@ -74,7 +74,7 @@ final class ExplainCommand implements Callable<Integer> {
                         maxBytes, p, run.cold ? setup.model().cacheCapacity() : 0));
                 // an unrecorded pass over the first size: the JIT compiles the call path of every algorithm before
                 // the first row is measured, so that row does not carry the compilation
-                long first = setup.range().sizes().iterator().next();
+                long first = setup.sizes(c).iterator().next();
                 CollectiveBenchmark.Shape sh0 = CollectiveBenchmark.Shape.of(c, first, setup.dtype(), p);
                 for (Selector.Prediction pr : team.selector().predict(c, p, sh0.callCount(), setup.dtype(),
                         c.reduces() ? setup.op() : null, sh0.bytes())) {
@@ -84,7 +84,7 @@ final class ExplainCommand implements Callable<Integer> {
                     }
                 }
             }
-            for (long s : setup.range().sizes()) {
+            for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                 List<Selector.Prediction> preds = team.selector().predict(c, p, sh.callCount(), setup.dtype(),
                         c.reduces() ? setup.op() : null, sh.bytes()).stream()

@@ -67,6 +67,11 @@ final class RunOptions {
         Team.Builder team(Duration timeout) {
             return Team.builder().ranks(threads).topology(topology).placement(placement).model(model).timeout(timeout);
         }
+
+        /** The sweep's sizes for collective {@code c}, each distinct once rounded to its shape. */
+        java.util.List<Long> sizes(Collective c) {
+            return CollectiveBenchmark.distinctSizes(c, range.sizes(), dtype, threads);
+        }
     }
 
     Setup resolve(Collective c) {

@@ -201,6 +201,15 @@ class CollBenchCliTest {
         assertTrue(!algs.get(2).equals("auto") && !algs.get(2).equals("push"), r.out());
     }
 
+    /** Requested sizes that round to the same shape are measured once: allgather 8:32 at p = 2 is 16 and 32 B. */
+    @Test
+    void sizesThatRoundAlikeAreMeasuredOnce() {
+        Run r = run("allgather", "-t", "2", "-m", "8:32", "-i", "20", "-x", "1", "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        List<String> bytes = r.out().lines().skip(1).map(l -> l.split(",")[3]).toList();
+        assertEquals(List.of("16", "32"), bytes, r.out());
+    }
+
     /** {@code --consume} reads every result after each call: still valid, for every collective shape, and said in the header. */
     @Test
     void consumeReadsResultsAndStillValidates() {
