@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CopyCollectiveStressTest {
     static final String[] BCAST = {"pipelined", "direct", "flat", "two-stage"};
-    static final String[] ALLGATHER = {"direct", "pipelined", "shared-copy"};
+    static final String[] ALLGATHER = {"direct", "push", "pipelined", "shared-copy"};
     /** Largest message: a few MiB per rank. */
     static final long MAX_BYTES = 3L << 20;
     /** Two packages of two cores, cache capacity C = 256 KB: W &gt; C from a few tens of KiB on. */

@@ -13,7 +13,7 @@ import org.openjdk.jmh.infra.Control;
  */
 public class AllgatherBench extends SizedCollectiveBench {
     /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */
-    @Param({"direct", "pipelined", "shared-copy", "cyclicbarrier"})
+    @Param({"direct", "push", "pipelined", "shared-copy", "cyclicbarrier"})
     public String algorithm;
 
     @Override

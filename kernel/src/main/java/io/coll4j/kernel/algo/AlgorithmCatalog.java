@@ -2,6 +2,7 @@ package io.coll4j.kernel.algo;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.allgather.DirectAllgather;
+import io.coll4j.kernel.algo.allgather.PushAllgather;
 import io.coll4j.kernel.algo.allgather.PipelinedAllgather;
 import io.coll4j.kernel.algo.allgather.SharedCopyAllgather;
 import io.coll4j.kernel.algo.allreduce.DirectAllreduce;
@@ -46,7 +47,7 @@ public final class AlgorithmCatalog {
                 new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
                 new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new MaSocketAllreduce(),
                 new DirectReduceScatter(), new MaSlicedReduceScatter(),
-                new DirectAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
+                new DirectAllgather(), new PushAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         a.addAll(CyclicBarrierBaselines.all());
         ALL = List.copyOf(a);
     }

@@ -358,6 +358,32 @@ public final class CollectiveCall {
         }
     }
 
+    /**
+     * Copies {@code bytes} of {@code src@srcOffset} into the receive buffer of EVERY rank at
+     * {@code dstOffset} (a push allgather). With {@code nonTemporal}, through the streaming fold with one
+     * source: each 1 KiB is read once and streamed to the p destinations [YHCCL §4.1]; otherwise (or with a
+     * heap buffer, or no NT path) one copy per destination. A destination that is exactly the source is
+     * skipped. The caller must hold every rank's published buffers.
+     */
+    public void copyIntoEveryRecv(MemorySegment src, long srcOffset, long dstOffset, long bytes, boolean nonTemporal) {
+        StreamingFold f = nonTemporal ? streamingFold() : null;
+        if (f != null) {
+            for (int q = 0; q < size; q++) {
+                f.destination(q == rank ? recv : peerRecv(q), dstOffset);
+            }
+            f.source(src, srcOffset);
+            if (f.allNative()) {
+                // one source: nothing is folded, so the op code only has to be a valid one for the dtype
+                f.run(dtype.ordinal(), Op.SUM.ordinal(), bytes / dtype.size());
+                return;
+            }
+            f.clear();
+        }
+        for (int q = 0; q < size; q++) {
+            Transfers.copy(this, src, srcOffset, q == rank ? recv : peerRecv(q), dstOffset, bytes, nonTemporal);
+        }
+    }
+
     /** This rank's streaming fold, created at first use; null when the machine cannot stream. */
     private StreamingFold streamingFold() {
         if (!StreamingFold.available()) {

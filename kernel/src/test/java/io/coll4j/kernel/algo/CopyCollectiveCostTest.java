@@ -63,10 +63,13 @@ class CopyCollectiveCostTest {
                             "bcast direct vs " + other + " p=" + p + " bytes=" + bytes);
                 }
                 long out = bytes * p;
-                double directAg = find(Collective.ALLGATHER, "direct").cost(M, p, out);
+                // the single-copy allgathers: direct (readers pull; beyond the cache every reader may read a
+                // block from DRAM) and push (owners write; every block read once)
+                double directAg = Math.min(find(Collective.ALLGATHER, "direct").cost(M, p, out),
+                        find(Collective.ALLGATHER, "push").cost(M, p, out));
                 for (String other : new String[]{"pipelined", "shared-copy"}) {
                     assertTrue(directAg < find(Collective.ALLGATHER, other).cost(M, p, out),
-                            "allgather direct vs " + other + " p=" + p + " bytes=" + out);
+                            "allgather direct/push vs " + other + " p=" + p + " bytes=" + out);
                 }
             }
         }

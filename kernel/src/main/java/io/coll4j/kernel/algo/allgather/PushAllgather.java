@@ -1,0 +1,83 @@
+package io.coll4j.kernel.algo.allgather;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.bcast.CopyCost;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.ControlBlock;
+
+/**
+ * Push allgather: every rank writes its own block into block r of EVERY rank's receive buffer — thread
+ * ranks share one address space, so the owner of a block can deliver it [HMPI §1]. When W &gt; C the
+ * block goes through the streaming fold with one source: each 1 KiB is read once, from the owner's own
+ * (NUMA-local) send buffer, and streamed to the p destinations with non-temporal stores [YHCCL §4.1–4.2].
+ *
+ * <h2>Why, next to {@link DirectAllgather}</h2>
+ * The DRAM traffic is the minimum by construction: each send buffer is read exactly once and each
+ * receive buffer written once, p·b + p·p·b. The direct allgather reaches it only when its p readers of a
+ * block stay close enough for the later ones to hit the first one's lines in the L3 (HMPI's synergy,
+ * [HMPI §2.2]); beyond the cache a reader that drifts a few MiB behind reads the block from DRAM again.
+ * In cache the pushed lines stay in the writer's cache until their reader fetches them — the same work as
+ * the direct allgather's copies, moved after the call — so the model prefers push only beyond the cache.
+ *
+ * <h2>Protocol (rank r)</h2>
+ * <pre>
+ * await every rank's ANNOUNCE        // acquire: every receive buffer published
+ * write my send block into block r of recv_0..recv_{p-1}
+ * publish DONE; await every DONE     // every block has arrived, nobody writes my receive buffer any more
+ * </pre>
+ * The streaming copy ends with {@code sfence}, so its NT stores are ordered before the DONE release.
+ * In place (my send buffer is block r of my receive buffer) that destination is skipped; no other rank
+ * reads or writes block r of any buffer. No scratch.
+ */
+public final class PushAllgather extends AbstractAlgorithm {
+    public static final String NAME = "push";
+
+    public PushAllgather() {
+        super(Collective.ALLGATHER, NAME, "each rank writes its block into every receive buffer (NT iff W > C)", "[HMPI §1, YHCCL §4.2]");
+    }
+
+    @Override
+    public double cost(MachineModel m, int p, long bytes) {
+        long block = bytes / p;
+        long ws = DirectAllgather.workingSet(p, block);
+        if (p == 1) {
+            return m.callOverhead() + CopyCost.copyOut(m, block, ws);
+        }
+        // one read of my block and p writes of it; in cache the readers' fetch of the p − 1 pushed blocks
+        // after the call is the direct allgather's copy-out, counted here
+        double copies = ws > m.cacheCapacity() ? CopyCost.copyOut(m, bytes, ws)
+                : CopyCost.copyOut(m, bytes, ws) + CopyCost.copyOut(m, bytes - block, ws);
+        double dram = CopyCost.dram(m, (long) p * block + (long) p * bytes, ws);
+        return m.callOverhead() + 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+    }
+
+    @Override
+    public boolean observesAllEntries(int rank, int root, int ranks) {
+        return true;
+    }
+
+    @Override
+    public void run(CollectiveCall call) {
+        int p = call.size();
+        if (Transfers.alone(call)) {
+            return;
+        }
+        int r = call.rank();
+        long block = call.bytes();
+        boolean nt = call.copy().useNonTemporal(DirectAllgather.workingSet(p, block), false);
+        // acquire: every rank's receive buffer, published with its announce
+        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
+        for (int q = 0; q < p; q++) {
+            if (q != r) {
+                call.record("write", q);
+            }
+        }
+        call.copyIntoEveryRecv(call.send(), 0, r * block, block, nt);
+        // release: my block is in every receive buffer; pairs with every rank's await below
+        call.publish(ControlBlock.DONE, 0);
+        call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+}
