@@ -341,9 +341,7 @@ public final class CollectiveCall {
     public void foldIntoEveryRecv(long dstOffset, long elements, boolean nonTemporal) {
         StreamingFold f = nonTemporal ? streamingFold() : null;
         if (f != null) {
-            for (int q = 0; q < size; q++) {
-                f.destination(q == rank ? recv : peerRecv(q), dstOffset);
-            }
+            addEveryRecv(f, dstOffset);
             if (addStreamingSources(f)) {
                 f.run(dtype.ordinal(), op.ordinal(), elements);
                 return;
@@ -368,9 +366,7 @@ public final class CollectiveCall {
     public void copyIntoEveryRecv(MemorySegment src, long srcOffset, long dstOffset, long bytes, boolean nonTemporal) {
         StreamingFold f = nonTemporal ? streamingFold() : null;
         if (f != null) {
-            for (int q = 0; q < size; q++) {
-                f.destination(q == rank ? recv : peerRecv(q), dstOffset);
-            }
+            addEveryRecv(f, dstOffset);
             f.source(src, srcOffset);
             if (f.allNative()) {
                 // one source: nothing is folded, so the op code only has to be a valid one for the dtype
@@ -380,7 +376,19 @@ public final class CollectiveCall {
             f.clear();
         }
         for (int q = 0; q < size; q++) {
-            Transfers.copy(this, src, srcOffset, q == rank ? recv : peerRecv(q), dstOffset, bytes, nonTemporal);
+            Transfers.copy(this, src, srcOffset, recvOf(q), dstOffset, bytes, nonTemporal);
+        }
+    }
+
+    /** Rank q's receive buffer: mine, or the one q published. */
+    private MemorySegment recvOf(int q) {
+        return q == rank ? recv : peerRecv(q);
+    }
+
+    /** Every rank's receive buffer at {@code dstOffset} as a destination of {@code f}. */
+    private void addEveryRecv(StreamingFold f, long dstOffset) {
+        for (int q = 0; q < size; q++) {
+            f.destination(recvOf(q), dstOffset);
         }
     }
 
