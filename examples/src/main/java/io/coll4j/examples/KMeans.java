@@ -208,6 +208,11 @@ public final class KMeans extends Workload {
         return new Outcome(impl, s, r.commSeconds(), ok, metric);
     }
 
+    /** Compute-bound, 20 collective calls a run: no warm-up beyond what the first iterations do. */
+    @Override
+    protected void warmUp(String impl) {
+    }
+
     /** Clusters the prepared data with implementation {@code impl}. */
     public Result cluster(String impl) throws Exception {
         return switch (impl) {

@@ -160,6 +160,11 @@ public final class Summa extends Workload {
         return new Outcome(impl, r.seconds(), r.commSeconds(), ok, String.format(Locale.ROOT, "%.2f GFLOP/s", gflops));
     }
 
+    /** Compute-bound, a few panels a run: no warm-up (a second n = 4096 multiply would double the run). */
+    @Override
+    protected void warmUp(String impl) {
+    }
+
     /** Multiplies the prepared matrices with implementation {@code impl}. */
     public Result multiply(String impl) throws Exception {
         return switch (impl) {

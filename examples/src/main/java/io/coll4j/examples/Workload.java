@@ -38,6 +38,11 @@ public abstract class Workload implements Callable<Integer> {
                     + "(default: 0 = the workload's own, 3 for cg and sgd, 1 for summa and kmeans).")
     int repeat;
 
+    @Option(names = "--warmup", defaultValue = "true", negatable = true, fallbackValue = "true",
+            description = "Before the timed rounds, run every implementation untimed so the JIT has compiled its paths, as in a "
+                    + "long-running program (what each workload runs: its -h); --no-warmup measures the cold start (default: on).")
+    boolean warmup;
+
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the generated input (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -76,6 +81,14 @@ public abstract class Workload implements Callable<Integer> {
 
     /** Runs implementation {@code impl} once on the prepared input; the outcome's check is final. */
     protected abstract Outcome run(String impl) throws Exception;
+
+    /**
+     * Runs {@code impl} untimed before the rounds: by default once on the prepared input. Without it the
+     * first rounds of a short run measure the interpreter and C1 code of the collective's call path.
+     */
+    protected void warmUp(String impl) throws Exception {
+        run(impl);
+    }
 
     /** Frees the input. */
     protected void release() {
@@ -118,6 +131,11 @@ public abstract class Workload implements Callable<Integer> {
             out.flush();
         }
         prepare();
+        if (warmup) {
+            for (String i : chosen) {
+                warmUp(i);
+            }
+        }
         Map<String, Outcome> best = new LinkedHashMap<>();
         Map<String, Boolean> allOk = new LinkedHashMap<>();
         try {
