@@ -6,7 +6,7 @@ import io.coll4j.reductions.Op;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Argument checks of the collectives (DESIGN §7): every failure is an {@link IllegalArgumentException}
+ * Argument checks of the collectives (docs/design.md, "Error contract"): every failure is an {@link IllegalArgumentException}
  * naming the argument, thrown on the calling rank before any shared state is touched.
  */
 final class Arguments {

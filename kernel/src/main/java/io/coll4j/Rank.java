@@ -103,6 +103,10 @@ public final class Rank implements AutoCloseable {
     void bindThread() {
         if (team.placement().placement().binds()) {
             binding = team.binder().bindCurrentThread(pu());
+            if (!binding.bound() && !binding.method().equals("none")) {   // "none": a binder that never binds, noted where chosen
+                io.coll4j.topology.Fallbacks.note("thread binding", "rank " + id + " not bound to P#" + binding.requestedOsPu() + " ("
+                        + binding.method() + ": " + binding.detail() + "); it runs where the OS puts it");
+            }
         } else {
             binding = new BindResult(false, pu().osIndex(), -1, "none", "placement 'none' does not bind");
         }

@@ -2,6 +2,7 @@ package io.coll4j;
 
 import io.coll4j.bindings.copy.Copy;
 import io.coll4j.bindings.libc.TimerSlack;
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.TeamContext;
@@ -26,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A team of thread ranks that run collectives together (DESIGN §2).
+ * A team of thread ranks that run collectives together (docs/design.md, "Public API").
  *
  * <pre>{@code
  * try (Team team = Team.builder().ranks(4).placement(Placement.COMPACT).build()) {
@@ -141,16 +142,16 @@ public final class Team implements AutoCloseable {
         return reproducible;
     }
 
-    /** The machine model algorithms are selected with. */
-    public MachineModel model() {
+    /** The machine model algorithms are selected with (coll4j's tools: {@code TeamInternals.model}). */
+    MachineModel model() {
         return selector.model();
     }
 
     /**
      * The team's algorithm selector: which algorithm {@code auto} picks for a call, and every candidate's
-     * predicted time ({@code collbench explain}).
+     * predicted time ({@code collbench explain}); coll4j's tools reach it through {@code TeamInternals}.
      */
-    public Selector selector() {
+    Selector selector() {
         return selector;
     }
 
@@ -444,15 +445,16 @@ public final class Team implements AutoCloseable {
 
         /**
          * The machine model algorithms are selected with (default: the profile named by {@code COLL4J_PROFILE},
-         * else {@link MachineModel#defaults} of the topology).
+         * else the defaults of the topology). Internal: users give a profile ({@link #profile}); coll4j's
+         * tools set a model through {@code TeamInternals.model}.
          */
-        public Builder model(MachineModel model) {
+        Builder model(MachineModel model) {
             this.model = Objects.requireNonNull(model, "model");
             return this;
         }
 
         /**
-         * Loads the machine model from a profile written by {@code collbench tune} (DESIGN §5); read here, so a
+         * Loads the machine model from a profile written by {@code collbench tune} (docs/design.md, "Machine model and selection"); read here, so a
          * missing or malformed profile is an {@link IllegalArgumentException} naming the path and the field.
          */
         public Builder profile(java.nio.file.Path profile) {
@@ -468,9 +470,10 @@ public final class Team implements AutoCloseable {
 
         /**
          * I_max, the largest slice the strip-mined algorithms move per step (default: from the machine model,
-         * a fraction of L2). Small values reach multi-slice paths with little data (tests).
+         * a fraction of L2). Small values reach multi-slice paths with little data (tests). Internal:
+         * coll4j's tools set it through {@code TeamInternals.maxSliceBytes}.
          */
-        public Builder maxSliceBytes(long bytes) {
+        Builder maxSliceBytes(long bytes) {
             if (bytes < 64) {
                 throw new IllegalArgumentException("maxSliceBytes must be >= 64 (a cache line), got " + bytes);
             }
@@ -478,8 +481,8 @@ public final class Team implements AutoCloseable {
             return this;
         }
 
-        /** Records who reads whose memory in every collective (tests, diagnostics); off by default. */
-        public Builder recordSchedule(io.coll4j.kernel.algo.Schedule schedule) {
+        /** Records who reads whose memory in every collective (tests, diagnostics); off by default. Internal. */
+        Builder recordSchedule(io.coll4j.kernel.algo.Schedule schedule) {
             this.schedule = Objects.requireNonNull(schedule, "schedule");
             return this;
         }
@@ -487,5 +490,36 @@ public final class Team implements AutoCloseable {
         public Team build() {
             return new Team(this);
         }
+    }
+
+    // ---- internal accessor (TeamInternals): kernel types for coll4j's own tools, off the public API ----
+
+    static {
+        TeamInternals.install(new TeamInternals.Access() {
+            @Override
+            public Selector selector(Team team) {
+                return team.selector();
+            }
+
+            @Override
+            public void model(Builder builder, MachineModel model) {
+                builder.model(model);
+            }
+
+            @Override
+            public void recordSchedule(Builder builder, io.coll4j.kernel.algo.Schedule schedule) {
+                builder.recordSchedule(schedule);
+            }
+
+            @Override
+            public void maxSliceBytes(Builder builder, long bytes) {
+                builder.maxSliceBytes(bytes);
+            }
+
+            @Override
+            public CollectiveAlgorithm algorithm(CollectivePlan plan) {
+                return plan.algorithm();
+            }
+        });
     }
 }

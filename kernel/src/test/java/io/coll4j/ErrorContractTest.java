@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** DESIGN §7, one test per failure, each finishing in bounded time. */
+/** The error contract (docs/design.md, "Error contract"), one test per failure, each finishing in bounded time. */
 class ErrorContractTest {
     static final Duration BOUND = Duration.ofSeconds(20);
 

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 import java.io.PrintWriter;
 
 /**
- * {@code collbench}: the coll4j benchmark and machine probe (DESIGN §8). Exit codes: 0 ok, 1 a
+ * {@code collbench}: the coll4j benchmark and machine probe (docs/design.md, "CLI contract"). Exit codes: 0 ok, 1 a
  * failed validation or run-time failure, 2 a usage error (one line naming the problem, then usage).
  */
 @Command(name = "collbench",

@@ -1,5 +1,6 @@
 package io.coll4j.cli;
 
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import picocli.CommandLine;
@@ -17,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** The collective subcommands of DESIGN §8: {@code allreduce reduce-scatter reduce bcast allgather barrier}. */
+/** The collective subcommands of the CLI contract (docs/design.md): {@code allreduce reduce-scatter reduce bcast allgather barrier}. */
 final class CollectiveCommands {
     private CollectiveCommands() {
     }
@@ -94,7 +95,7 @@ final class CollectiveCommands {
                 boolean placementChecked = false;
                 for (long s : setup.sizes(c)) {
                     CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                    String pick = team.selector().choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
+                    String pick = TeamInternals.selector(team).choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
                             sh.bytes()).name();
                     long iters = run.iterationsFor(sh.bytes());
                     long warm = run.warmupFor(iters);
@@ -144,7 +145,7 @@ final class CollectiveCommands {
             h.put("jdk", "JDK " + Runtime.version());
             h.put("version", Version.coll4j());
             h.put("wait", team.waitStrategy().alias());
-            h.put("model", team.model().source());
+            h.put("model", TeamInternals.model(team).source());
             h.put("cold", run.cold);
             h.put("consume", run.consume);
             h.put("commandLine", "collbench " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
@@ -238,7 +239,7 @@ final class CollectiveCommands {
             return;
         }
         for (String a : algs) {
-            String name = a.equals("auto") ? team.selector().choose(c, team.size(), sh.callCount(), setup.dtype(),
+            String name = a.equals("auto") ? TeamInternals.selector(team).choose(c, team.size(), sh.callCount(), setup.dtype(),
                     c.reduces() ? setup.op() : null, sh.bytes()).name() : a;
             if (!name.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME)) {
                 bench.measure(team, first, name, false, iters, run.warmupFor(iters));

@@ -38,7 +38,7 @@ import java.util.concurrent.Callable;
 @Command(name = "copy", sortOptions = false, mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {
                 "Copy bandwidth of the copy engine's paths, one or more threads copying",
-                "at once (YHCCL sec. 4, DESIGN sec. 6). Implementations (--impl, default all):",
+                "at once (YHCCL sec. 4.1-4.2; docs/design.md, Copy engine). Implementations (--impl, default all):",
                 "  temporal     the C copy of libcoll4j.so with ordinary aligned stores: the",
                 "               nontemporal loop with another store instruction",
                 "  nontemporal  Copy.nonTemporal: streaming stores (_mm512_stream_si512 or",

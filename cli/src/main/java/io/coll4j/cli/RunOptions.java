@@ -1,5 +1,6 @@
 package io.coll4j.cli;
 
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.model.MachineModel;
@@ -65,7 +66,7 @@ final class RunOptions {
     record Setup(Collective collective, DType dtype, Op op, SizeRange range, Topology topology, int threads,
                  Placement placement, MachineModel model, int root) {
         Team.Builder team(Duration timeout) {
-            return Team.builder().ranks(threads).topology(topology).placement(placement).model(model).timeout(timeout);
+            return TeamInternals.model(Team.builder().ranks(threads).topology(topology).placement(placement), model).timeout(timeout);
         }
 
         /** The sweep's sizes for collective {@code c}, each distinct once rounded to its shape. */

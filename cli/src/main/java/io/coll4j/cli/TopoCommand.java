@@ -3,6 +3,8 @@ package io.coll4j.cli;
 import io.coll4j.topology.BindResult;
 import io.coll4j.topology.Binder;
 import io.coll4j.topology.CacheLevel;
+import io.coll4j.topology.Fallbacks;
+import io.coll4j.reductions.Reducers;
 import io.coll4j.topology.LstopoFormat;
 import io.coll4j.topology.MemoryBindResult;
 import io.coll4j.topology.NumaNode;
@@ -181,6 +183,19 @@ final class TopoCommand implements Callable<Integer> {
         return Copy.nativeStatus();
     }
 
+    /**
+     * Every slower path coll4j chose on this machine: those {@link Fallbacks} noted while the checks above
+     * ran (topology, native library, NT copy, binding), and scalar reductions instead of the Vector API.
+     */
+    static List<String> fallbacks() {
+        List<String> all = new ArrayList<>(Fallbacks.noted());
+        String reduction = Reducers.implementation();
+        if (reduction.startsWith("scalar")) {
+            all.add("reduction: " + reduction);
+        }
+        return all;
+    }
+
     // ---- table ----------------------------------------------------------------------------------
 
     private static void table(PrintWriter out, Topology t, PlacementPlan plan, Binder binder, Check threads,
@@ -225,6 +240,11 @@ final class TopoCommand implements Callable<Integer> {
         out.println("  threads: " + (threads.works() ? "yes" : "no") + " — " + threads.detail());
         out.println("  memory:  " + (memory.works() ? "yes" : "no") + " — " + memory.detail());
         out.println("nt copy:   " + ntCopy);
+        out.println("reduction: " + Reducers.implementation());
+        List<String> fallbacks = fallbacks();
+        out.println("fallbacks: " + (fallbacks.isEmpty() ? "none" : fallbacks.size() + " (each also logged once to System.Logger '"
+                + Fallbacks.LOGGER + "')"));
+        fallbacks.forEach(f -> out.println("  " + f));
     }
 
     private static String count(int n, String what) {
@@ -323,6 +343,8 @@ final class TopoCommand implements Callable<Integer> {
         bm.put("memory", check(memory));
         m.put("binding", bm);
         m.put("ntCopy", ntCopy);
+        m.put("reduction", Reducers.implementation());
+        m.put("fallbacks", fallbacks());
         m.put("root", node(t.root()));
         return m;
     }

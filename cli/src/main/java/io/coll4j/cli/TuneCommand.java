@@ -34,7 +34,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code collbench tune}: measures the {@link MachineModel} parameters of DESIGN §5 on this machine
+ * {@code collbench tune}: measures the {@link MachineModel} parameters (docs/design.md, "Machine model and selection") on this machine
  * [HMPI §3.4 "parameter estimation"], prints each with its spread over the repetitions
  * (min / median / max) and writes a profile ({@code --profile}, {@code COLL4J_PROFILE},
  * {@code Team.Builder.profile} load it). Each repetition keeps its undisturbed value (the best window, or a

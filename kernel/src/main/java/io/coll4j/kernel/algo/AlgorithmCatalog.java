@@ -31,7 +31,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Every algorithm of DESIGN §4, by collective, in catalogue order (the order ties are broken in, and
+ * Every algorithm of the catalogue (docs/design.md, "Algorithm catalogue"), by collective, in catalogue order (the order ties are broken in, and
  * {@code collbench list} prints). The {@code cyclicbarrier} baselines are in the catalogue (so
  * {@code -a cyclicbarrier} and {@code -a all} reach them) but never chosen by the selector.
  */

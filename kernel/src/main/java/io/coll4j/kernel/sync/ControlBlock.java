@@ -84,7 +84,7 @@ public final class ControlBlock {
 
     /**
      * First of the per-rank recursive-doubling lines: line {@code recursiveDoubling() + k} of rank r, for
-     * {@code k < log2(p')} (p' the largest power of two <= p), is written by rank {@code r xor 2^k}; the last
+     * {@code k < log2(p')} (p' the largest power of two &lt;= p), is written by rank {@code r xor 2^k}; the last
      * line, {@code k = rounds - 1} when p is not a power of two, is written by r's fold partner
      * ({@code r ± p'}) [HMPI §2.3].
      */
