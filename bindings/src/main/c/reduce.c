@@ -1,6 +1,9 @@
 /*
- * reduce.c — native reduction kernels: the C comparison point for coll4j's Vector API kernels in
- * the JMH suites (io.coll4j.bindings.copy.NativeReduce). Not used by any collective.
+ * reduce.c — native reduction kernels. coll4j_reduce_many_nt is on the collectives' hot path: the
+ * streaming fold (io.coll4j.bindings.copy.StreamingFold) that direct reduce-scatter and reduce and push
+ * allreduce use when their result does not stay in cache. coll4j_reduce and coll4j_reduce_many_sum_f64
+ * are the C comparison point for the Vector API kernels in the JMH suites (NativeReduce); no collective
+ * calls those two.
  *
  *   int  coll4j_reduce(int dtype, int op, void *dst, const void *a, const void *b, size_t n)
  *        dst[i] = a[i] op b[i]; dtype F32=0 F64=1 I32=2 I64=3, op SUM=0 PROD=1 MIN=2 MAX=3

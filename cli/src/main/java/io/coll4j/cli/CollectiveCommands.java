@@ -38,11 +38,11 @@ final class CollectiveCommands {
         @Option(names = {"-c", "--validate"}, description = "check every iteration against the scalar reference; exit 1 if anything is wrong")
         boolean validate;
 
-        @Option(names = "--format", paramLabel = "FMT", defaultValue = "table", description = "table|csv|json (JSON Lines: a header object, then one object per row)")
-        String format;
+        @CommandLine.Mixin
+        FormatOption format = new FormatOption();
 
-        @Option(names = "--output", paramLabel = "FILE", description = "write the rows to FILE instead of standard output")
-        Path output;
+        @CommandLine.Mixin
+        OutputFileOption output = new OutputFileOption();
 
         @Option(names = "--percentiles", paramLabel = "P,P", split = ",",
                 description = "per-iteration percentiles, e.g. 50,99: adds p50_us,p99_us after max_us (times every iteration)")
@@ -60,7 +60,7 @@ final class CollectiveCommands {
         public Integer call() throws IOException {
             Collective c = collective();
             RunOptions.Setup setup = run.resolve(c);
-            OutputFormat fmt = parseFormat(format);
+            OutputFormat fmt = format.format();
             for (int p : percentiles) {
                 if (p <= 0 || p > 100) {
                     throw new IllegalArgumentException("percentile " + p + " is outside 1..100");
@@ -75,8 +75,7 @@ final class CollectiveCommands {
             int p = setup.threads();
             List<String> algs = CollectiveBenchmark.algorithms(c, algorithm);
 
-            PrintWriter out = output == null ? spec.commandLine().getOut()
-                    : new PrintWriter(Files.newBufferedWriter(output), true);
+            PrintWriter out = output.open(spec.commandLine().getOut());
             PrintWriter err = spec.commandLine().getErr();
             List<BenchRow> rows = new ArrayList<>();
             long wrong = 0;
@@ -116,9 +115,7 @@ final class CollectiveCommands {
                     err.println(spec.name() + ": placement: no native buffers to check (only the heap baseline ran)");
                 }
             } finally {
-                if (output != null) {
-                    out.close();
-                }
+                output.close(out);
             }
             if (plot != null) {
                 Plot.busbw(plot, rows, c, p, setup.topology());
@@ -151,15 +148,6 @@ final class CollectiveCommands {
             h.put("commandLine", "collbench " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             return h;
         }
-    }
-
-    static OutputFormat parseFormat(String f) {
-        for (OutputFormat o : OutputFormat.values()) {
-            if (o.name().equalsIgnoreCase(f)) {
-                return o;
-            }
-        }
-        throw new IllegalArgumentException("unknown format '" + f + "' (expected table, csv or json)");
     }
 
     /** CPU model and core count, from /proc/cpuinfo where available. */

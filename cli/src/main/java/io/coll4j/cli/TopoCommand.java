@@ -57,32 +57,25 @@ final class TopoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--topology", paramLabel = "SOURCE", defaultValue = "auto",
-            description = "auto | hwloc | sysfs | synthetic:SPEC | xml:FILE (default: ${DEFAULT-VALUE}), "
-                    + "e.g. synthetic:\"pack:2 numa:2 l3:1 core:4 pu:2\"")
-    String topologySpec;
+    @CommandLine.Mixin
+    PlacementOptions where = new PlacementOptions();
 
     @Option(names = {"-t", "--threads"}, paramLabel = "N",
             description = "ranks to place (default: number of PUs, or the length of a --bind PU list); "
                     + "more ranks than PUs is oversubscribed")
     Integer threads;
 
-    @Option(names = "--bind", paramLabel = "POLICY", defaultValue = "compact",
-            description = "compact | scatter | none, or an OS PU list like 0,2,4 (default: ${DEFAULT-VALUE})")
-    String bind;
-
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "table | json (default: ${DEFAULT-VALUE})")
-    String format;
+    @CommandLine.Mixin
+    FormatOption format = new FormatOption();
 
     @Override
     public Integer call() {
-        OutputFormat fmt = parseFormat(format);
-        Placement placement = Placement.parse(bind);
+        OutputFormat fmt = treeFormat(format.format());
+        Placement placement = where.placement();
         if (threads != null && threads < 1) {
             throw new IllegalArgumentException("--threads: must be >= 1, got " + threads);
         }
-        Topology t = topologySpec.strip().equals("auto") ? Topology.host() : Topology.load(topologySpec);
+        Topology t = where.topology();
         int ranks = threads != null ? threads
                 : placement instanceof Placement.Explicit e ? e.osIndices().length : t.pus().size();
         PlacementPlan plan = placement.plan(t, ranks);
@@ -101,13 +94,8 @@ final class TopoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static OutputFormat parseFormat(String text) {
-        OutputFormat f;
-        try {
-            f = OutputFormat.valueOf(text.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--format: unknown format '" + text + "' (expected table or json)");
-        }
+    /** topo prints a tree: table or json. */
+    private static OutputFormat treeFormat(OutputFormat f) {
         if (f == OutputFormat.CSV) {
             throw new IllegalArgumentException("--format: topo prints a tree, not rows: use table or json");
         }
