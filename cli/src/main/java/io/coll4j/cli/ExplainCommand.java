@@ -4,7 +4,7 @@ import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
-import io.coll4j.kernel.model.Selector;
+import io.coll4j.kernel.algo.Selector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -4,8 +4,8 @@ import io.coll4j.CollectivePlan;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.Schedule;
+import io.coll4j.kernel.algo.Selector;
 import io.coll4j.kernel.model.MachineModel;
-import io.coll4j.kernel.model.Selector;
 
 import java.util.Objects;
 
