@@ -56,6 +56,12 @@ public final class Team implements AutoCloseable {
      */
     static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+    /**
+     * How long {@link #close()} waits for ranks that are inside a collective to leave it (they are aborted
+     * first, so this is the time to notice an abort, or to finish one native call on a loaded machine).
+     */
+    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
     /** Timer slack of rank threads: parks of a few µs in the wait strategy then last a few µs. */
     static final long RANK_TIMER_SLACK_NANOS = 1_000;
 
@@ -214,7 +220,8 @@ public final class Team implements AutoCloseable {
                 if (c instanceof Error e) {
                     throw e;
                 }
-                throw new TeamFailureException("rank " + a.rank() + " failed: " + c, c);
+                throw new TeamFailureException((a.rank() >= 0 ? "rank " + a.rank() + " failed: " : "the team was stopped: ")
+                        + c, c);
             }
         } finally {
             running.set(false);
@@ -244,7 +251,9 @@ public final class Team implements AutoCloseable {
                 try {
                     t.join(10);
                 } catch (InterruptedException e) {
-                    context.abort(e, -1);
+                    // the caller of run was interrupted: stop the ranks and report it as such (status kept)
+                    context.abort(new CollectiveInterruptedException("team.run was interrupted (thread "
+                            + Thread.currentThread().getName() + "); every rank was aborted", -1), -1);
                     interrupted = true;
                 }
                 if (context.isAborted() && t.isAlive()) {
@@ -324,8 +333,10 @@ public final class Team implements AutoCloseable {
         }
         if (busy) {
             context.abort(new IllegalStateException("the team was closed"), -1);
-            long deadline = System.nanoTime() + 2 * ABORT_GRACE_NANOS;
-            while (running.get() && System.nanoTime() < deadline) {
+            // let calls in flight leave (they see the abort within a wait-strategy park) before the memory
+            // they use is freed; later calls fail in checkCaller with IllegalStateException
+            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            while ((running.get() || anyInCall()) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
                 Thread.yield();
             }
@@ -333,16 +344,28 @@ public final class Team implements AutoCloseable {
         closeArena();
     }
 
+    /** True while a rank (other than the calling thread's) is inside a collective. */
+    private boolean anyInCall() {
+        for (Rank r : ranks) {
+            if (r.owner() != Thread.currentThread() && r.inCall()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void closeArena() {
-        // a rank that is inside a native copy holds its segment's session for the call: retry briefly
-        long deadline = System.nanoTime() + ABORT_GRACE_NANOS;
+        // a rank inside a native call holds its segments' sessions for the call (Arena.close then fails):
+        // retry until the call has returned
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
         while (true) {
             try {
                 arena.close();
                 return;
             } catch (IllegalStateException e) {
                 if (System.nanoTime() > deadline) {
-                    throw e;
+                    throw new IllegalStateException("team.close: a rank still uses the team's memory after "
+                            + TimeUnit.NANOSECONDS.toMillis(CLOSE_WAIT_NANOS) + " ms; the memory stays allocated", e);
                 }
                 Thread.yield();
             }
