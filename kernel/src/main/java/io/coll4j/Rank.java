@@ -153,7 +153,12 @@ public final class Rank implements AutoCloseable {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must be >= 0, got " + bytes);
         }
-        return team.arena().allocate(bytes, team.nodeOf(id));
+        try {
+            return team.arena().allocate(bytes, team.nodeOf(id));
+        } catch (OutOfMemoryError e) {
+            // the size is the caller's argument: memory that cannot be had is a bad argument, not a dead JVM
+            throw new IllegalArgumentException("bytes: " + bytes + " bytes cannot be allocated (" + e.getMessage() + ")");
+        }
     }
 
     // ------------------------------------------------------------------ collectives on segments

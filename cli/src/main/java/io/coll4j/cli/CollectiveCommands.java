@@ -73,9 +73,30 @@ final class CollectiveCommands {
             }
             int p = setup.threads();
             List<String> algs = CollectiveBenchmark.algorithms(c, algorithm);
+            // everything that can be refused is refused before a byte is measured or written
+            Resources.threads(p, setup.topology().pus().size());
+            long largest = 0;
+            for (long s : setup.sizes(c)) {
+                CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
+                largest = Math.max(largest, Math.max(sh.sendBytes(), sh.recvBytes()));
+                if (validate || !percentiles.isEmpty()) {
+                    Resources.samples("--iterations", run.iterationsFor(sh.bytes()), 8L * (p + 2));
+                }
+            }
+            // a send and a receive buffer per rank (native, and on the heap for the baseline)
+            Resources.nativeMemory("-m " + largest + " bytes on " + p + " ranks",
+                    largest > Long.MAX_VALUE / 4 / p ? -1 : 4L * p * largest);
+            if (output != null) {
+                Resources.writableFile("--output", output);
+            }
+            if (plot != null) {
+                Resources.writableFile("--plot", plot);
+            }
+            boolean created = output != null && !Files.exists(output);
 
             PrintWriter out = output == null ? spec.commandLine().getOut()
                     : new PrintWriter(Files.newBufferedWriter(output), true);
+            boolean complete = false;
             PrintWriter err = spec.commandLine().getErr();
             List<BenchRow> rows = new ArrayList<>();
             long wrong = 0;
@@ -114,9 +135,18 @@ final class CollectiveCommands {
                 if (checkPlacement && !placementChecked) {
                     err.println(spec.name() + ": placement: no native buffers to check (only the heap baseline ran)");
                 }
+                complete = true;
             } finally {
                 if (output != null) {
                     out.close();
+                    // PrintWriter swallows write errors (a full disk, /dev/full): ask it
+                    boolean failed = out.checkError();
+                    if ((failed || !complete) && created) {
+                        Files.deleteIfExists(output);       // no partial file left behind
+                    }
+                    if (failed && complete) {
+                        throw new IOException("could not write " + output);
+                    }
                 }
             }
             if (plot != null) {

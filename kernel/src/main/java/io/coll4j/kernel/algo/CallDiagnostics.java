@@ -37,8 +37,10 @@ final class CallDiagnostics {
         long a = control.get(LONG, payload + CollectiveCall.ANNOUNCE_ALGORITHM);
         VarHandle.loadLoadFence();
         long entered = Stamp.seq(v);
-        // the half of s holds s's announcement from the rank's entry into s until its entry into s + 2
-        if (entered < s || entered > s + 1 || ctrl.stampOpaque(off) != v) {
+        long after = Stamp.seq(ctrl.stampOpaque(off));
+        // the half of s holds s's announcement from the rank's entry into s until its entry into s + 2: valid
+        // when the rank was in s or s + 1 both before and after the reads (stamps only grow)
+        if (entered < s || after > s + 1) {
             return null;
         }
         return new long[]{d, n, a};
@@ -56,6 +58,16 @@ final class CallDiagnostics {
         long[] mine = {call.descriptor(), call.count(), call.algorithmId()};
         long[] theirs = announced(peer, s);
         String head = "collective mismatch in collective #" + s + ": rank " + rank + " called ";
+        if (theirs == null && s > 1 && entered(peer) == s - 1) {
+            // the peer is still in the previous collective: that is where the calls differ
+            long[] myPrev = announced(rank, s - 1);
+            long[] theirPrev = announced(peer, s - 1);
+            if (myPrev != null && theirPrev != null) {
+                boolean alg = myPrev[0] == theirPrev[0] && myPrev[1] == theirPrev[1];
+                return "collective mismatch in collective #" + (s - 1) + ": rank " + rank + " called " + describe(myPrev, alg)
+                        + " but rank " + peer + " called " + describe(theirPrev, alg);
+            }
+        }
         if (theirs == null) {
             return head + Signature.describe(mine[0], mine[1]) + " but rank " + peer
                     + " called a different collective (it has moved on to #" + entered(peer) + ")";

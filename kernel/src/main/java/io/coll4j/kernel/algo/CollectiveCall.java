@@ -14,6 +14,7 @@ import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
  * A rank's view of the collective it is executing: the call's arguments, and the operations every
@@ -55,6 +56,8 @@ public final class CollectiveCall {
     private long seq;
     private long descriptor;
     private long check;
+    /** The check word of this rank's previous call (what a rank still in that call must have announced). */
+    private long previousCheck;
     private int algorithmId;
     private CollectiveAlgorithm lastAlgorithm;
     private Collective collective;
@@ -133,6 +136,7 @@ public final class CollectiveCall {
         }
         this.descriptor = Signature.descriptor(collective, dtype, op, root);
         // chained: the previous call's word is part of this one (see Signature)
+        this.previousCheck = check;
         this.check = Signature.check(descriptor, count, algorithmId, check, s);
         if (s - 1 > knownAllEntered) {
             awaitAllEntered(s - 1);
@@ -462,6 +466,16 @@ public final class CollectiveCall {
             if (Stamp.seq(v) >= seq) {          // q entered this collective (and maybe left it): compare its call
                 verify(off, v, q);
                 seenAnnounce[q] = seq;
+            } else if (Stamp.seq(v) == seq - 1 && seq > 1) {
+                // q is still in the previous collective, which I left without waiting for it (a bcast root):
+                // if it entered that one with another call, it may never leave it (it waits for a partner
+                // that ran something else) — the mismatch must be found here, or this wait times out
+                long c = control.get(LONG, ControlBlock.payloadOffset(off, seq - 1) + ANNOUNCE_CHECK);
+                VarHandle.loadLoadFence();
+                // the half of seq - 1 is rewritten when q enters seq + 1: only a word read while q was before it counts
+                if (Stamp.seq(ctrl.stampOpaque(off)) <= seq && c != previousCheck) {
+                    throw mismatch(q);
+                }
             }
         }
     }
