@@ -31,7 +31,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code size() × sendCount}). Segments may be heap or native, at any alignment, but must be accessible
  * from every rank's thread (not from a confined arena). Passing the same segment as send and receive
  * buffer means in place (allreduce, reduce); for allgather, a send segment that is this rank's block of
- * the receive buffer means in place. When a collective returns, its buffers may be reused.
+ * the receive buffer means in place. When a collective returns, its buffers may be reused. A segment must
+ * stay alive for the whole call: one already closed is an {@link IllegalArgumentException} naming it
+ * and this rank; one closed by another thread during the call fails the call (the rank that passed it
+ * gets the {@code IllegalArgumentException}, the others a {@link TeamAbortedException} naming it).
+ *
+ * <p>Interrupts: a rank whose thread is interrupted while it waits in a collective leaves the call with a
+ * {@link CollectiveInterruptedException} naming it; the thread's interrupt status stays set, and the team
+ * is aborted (the others get a {@link TeamAbortedException} naming this rank). A thread that enters a
+ * collective with its interrupt status already set gets the same exception at its first wait that is
+ * not satisfied at once.
  */
 public final class Rank implements AutoCloseable {
     private final Team team;

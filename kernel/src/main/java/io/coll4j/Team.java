@@ -45,6 +45,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Failure: if a rank's body throws, the team aborts — ranks blocked in a collective get a
  * {@link TeamAbortedException} within milliseconds — and {@link #run} rethrows the first failure. A
  * collective mismatch or timeout aborts the team too. An aborted team cannot run again.
+ *
+ * <p>Interrupts: interrupting a rank's thread while it waits aborts the team (see {@link Rank}), and
+ * {@link #run} rethrows that rank's {@link CollectiveInterruptedException}. Interrupting the thread that
+ * called {@link #run} aborts every rank; {@code run} then throws a {@link CollectiveInterruptedException}
+ * (rank −1) with the caller's interrupt status still set.
  */
 public final class Team implements AutoCloseable {
     /** Default collective timeout: long enough for a 256 MiB collective on an oversubscribed machine. */
@@ -312,7 +317,9 @@ public final class Team implements AutoCloseable {
 
     /**
      * Closes the team and frees its native memory; buffers from {@link Rank#allocate} become inaccessible.
-     * Ranks still in a collective are aborted first. Idempotent.
+     * Ranks still in a collective are aborted first, and their calls are given up to
+     * 5 s to leave before the memory is freed; later calls on attached ranks are an
+     * {@link IllegalStateException}. Idempotent.
      *
      * @throws IllegalStateException when called from one of the team's rank threads
      */
