@@ -6,7 +6,7 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
-import io.coll4j.kernel.algo.sliced.MovementAvoidingSlices;
+import io.coll4j.kernel.algo.sliced.StagedSlices;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
@@ -72,13 +72,13 @@ public final class MaSocketAllreduce extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        return MovementAvoidingSlices.cost(m, p, bytes, Collective.ALLREDUCE);
+        return StagedSlices.cost(m, p, bytes, Collective.ALLREDUCE);
     }
 
     @Override
     public long scratchBytes(CollectiveCall call) {
         if (!twoLevel(call)) {
-            return MovementAvoidingSlices.scratchBytes(call);
+            return StagedSlices.scratchBytes(call);
         }
         int k = call.team().layout().packageMembers(0).length;
         return Tiles.of(call.count(), k, call.dtype().size()).perTile() * call.dtype().size();
@@ -92,7 +92,7 @@ public final class MaSocketAllreduce extends AbstractAlgorithm {
     @Override
     public void run(CollectiveCall call) {
         if (!twoLevel(call)) {
-            MovementAvoidingSlices.run(call);
+            StagedSlices.run(call);
             return;
         }
         TeamLayout l = call.team().layout();
