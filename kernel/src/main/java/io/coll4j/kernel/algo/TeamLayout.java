@@ -1,5 +1,6 @@
 package io.coll4j.kernel.algo;
 
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.topology.PlacementPlan;
 import io.coll4j.topology.Pu;
 
@@ -94,6 +95,15 @@ public final class TeamLayout {
     /** The package master of group {@code g}: its lowest rank. */
     public int packageMaster(int g) {
         return packageGroups[g][0];
+    }
+
+    /** Ranks and packages as the cost functions see them ({@link TeamShape}). */
+    public TeamShape shape() {
+        int most = 0;
+        for (int[] g : packageGroups) {
+            most = Math.max(most, g.length);
+        }
+        return new TeamShape(size, packageGroups.length, most);
     }
 
     public int numaCount() {

@@ -7,6 +7,7 @@ import io.coll4j.kernel.algo.Slicing;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.kernel.sync.Stamp;
 import io.coll4j.reductions.Reducer;
@@ -136,6 +137,24 @@ public final class MovementAvoidingReduction {
         double sync = n * p * CopyCost.flag(m) + (c == Collective.REDUCE_SCATTER ? 0 : n * CopyCost.poll(m, p - 1));
         // the root of a reduce copies alone: the others' work overlaps it only partly, so it is on the path
         return m.callOverhead() + sync + Math.max(copyIn + accumulate + copyOut, dram);
+    }
+
+    /**
+     * Bytes between packages on {@code shape} [HMPI §2.1]: the accumulations read and write the remote
+     * owners' shared slices (two all-to-all passes); allreduce's copy-out reads them once more, reduce's
+     * root reads the remote share of s.
+     */
+    public static double crossingBytes(TeamShape shape, long bytes, Collective c) {
+        double copyOut = c == Collective.ALLREDUCE ? CopyCost.allToAllCrossing(shape, bytes, 1)
+                : c == Collective.REDUCE ? bytes * shape.remotePeerShare() : 0;
+        return CopyCost.allToAllCrossing(shape, bytes, 2) + copyOut;
+    }
+
+    /** Dependent hand-overs that cross packages: in lock step, every step of every chunk has a crossing ring edge. */
+    public static double crossingRounds(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
+        long block = (bytes + p - 1) / p;
+        return (double) Math.max(1, chunks(block, Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice())) * p;
     }
 
     /** Runs the call on this rank (reduce-scatter, allreduce or reduce, as the call says). */

@@ -7,6 +7,7 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.algo.Slicing;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 
 import java.lang.foreign.MemorySegment;
@@ -120,6 +121,24 @@ public final class StagedSlices {
         double rounds = 2.0 * n + (c == Collective.ALLREDUCE ? 1 : 0);
         double sync = rounds * (CopyCost.flag(m) + CopyCost.poll(m, p - 1)) + m.lineLatencySameL3();
         return m.callOverhead() + sync + Math.max(copyIn + fold + copyOut, dram);
+    }
+
+    /**
+     * Bytes between packages on {@code shape} [HMPI §2.1]: the owners fold from every rank's staging (one
+     * all-to-all pass); allreduce copies the other blocks from their owners, reduce's owners write the
+     * remote share of s into the root's buffer.
+     */
+    public static double crossingBytes(TeamShape shape, long bytes, Collective c) {
+        double out = c == Collective.ALLREDUCE ? CopyCost.allToAllCrossing(shape, bytes, 1)
+                : c == Collective.REDUCE ? bytes * shape.remotePeerShare() : 0;
+        return CopyCost.allToAllCrossing(shape, bytes, 1) + out;
+    }
+
+    /** Dependent hand-overs that cross packages: two per slice (RELEASE, then ARRIVE). */
+    public static double crossingRounds(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
+        long block = (bytes + p - 1) / p;
+        return 2.0 * Math.max(1, steps(block, Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice()));
     }
 
     /** Runs the call on this rank (reduce-scatter, allreduce or reduce, as the call says). */
