@@ -9,19 +9,21 @@ import java.lang.foreign.MemorySegment;
  * mixing heap and native calls in one loop deoptimises it), and the scalar segment loops they fall back to
  * dispatch on dtype and op per element: a 4 MiB f32 gradient allreduce over {@code float[]}s ran 5x slower
  * than over native segments. C2 auto-vectorises an element-wise array loop, so this path runs at SIMD
- * speed on heap data without touching the native kernels' profiles.
+ * speed on heap data. The collectives' fold calls it before the {@link Reducer} (kernel's
+ * {@code CollectiveCall.foldInto}); it is not called from inside {@link VectorReducer}, whose vector loops
+ * C2 then inlined differently and boxed.
  *
  * <p>Order: a k-ary fold is k − 1 passes, {@code dst = s0 + s1}, then {@code dst = dst + s_j}: per
  * element exactly the left fold of the scalar loops, so the bits are the same. Declines (returns false)
  * when an operand is native or not over the dtype's array type, an offset is not a whole element, or dst is
  * a source after the first two (a pass would overwrite it before the next pass reads it).
  */
-final class HeapArraySum {
+public final class HeapArraySum {
     private HeapArraySum() {
     }
 
     /** {@code dst = s0 + … + s(k−1)} when every operand qualifies; false (nothing written) otherwise. */
-    static boolean reduceMany(DType dtype, Op op, MemorySegment dst, long dstOffset, MemorySegment[] srcs, long[] srcOffsets,
+    public static boolean reduceMany(DType dtype, Op op, MemorySegment dst, long dstOffset, MemorySegment[] srcs, long[] srcOffsets,
                               int k, long count) {
         if (!handles(dtype, op) || k < 2 || count > Integer.MAX_VALUE) {
             return false;
@@ -50,7 +52,7 @@ final class HeapArraySum {
     }
 
     /** {@code dst = a + b} when every operand qualifies; false otherwise. */
-    static boolean reduce(DType dtype, Op op, MemorySegment dst, long dstOffset, MemorySegment a, long aOffset,
+    public static boolean reduce(DType dtype, Op op, MemorySegment dst, long dstOffset, MemorySegment a, long aOffset,
                           MemorySegment b, long bOffset, long count) {
         if (!handles(dtype, op) || count > Integer.MAX_VALUE) {
             return false;

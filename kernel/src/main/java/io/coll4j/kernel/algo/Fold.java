@@ -5,6 +5,7 @@ import io.coll4j.bindings.copy.NativeType;
 import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.HeapArraySum;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.Arena;
@@ -63,6 +64,11 @@ final class Fold {
         int k = count;
         Reducer reducer = call.reducer();
         if (k <= Reducer.MAX_SOURCES) {
+            // SUM over heap arrays (rank.allreduce(float[] …)) as array loops C2 vectorises; the reducer's
+            // own heap path is the per-element scalar loop, 5x slower for a 4 MiB f32 allreduce
+            if (!dst.isNative() && HeapArraySum.reduceMany(call.dtype(), call.op(), dst, dstOffset, sources, offsets, k, elements)) {
+                return;
+            }
             reducer.reduceMany(dst, dstOffset, sources, offsets, k, elements);
             return;
         }
