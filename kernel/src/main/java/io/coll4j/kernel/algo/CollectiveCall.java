@@ -56,6 +56,8 @@ public final class CollectiveCall {
     private long seq;
     private long descriptor;
     private long check;
+    /** The count word of the check (the count, or a v-variant's summary of its counts). */
+    private long signatureCount;
     private Collective collective;
     private MemorySegment send;
     private MemorySegment recv;
@@ -75,6 +77,7 @@ public final class CollectiveCall {
     private final MemorySegment[] passSources = new MemorySegment[Reducer.MAX_SOURCES];
     private final long[] passOffsets = new long[Reducer.MAX_SOURCES];
     private int foldCount;
+    private final long[] offsets;
     private MemorySegment strip;
     private StreamingFold streaming;
     /** Rank-private room for one inline message (push-model algorithms keep their running value here). */
@@ -91,6 +94,7 @@ public final class CollectiveCall {
         this.seenAnnounce = new long[size];
         this.foldSources = new MemorySegment[Math.max(size + 1, Reducer.MAX_SOURCES)];
         this.foldOffsets = new long[foldSources.length];
+        this.offsets = new long[size];
     }
 
     // ------------------------------------------------------------------ lifecycle (driven by Rank)
@@ -101,6 +105,19 @@ public final class CollectiveCall {
      */
     public void begin(Collective collective, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                       int root, Reducer reducer, CollectiveAlgorithm algorithm) {
+        begin(collective, send, recv, count, dtype, op, root, reducer, algorithm, count, null, null, null, null);
+    }
+
+    /**
+     * {@link #begin(Collective, MemorySegment, MemorySegment, long, DType, Op, int, Reducer, CollectiveAlgorithm)}
+     * of a collective with a {@link BlockLayout}: the count arrays (null for uniform blocks) are recorded in
+     * this rank's layout before the ANNOUNCE release. {@code signatureCount} is what the check word
+     * compares instead of {@code count} — for the v-variants a word every rank computes alike (a hash of
+     * the team-wide counts, or 0 where each rank's count differs and pairs are checked by the readers).
+     */
+    public void begin(Collective collective, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
+                      int root, Reducer reducer, CollectiveAlgorithm algorithm, long signatureCount,
+                      long[] sendCounts, long[] sendDispls, long[] recvCounts, long[] recvDispls) {
         long s = ++seq;
         this.collective = collective;
         this.send = send;
@@ -112,10 +129,12 @@ public final class CollectiveCall {
         this.reducer = reducer;
         this.algorithm = algorithm.name();
         this.descriptor = Signature.descriptor(collective, dtype, op, root);
-        this.check = Signature.check(descriptor, count, s);
+        this.signatureCount = signatureCount;
+        this.check = Signature.check(descriptor, signatureCount, s);
         if (s - 1 > knownAllEntered) {
             awaitAllEntered(s - 1);
         }
+        team.blocks(rank, s).set(count, sendCounts, sendDispls, recvCounts, recvDispls, inPlace());
         long scratchBytes = algorithm.scratchBytes(this);
         int parity = (int) (s & 1);
         this.scratch = scratchBytes > 0 ? team.scratch(rank).ensure(parity, scratchBytes) : team.scratch(rank).current(parity);
@@ -124,7 +143,7 @@ public final class CollectiveCall {
         team.setSlot(rank, s, TeamContext.SCRATCH, scratch);
         long payload = ControlBlock.payloadOffset(announceOffset, s);
         control.set(LONG, payload, descriptor);
-        control.set(LONG, payload + 8, count);
+        control.set(LONG, payload + 8, signatureCount);
         // release: publishes descriptor, buffer references and scratch to every acquire of ANNOUNCE
         ctrl.publish(announceOffset, Stamp.of(s, 0), check);
     }
@@ -380,8 +399,96 @@ public final class CollectiveCall {
         }
     }
 
+    // ---- block layouts (gather/scatter, the v-variants, alltoall, scan) ----
+
+    /** A rank-private array of {@code size()} longs for an algorithm's per-rank offsets (no allocation per call). */
+    public long[] offsets() {
+        return offsets;
+    }
+
+    /** My block layout for this call. */
+    public BlockLayout blocks() {
+        return team.blocks(rank, seq);
+    }
+
+    /** {@code peer}'s block layout for this call (same validity rule as {@link #peerSend}). */
+    public BlockLayout peerBlocks(int peer) {
+        return team.blocks(peer, seq);
+    }
+
+    /**
+     * Grows my scratch of this parity to {@code bytes} after the announce, for an algorithm that learns the
+     * size only from a peer's layout (a two-stage scatter's master). The new reference is published with my
+     * next release, which the peers that read the scratch must acquire first; nobody reads the old buffer of
+     * this parity any more (lag check).
+     */
+    public MemorySegment ensureScratch(long bytes) {
+        if (bytes == 0) {
+            return scratch;
+        }
+        scratch = team.scratch(rank).ensure((int) (seq & 1), bytes);
+        team.setSlot(rank, seq, TeamContext.SCRATCH, scratch);
+        return scratch;
+    }
+
+    /** Rank q's send buffer: mine, or the one q published (same validity rule as {@link #peerSend}). */
+    public MemorySegment sendOf(int q) {
+        return q == rank ? send : peerSend(q);
+    }
+
+    /**
+     * Checks that what {@code peer} says it sends (or receives) for a block, {@code theirs} elements,
+     * equals what I expect, {@code mine}; otherwise aborts the team with a
+     * {@link CollectiveMismatchException} naming both (differing v-counts, or differing uniform counts
+     * of a collective whose check word cannot hold them) and throws it. Call it before touching the block.
+     */
+    public void checkBlock(int peer, String what, long mine, long theirs) {
+        if (mine == theirs) {
+            return;
+        }
+        CollectiveMismatchException e = new CollectiveMismatchException("collective mismatch in collective #" + seq
+                + " (" + collective.cliName() + "): rank " + rank + " expects " + mine + " elements " + what
+                + " but rank " + peer + " has " + theirs);
+        if (team.abort(e, rank)) {
+            throw e;
+        }
+        throw team.abortedException(rank);
+    }
+
+    /**
+     * Copies {@code bytes} of {@code src@srcOffset} into the receive buffer of every rank q at
+     * {@code dstOffsets[q]} (negative: skip q) — {@link #copyIntoEveryRecv} with a displacement per
+     * destination (allgatherv, where each rank lays out its receive buffer). Non-temporal through the
+     * streaming fold with one source when asked and possible, else one copy per destination.
+     */
+    public void copyIntoRecvsAt(MemorySegment src, long srcOffset, long[] dstOffsets, long bytes, boolean nonTemporal) {
+        if (bytes == 0) {
+            return;
+        }
+        StreamingFold f = nonTemporal && bytes % dtype.size() == 0 ? streamingFold() : null;
+        if (f != null) {
+            for (int q = 0; q < size; q++) {
+                if (dstOffsets[q] >= 0) {
+                    f.destination(recvOf(q), dstOffsets[q]);
+                }
+            }
+            f.source(src, srcOffset);
+            if (f.allNative()) {
+                // one source: nothing is folded, so the op code only has to be a valid one for the dtype
+                f.run(dtype.ordinal(), Op.SUM.ordinal(), bytes / dtype.size());
+                return;
+            }
+            f.clear();
+        }
+        for (int q = 0; q < size; q++) {
+            if (dstOffsets[q] >= 0) {
+                Transfers.copy(this, src, srcOffset, recvOf(q), dstOffsets[q], bytes, nonTemporal);
+            }
+        }
+    }
+
     /** Rank q's receive buffer: mine, or the one q published. */
-    private MemorySegment recvOf(int q) {
+    public MemorySegment recvOf(int q) {
         return q == rank ? recv : peerRecv(q);
     }
 
@@ -580,7 +687,7 @@ public final class CollectiveCall {
     }
 
     private CollectiveMismatchException mismatch(int peer) {
-        String mine = Signature.describe(descriptor, count);
+        String mine = Signature.describe(descriptor, signatureCount);
         String theirs = describePeerCall(peer, seq);
         CollectiveMismatchException e = new CollectiveMismatchException("collective mismatch in collective #" + seq
                 + ": rank " + rank + " called " + mine + " but rank " + peer + " called " + theirs);
@@ -618,7 +725,7 @@ public final class CollectiveCall {
             }
         }
         String waitingFor = peer >= 0 ? "rank " + peer + " (" + ctrl.lineName(line) + " line)" : "the central counter";
-        String msg = Signature.describe(descriptor, count) + " (collective #" + seq + ", algorithm " + algorithm
+        String msg = Signature.describe(descriptor, signatureCount) + " (collective #" + seq + ", algorithm " + algorithm
                 + ") timed out on rank " + rank + " after " + (waitedNanos / 1_000_000) + " ms waiting for " + waitingFor
                 + "; ranks that have not entered it: " + missing + (last.isEmpty() ? "" : " (" + last + ")");
         CollectiveTimeoutException e = new CollectiveTimeoutException(msg, missing);
