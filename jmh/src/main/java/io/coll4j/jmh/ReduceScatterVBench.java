@@ -12,7 +12,7 @@ import org.openjdk.jmh.infra.Control;
  */
 public class ReduceScatterVBench extends SizedCollectiveBench {
     /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */
-    @Param({"direct", "cyclicbarrier"})
+    @Param({"inline", "direct", "cyclicbarrier"})
     public String algorithm;
 
     @Override

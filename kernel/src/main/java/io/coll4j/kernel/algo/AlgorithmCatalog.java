@@ -25,6 +25,7 @@ import io.coll4j.kernel.algo.scatter.TwoStageScatter;
 import io.coll4j.kernel.algo.allgatherv.DirectAllgatherv;
 import io.coll4j.kernel.algo.allgatherv.PushAllgatherv;
 import io.coll4j.kernel.algo.reducescatterv.DirectReduceScatterV;
+import io.coll4j.kernel.algo.reducescatterv.InlineReduceScatterV;
 import io.coll4j.kernel.algo.alltoall.DirectAlltoall;
 import io.coll4j.kernel.algo.alltoall.PushAlltoall;
 import io.coll4j.kernel.algo.scan.ChainScan;
@@ -68,7 +69,7 @@ public final class AlgorithmCatalog {
                 new PushGather(Collective.GATHERV), new DirectGather(Collective.GATHERV),
                 new FlatScatter(Collective.SCATTERV), new DirectScatter(Collective.SCATTERV), new TwoStageScatter(Collective.SCATTERV),
                 new DirectAllgatherv(), new PushAllgatherv(),
-                new DirectReduceScatterV(),
+                new InlineReduceScatterV(), new DirectReduceScatterV(),
                 new DirectAlltoall(Collective.ALLTOALL), new PushAlltoall(Collective.ALLTOALL),
                 new DirectAlltoall(Collective.ALLTOALLV), new PushAlltoall(Collective.ALLTOALLV),
                 new DirectScan(Collective.SCAN), new ChainScan(Collective.SCAN),
