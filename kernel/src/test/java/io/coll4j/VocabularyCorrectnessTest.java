@@ -69,6 +69,37 @@ class VocabularyCorrectnessTest {
         }
     }
 
+    /**
+     * The two-stage scatter on synthetic multi-package machines [HMPI §2.6]: masters relay their package's
+     * blocks, members copy from the master, the root's package reads the root — every root, uniform and v.
+     */
+    @ParameterizedTest(name = "{0} {1} p={2}")
+    @org.junit.jupiter.params.provider.CsvSource({
+            "scatter, 'synthetic:pack:2 numa:1 l3:1 core:4 pu:1', 8", "scatterv, 'synthetic:pack:2 numa:1 l3:1 core:4 pu:1', 8",
+            "scatterv, 'synthetic:pack:4 numa:1 l3:1 core:2 pu:1', 7", "scatter, 'synthetic:pack:2 numa:1 l3:1 core:3 pu:1', 5"})
+    void twoStageScatterAcrossPackages(String collective, String topology, int p) {
+        Collective c = Collective.parse(collective);
+        Queue<String> failures = new ConcurrentLinkedQueue<>();
+        try (Team team = Team.builder().topology(io.coll4j.topology.Topology.load(topology)).ranks(p)
+                .timeout(Duration.ofSeconds(30)).algorithm(c, "two-stage").build()) {
+            long maxBytes = (COUNTS[COUNTS.length - 1] + 2L * p + 2) * p * 8 + 64;
+            team.run(rank -> {
+                CollectiveCorrectnessTest.Buffers b = new CollectiveCorrectnessTest.Buffers(rank, maxBytes);
+                long salt = 7;
+                for (int root = 0; root < p; root++) {
+                    for (long count : COUNTS) {
+                        for (CollectiveCorrectnessTest.Variant v : CollectiveCorrectnessTest.Variant.values()) {
+                            salt++;
+                            runCase(rank, b, c, count, DType.I64, null, v, root, salt, failures);
+                        }
+                    }
+                }
+            });
+        }
+        assertTrue(failures.isEmpty(), () -> collective + " " + topology + ": " + failures.size() + " wrong, first: "
+                + failures.stream().limit(5).toList());
+    }
+
     /** Uneven v-counts: every third block empty, the others base + j. */
     static long vcount(int j, long base) {
         return j % 3 == 1 ? 0 : base + j;
