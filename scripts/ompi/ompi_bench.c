@@ -3,7 +3,7 @@
  * MPI_Bcast / MPI_Allgather / MPI_Barrier, and MPI_Gather / MPI_Scatter / MPI_Gatherv / MPI_Scatterv /
  * MPI_Allgatherv / MPI_Reduce_scatter / MPI_Alltoall / MPI_Alltoallv / MPI_Scan / MPI_Exscan
  * on MPI_DOUBLE + MPI_SUM over the same sizes and prints rows in
- * collbench's CSV header (DESIGN §8), so the two tables can be compared line by line. Sizes are bytes per
+ * collbench's CSV header (docs/design.md, "CLI contract"), so the two tables can be compared line by line. Sizes are bytes per
  * rank with collbench's meaning (the input for reduce-scatter, the output for allgather, the root's whole
  * buffer for gather/scatter, a rank's whole send buffer for alltoall, the whole vector for the v-variants,
  * split unevenly exactly as collbench splits it: block j = floor(N(j+1)^2/p^2) - floor(N j^2/p^2)).

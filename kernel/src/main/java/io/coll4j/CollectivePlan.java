@@ -2,7 +2,7 @@ package io.coll4j;
 
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
-import io.coll4j.kernel.model.Selector;
+import io.coll4j.kernel.algo.Selector;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
@@ -11,7 +11,7 @@ import java.util.Locale;
 
 /**
  * A collective of fixed shape (collective, count, dtype, op, root) bound to one rank, with its algorithm
- * chosen once — for the hot loop of a training step (DESIGN §2). Every rank of the team must make the
+ * chosen once — for the hot loop of a training step (docs/design.md, "Public API"). Every rank of the team must make the
  * same plan and call {@link #execute} in the same order as its other collectives. Arguments that do not
  * depend on the buffers are validated when the plan is made.
  */
@@ -103,8 +103,8 @@ public final class CollectivePlan {
         return root;
     }
 
-    /** The algorithm this plan runs. */
-    public CollectiveAlgorithm algorithm() {
+    /** The algorithm this plan runs (coll4j's tools: {@code TeamInternals.algorithm}). */
+    CollectiveAlgorithm algorithm() {
         return algorithm;
     }
 

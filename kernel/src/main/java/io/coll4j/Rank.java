@@ -1,6 +1,7 @@
 package io.coll4j;
 
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
+import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
@@ -32,7 +33,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code size() × sendCount}). Segments may be heap or native, at any alignment, but must be accessible
  * from every rank's thread (not from a confined arena). Passing the same segment as send and receive
  * buffer means in place (allreduce, reduce); for allgather, a send segment that is this rank's block of
- * the receive buffer means in place. When a collective returns, its buffers may be reused.
+ * the receive buffer means in place. When a collective returns, its buffers may be reused. A segment must
+ * stay alive for the whole call: one already closed is an {@link IllegalArgumentException} naming it
+ * and this rank; one closed by another thread during the call fails the call (the rank that passed it
+ * gets the {@code IllegalArgumentException}, the others a {@link TeamAbortedException} naming it).
+ *
+ * <p>Interrupts: a rank whose thread is interrupted while it waits in a collective leaves the call with a
+ * {@link CollectiveInterruptedException} naming it; the thread's interrupt status stays set, and the team
+ * is aborted (the others get a {@link TeamAbortedException} naming this rank). A thread that enters a
+ * collective with its interrupt status already set gets the same exception at its first wait that is
+ * not satisfied at once.
  */
 public final class Rank implements AutoCloseable {
     private final Team team;
@@ -44,6 +54,18 @@ public final class Rank implements AutoCloseable {
     private final CollectiveAlgorithm[] lastAlgorithm = new CollectiveAlgorithm[Collective.values().length];
     private final long[] lastKey = new long[Collective.values().length];
     private volatile BindResult binding;
+    /** Written by the rank's thread around every collective, read by {@link Team#close} (see {@link #execute}). */
+    @SuppressWarnings("unused")
+    private boolean inCall;
+    private static final java.lang.invoke.VarHandle IN_CALL;
+
+    static {
+        try {
+            IN_CALL = java.lang.invoke.MethodHandles.lookup().findVarHandle(Rank.class, "inCall", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     Rank(Team team, int id) {
         this.team = team;
@@ -104,6 +126,10 @@ public final class Rank implements AutoCloseable {
     void bindThread() {
         if (team.placement().placement().binds()) {
             binding = team.binder().bindCurrentThread(pu());
+            if (!binding.bound() && !binding.method().equals("none")) {   // "none": a binder that never binds, noted where chosen
+                io.coll4j.topology.Fallbacks.note("thread binding", "rank " + id + " not bound to P#" + binding.requestedOsPu() + " ("
+                        + binding.method() + ": " + binding.detail() + "); it runs where the OS puts it");
+            }
         } else {
             binding = new BindResult(false, pu().osIndex(), -1, "none", "placement 'none' does not bind");
         }
@@ -142,7 +168,12 @@ public final class Rank implements AutoCloseable {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must be >= 0, got " + bytes);
         }
-        return team.arena().allocate(bytes, team.nodeOf(id));
+        try {
+            return team.arena().allocate(bytes, team.nodeOf(id));
+        } catch (OutOfMemoryError e) {
+            // the size is the caller's argument: memory that cannot be had is a bad argument, not a dead JVM
+            throw new IllegalArgumentException("bytes: " + bytes + " bytes cannot be allocated (" + e.getMessage() + ")");
+        }
     }
 
     // ------------------------------------------------------------------ collectives on segments
@@ -156,12 +187,8 @@ public final class Rank implements AutoCloseable {
     /** Copies {@code count} elements of the root's {@code buf} into every other rank's {@code buf}. */
     public void bcast(MemorySegment buf, long count, DType dtype, int root) {
         checkCaller();
-        Arguments.count("count", count);
-        Arguments.dtype(dtype);
-        Arguments.root(root, size());
-        long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.writable("buf", buf, bytes);
-        execute(Collective.BCAST, buf, buf, count, dtype, null, root, bytes);
+        Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id, size());
+        execute(Collective.BCAST, buf, buf, count, dtype, null, root, count * dtype.size());
     }
 
     /**
@@ -170,20 +197,11 @@ public final class Rank implements AutoCloseable {
      */
     public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
-        Arguments.count("count", count);
-        Arguments.dtype(dtype);
-        Arguments.op(op, dtype);
-        Arguments.root(root, size());
-        long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.readable("send", send, bytes);
-        if (id == root) {
-            Arguments.writable("recv", recv, bytes);
-            Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-        }
-        execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, bytes);
+        Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, size());
+        execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, count * dtype.size());
     }
 
-    /** Validates the buffers of a plan's call exactly as the collective's method does, then runs the plan's algorithm. */
+    /** Validates a plan's call with the same validator as the collective's method ({@link Arguments#collective}), then runs the plan's algorithm. */
     void execute(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
         checkCaller();
         Collective c = plan.collective();
@@ -213,37 +231,7 @@ public final class Rank implements AutoCloseable {
                             + "execute(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)");
             default -> { }
         }
-        switch (c) {
-            case BARRIER -> { }
-            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, t, 1));
-            case REDUCE -> {
-                long bytes = Arguments.bytes(count, t, 1);
-                Arguments.readable("send", send, bytes);
-                if (id == root) {
-                    Arguments.writable("recv", recv, bytes);
-                    Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-                }
-            }
-            case ALLREDUCE -> {
-                long bytes = Arguments.bytes(count, t, 1);
-                Arguments.readable("send", send, bytes);
-                Arguments.writable("recv", recv, bytes);
-                Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-            }
-            case REDUCE_SCATTER -> {
-                long total = Arguments.bytes(count, t, size());
-                Arguments.readable("send", send, total);
-                Arguments.writable("recv", recv, Arguments.bytes(count, t, 1));
-                if (Arguments.overlap(send, total, recv, Arguments.bytes(count, t, 1))) {
-                    throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
-                }
-            }
-            case ALLGATHER -> {
-                long block = Arguments.bytes(count, t, 1);
-                Arguments.readable("send", send, block);
-                Arguments.writable("recv", recv, Arguments.bytes(count, t, size()));
-            }
-        }
+        Arguments.collective(c, send, c == Collective.BCAST ? send : recv, count, t, plan.op(), root, id, size());
         MemorySegment r = switch (c) {
             case BARRIER -> null;
             case BCAST -> send;
@@ -280,14 +268,8 @@ public final class Rank implements AutoCloseable {
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
     public void allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
-        Arguments.count("count", count);
-        Arguments.dtype(dtype);
-        Arguments.op(op, dtype);
-        long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.readable("send", send, bytes);
-        Arguments.writable("recv", recv, bytes);
-        Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-        execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, bytes);
+        Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, size());
+        execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, count * dtype.size());
     }
 
     /**
@@ -296,17 +278,8 @@ public final class Rank implements AutoCloseable {
      */
     public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         checkCaller();
-        Arguments.count("recvCount", recvCount);
-        Arguments.dtype(dtype);
-        Arguments.op(op, dtype);
-        long block = Arguments.bytes(recvCount, dtype, 1);
-        long total = Arguments.bytes(recvCount, dtype, size());
-        Arguments.readable("send", send, total);
-        Arguments.writable("recv", recv, block);
-        if (Arguments.overlap(send, total, recv, block)) {
-            throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
-        }
-        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, total);
+        Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, size());
+        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
     }
 
     /**
@@ -315,17 +288,8 @@ public final class Rank implements AutoCloseable {
      */
     public void allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         checkCaller();
-        Arguments.count("sendCount", sendCount);
-        Arguments.dtype(dtype);
-        long block = Arguments.bytes(sendCount, dtype, 1);
-        long total = Arguments.bytes(sendCount, dtype, size());
-        Arguments.readable("send", send, block);
-        Arguments.writable("recv", recv, total);
-        if (Arguments.overlap(send, block, recv, total)
-                && !Arguments.sameStart(send, recv.asSlice(Math.min(id * block, recv.byteSize())))) {
-            throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
-        }
-        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, total);
+        Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id, size());
+        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
     }
 
     // ------------------------------------------------------------------ collectives on arrays
@@ -494,12 +458,23 @@ public final class Rank implements AutoCloseable {
 
     void execute(CollectiveAlgorithm a, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
                  Op op, int root) {
+        executeBlocks(a, c, send, recv, count, dtype, op, root, count, null, null, null, null);
+    }
+
+    /** {@link #execute(CollectiveAlgorithm, Collective, MemorySegment, MemorySegment, long, DType, Op, int)} with a block layout and the check word's count. */
+    void executeBlocks(CollectiveAlgorithm a, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
+                       Op op, int root, long signatureCount, long[] sendCounts, long[] sendDispls, long[] recvCounts,
+                       long[] recvDispls) {
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
         Reducer red = dtype == null ? null : reducer(dtype, op);
+        // release: a plain store on x86; Team.close polls it (acquire) after aborting the team, to let an
+        // in-flight call leave before the arena is freed (the native calls also hold their segments' sessions)
+        IN_CALL.setRelease(this, true);
         try {
-            call.begin(c, send, recv, count, dtype, op, root, red, a);
+            call.begin(c, send, recv, count, dtype, op, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
+                    recvDispls);
             a.run(call);
             call.end(a.observesAllEntries(id, root, size()));
         } catch (CollectiveException e) {
@@ -507,8 +482,14 @@ public final class Rank implements AutoCloseable {
             throw e;
         } catch (RuntimeException | Error e) {
             call.end(false);
+            RuntimeException blamed = blame(e);
+            if (blamed != null) {
+                throw blamed;
+            }
             context.abort(e, id);
             throw e;
+        } finally {
+            IN_CALL.setRelease(this, false);
         }
     }
 
@@ -535,9 +516,9 @@ public final class Rank implements AutoCloseable {
         Arguments.root(root, size());
         long block = Arguments.bytes(count, dtype, 1);
         long total = Arguments.bytes(count, dtype, size());
-        Arguments.readable("send", send, block);
+        Arguments.readable("send", send, block, id);
         if (id == root) {
-            Arguments.writable("recv", recv, total);
+            Arguments.writable("recv", recv, total, id);
             blockOrDisjoint("send", send, block, "recv", recv, total, root * block);
         }
         run(forced, Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root, count, total, count,
@@ -560,9 +541,9 @@ public final class Rank implements AutoCloseable {
         Arguments.root(root, size());
         long block = Arguments.bytes(count, dtype, 1);
         long total = Arguments.bytes(count, dtype, size());
-        Arguments.writable("recv", recv, block);
+        Arguments.writable("recv", recv, block, id);
         if (id == root) {
-            Arguments.readable("send", send, total);
+            Arguments.readable("send", send, total, id);
             blockOrDisjoint("recv", recv, block, "send", send, total, root * block);
         }
         run(forced, Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root, count, total, count,
@@ -590,7 +571,7 @@ public final class Rank implements AutoCloseable {
         Arguments.dtype(dtype);
         Arguments.root(root, size());
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.readable("send", send, block);
+        Arguments.readable("send", send, block, id);
         if (id == root) {
             Arguments.perRank("recvCounts", recvCounts, size());
             Arguments.perRank("displs", displs, size());
@@ -599,7 +580,7 @@ public final class Rank implements AutoCloseable {
                         + recvCounts[root] + " at the root");
             }
             long extent = Arguments.extentBytes("recvCounts", recvCounts, "displs", displs, dtype);
-            Arguments.writable("recv", recv, extent);
+            Arguments.writable("recv", recv, extent, id);
             Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
             blockOrDisjoint("send", send, block, "recv", recv, extent, displs[root] * dtype.size());
         }
@@ -625,7 +606,7 @@ public final class Rank implements AutoCloseable {
         Arguments.dtype(dtype);
         Arguments.root(root, size());
         long block = Arguments.bytes(recvCount, dtype, 1);
-        Arguments.writable("recv", recv, block);
+        Arguments.writable("recv", recv, block, id);
         if (id == root) {
             Arguments.perRank("sendCounts", sendCounts, size());
             Arguments.perRank("displs", displs, size());
@@ -634,7 +615,7 @@ public final class Rank implements AutoCloseable {
                         + sendCounts[root] + " at the root");
             }
             long extent = Arguments.extentBytes("sendCounts", sendCounts, "displs", displs, dtype);
-            Arguments.readable("send", send, extent);
+            Arguments.readable("send", send, extent, id);
             blockOrDisjoint("recv", recv, block, "send", send, extent, displs[root] * dtype.size());
         }
         run(forced, Collective.SCATTERV, id == root ? send : null, recv, recvCount, dtype, null, root, 0, 0, 0,
@@ -665,9 +646,9 @@ public final class Rank implements AutoCloseable {
                     + recvCounts[id]);
         }
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.readable("send", send, block);
+        Arguments.readable("send", send, block, id);
         long extent = Arguments.extentBytes("recvCounts", recvCounts, "displs", displs, dtype);
-        Arguments.writable("recv", recv, extent);
+        Arguments.writable("recv", recv, extent, id);
         Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
         blockOrDisjoint("send", send, block, "recv", recv, extent, displs[id] * dtype.size());
         long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
@@ -694,8 +675,8 @@ public final class Rank implements AutoCloseable {
         Arguments.perRank("recvCounts", recvCounts, size());
         long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
         long block = Arguments.bytes(recvCounts[id], dtype, 1);
-        Arguments.readable("send", send, total);
-        Arguments.writable("recv", recv, block);
+        Arguments.readable("send", send, total, id);
+        Arguments.writable("recv", recv, block, id);
         if (Arguments.overlap(send, total, recv, block)) {
             throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
         }
@@ -721,8 +702,8 @@ public final class Rank implements AutoCloseable {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         long total = Arguments.bytes(count, dtype, size());
-        Arguments.readable("send", send, total);
-        Arguments.writable("recv", recv, total);
+        Arguments.readable("send", send, total, id);
+        Arguments.writable("recv", recv, total, id);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, total);
         run(forced, Collective.ALLTOALL, send, recv, count, dtype, null, -1, count, total, count, null, null, null, null);
     }
@@ -749,8 +730,8 @@ public final class Rank implements AutoCloseable {
         Arguments.perRank("recvDispls", recvDispls, size());
         long sendExtent = Arguments.extentBytes("sendCounts", sendCounts, "sendDispls", sendDispls, dtype);
         long recvExtent = Arguments.extentBytes("recvCounts", recvCounts, "recvDispls", recvDispls, dtype);
-        Arguments.readable("send", send, sendExtent);
-        Arguments.writable("recv", recv, recvExtent);
+        Arguments.readable("send", send, sendExtent, id);
+        Arguments.writable("recv", recv, recvExtent, id);
         Arguments.disjointBlocks("recvCounts", recvCounts, "recvDispls", recvDispls);
         if (sendCounts[id] != recvCounts[id]) {
             throw new IllegalArgumentException("sendCounts[" + id + "] = " + sendCounts[id] + " differs from recvCounts["
@@ -792,8 +773,8 @@ public final class Rank implements AutoCloseable {
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
         long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.readable("send", send, bytes);
-        Arguments.writable("recv", recv, bytes);
+        Arguments.readable("send", send, bytes, id);
+        Arguments.writable("recv", recv, bytes, id);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
         run(forced, c, send, recv, count, dtype, op, -1, count, bytes, count, null, null, null, null);
     }
@@ -819,23 +800,8 @@ public final class Rank implements AutoCloseable {
                      DType dtype, Op op, int root, long selectCount, long selectBytes, long signatureCount,
                      long[] sendCounts, long[] sendDispls, long[] recvCounts, long[] recvDispls) {
         CollectiveAlgorithm a = forced != null ? forced : select(c, selectCount, dtype, op, selectBytes);
-        if (context.isAborted()) {
-            throw context.abortedException(id);
-        }
-        Reducer red = op == null ? null : reducer(dtype, op);
-        try {
-            call.begin(c, send, recv, count, dtype, op, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
-                    recvDispls);
-            a.run(call);
-            call.end(a.observesAllEntries(id, root, size()));
-        } catch (CollectiveException e) {
-            call.end(false);
-            throw e;
-        } catch (RuntimeException | Error e) {
-            call.end(false);
-            context.abort(e, id);
-            throw e;
-        }
+        executeBlocks(a, c, send, recv, count, dtype, op, root, signatureCount, sendCounts, sendDispls, recvCounts,
+                recvDispls);
     }
 
     // array forms (the v-variants' int[] counts are copied to long[] per call)
@@ -1031,6 +997,69 @@ public final class Rank implements AutoCloseable {
             throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + size());
         }
         return n / size();
+    }
+
+    /**
+     * What this rank reports for an unexpected exception {@code e} from its algorithm, with the team aborted
+     * and the blame on the right rank: a rank that entered this collective with another call (another
+     * algorithm misreads its lines and buffers) is a mismatch; a closed team is an IllegalStateException; a
+     * buffer closed during the call is an IllegalArgumentException for the rank that passed it, and a
+     * TeamAbortedException naming that rank for the others. Null when {@code e} is this rank's own failure.
+     */
+    private RuntimeException blame(Throwable e) {
+        try {
+            call.rethrowMismatchBehind();
+        } catch (CollectiveException m) {
+            m.addSuppressed(e);
+            return m;
+        }
+        if (team.isClosed()) {
+            context.abort(new IllegalStateException("the team was closed"), -1);
+            IllegalStateException closed = new IllegalStateException("the team was closed while rank " + id + " was in "
+                    + call.collective().cliName(), e);
+            return closed;
+        }
+        String dead = call.deadBuffer();
+        if (dead != null) {
+            int owner = call.deadBufferOwner();
+            IllegalArgumentException bad = new IllegalArgumentException(dead + " was closed during "
+                    + call.collective().cliName() + " (collective #" + call.seq() + ")", e);
+            context.abort(bad, owner);
+            return owner == id ? bad : context.abortedException(id);
+        }
+        return null;
+    }
+
+    /** True while this rank's thread is inside a collective (read by {@link Team#close}). */
+    boolean inCall() {
+        return (boolean) IN_CALL.getAcquire(this);
+    }
+
+    // ---- shared-view allgather [MPI+MPI §4.1] ----
+
+    private static final SharedViewAllgather SHARED_VIEW = new SharedViewAllgather();
+
+    /**
+     * Gathers {@code sendCount} elements from every rank into ONE shared result and returns a read-only
+     * view of it: block i holds rank i's {@code send} [MPI+MPI §4.1]. Nothing is copied into per-rank
+     * receive buffers — per call the node writes p·b bytes instead of an {@code allgather}'s p·p·b, and
+     * holds one result instead of p (p − 1 copies of the result saved).
+     *
+     * <p>The view is valid until this rank's next collective on this team: after that it may show a
+     * later collective's data or throw {@link IllegalStateException}. Writing to it throws. Every rank
+     * must call {@code allgatherShared} (a rank calling {@code allgather} instead is a mismatch).
+     *
+     * @return a read-only segment of {@code size() * sendCount} elements of {@code dtype}
+     */
+    public MemorySegment allgatherShared(MemorySegment send, long sendCount, DType dtype) {
+        checkCaller();
+        Arguments.count("sendCount", sendCount);
+        Arguments.dtype(dtype);
+        long block = Arguments.bytes(sendCount, dtype, 1);
+        Arguments.bytes(sendCount, dtype, size());
+        Arguments.readable("send", send, block, id);
+        execute(SHARED_VIEW, Collective.ALLGATHER, send, null, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT);
+        return SharedViewAllgather.view(call);
     }
 
     @Override

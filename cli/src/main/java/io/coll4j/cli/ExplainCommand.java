@@ -1,9 +1,10 @@
 package io.coll4j.cli;
 
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
-import io.coll4j.kernel.model.Selector;
+import io.coll4j.kernel.algo.Selector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,7 +20,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code collbench explain <collective>}: per size, every selectable algorithm's predicted time under
- * the team's machine model and the pick (DESIGN §5) — the table [HMPI §3.4, Fig. 19] selects from.
+ * the team's machine model and the pick (docs/design.md, "Machine model and selection") — the table [HMPI §3.4, Fig. 19] selects from.
  * With {@code --measure} each algorithm is also measured (as {@code collbench <collective> -a NAME}
  * measures it; the measured time is its best batch mean, the undisturbed time the model predicts, as
  * {@code tune} keeps each parameter's best window: on a shared machine the other batches include time
@@ -63,6 +64,8 @@ final class ExplainCommand implements Callable<Integer> {
         int sizes = 0;
         int goodPicks = 0;
         try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
+            out.println("# priced on " + TeamInternals.selector(team).shape(p) + " (indented: the cost's named terms)");
+            out.flush();
             CollectiveBenchmark bench = null;
             if (measure) {
                 long maxBytes = 0;
@@ -76,7 +79,7 @@ final class ExplainCommand implements Callable<Integer> {
                 // the first row is measured, so that row does not carry the compilation
                 long first = setup.sizes(c).iterator().next();
                 CollectiveBenchmark.Shape sh0 = CollectiveBenchmark.Shape.of(c, first, setup.dtype(), p);
-                for (Selector.Prediction pr : team.selector().predict(c, p, sh0.callCount(), setup.dtype(),
+                for (Selector.Prediction pr : TeamInternals.selector(team).predict(c, p, sh0.callCount(), setup.dtype(),
                         c.reduces() ? setup.op() : null, sh0.bytes())) {
                     if (!AlgorithmCatalog.isBaseline(pr.algorithm())) {
                         long iters = run.iterationsFor(sh0.bytes());
@@ -86,7 +89,7 @@ final class ExplainCommand implements Callable<Integer> {
             }
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                List<Selector.Prediction> preds = team.selector().predict(c, p, sh.callCount(), setup.dtype(),
+                List<Selector.Prediction> preds = TeamInternals.selector(team).predict(c, p, sh.callCount(), setup.dtype(),
                         c.reduces() ? setup.op() : null, sh.bytes()).stream()
                         .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
                 double[] measured = new double[preds.size()];
@@ -120,6 +123,9 @@ final class ExplainCommand implements Callable<Integer> {
                         tail = String.format(Locale.ROOT, "%14.3f %8.1f%%", measured[k], err * 100);
                     }
                     out.printf(Locale.ROOT, "%12d  %-16s %14.3f%s%n", sh.bytes(), pr.algorithm().name() + mark, predUs, tail);
+                    for (String term : pr.terms()) {
+                        out.printf("%12s    %s%n", "", term);
+                    }
                 }
                 out.flush();
                 if (bench != null && pick >= 0) {

@@ -10,6 +10,7 @@ import io.coll4j.kernel.algo.allreduce.PushAllreduce;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSlicedAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSocketAllreduce;
+import io.coll4j.kernel.algo.allreduce.StagedSlicedAllreduce;
 import io.coll4j.kernel.algo.allreduce.TiledAllreduce;
 import io.coll4j.kernel.algo.allreduce.TreeAllreduce;
 import io.coll4j.kernel.algo.barrier.CentralBarrier;
@@ -36,16 +37,18 @@ import io.coll4j.kernel.algo.bcast.PipelinedBcast;
 import io.coll4j.kernel.algo.bcast.TwoStageBcast;
 import io.coll4j.kernel.algo.reduce.DirectReduce;
 import io.coll4j.kernel.algo.reduce.MaSlicedReduce;
+import io.coll4j.kernel.algo.reduce.StagedSlicedReduce;
 import io.coll4j.kernel.algo.reduce.TreeReduce;
 import io.coll4j.kernel.algo.reducescatter.DirectReduceScatter;
 import io.coll4j.kernel.algo.reducescatter.MaSlicedReduceScatter;
+import io.coll4j.kernel.algo.reducescatter.StagedSlicedReduceScatter;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Every algorithm of DESIGN §4, by collective, in catalogue order (the order ties are broken in, and
+ * Every algorithm of the catalogue (docs/design.md, "Algorithm catalogue"), by collective, in catalogue order (the order ties are broken in, and
  * {@code collbench list} prints). The {@code cyclicbarrier} baselines are in the catalogue (so
  * {@code -a cyclicbarrier} and {@code -a all} reach them) but never chosen by the selector.
  */
@@ -57,10 +60,10 @@ public final class AlgorithmCatalog {
                 new DisseminationBarrier(), new TreeBarrier(), new CentralBarrier(),
                 new FlatBcast(), new TwoStageBcast(), new PipelinedBcast(), new DirectBcast(),
                 new TreeReduce(),
-                new DirectReduce(), new MaSlicedReduce(),
+                new DirectReduce(), new MaSlicedReduce(), new StagedSlicedReduce(),
                 new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
-                new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new MaSocketAllreduce(),
-                new DirectReduceScatter(), new MaSlicedReduceScatter(),
+                new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new StagedSlicedAllreduce(), new MaSocketAllreduce(),
+                new DirectReduceScatter(), new MaSlicedReduceScatter(), new StagedSlicedReduceScatter(),
                 new DirectAllgather(), new PushAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         // ---- the rest of the MPI vocabulary ----
         a.addAll(List.of(
@@ -82,6 +85,14 @@ public final class AlgorithmCatalog {
     private AlgorithmCatalog() {
     }
 
+    /**
+     * Peer-written control lines per rank the algorithms that signal a partner on the partner's own line
+     * need (their layouts: {@link DisseminationBarrier#peerLines}, {@link DisseminationAllreduce#peerLines}).
+     */
+    public static int peerLines(int ranks) {
+        return DisseminationBarrier.peerLines(ranks) + DisseminationAllreduce.peerLines(ranks);
+    }
+
     public static List<CollectiveAlgorithm> all() {
         return ALL;
     }
@@ -89,6 +100,24 @@ public final class AlgorithmCatalog {
     /** The algorithms of {@code c}, baseline last. */
     public static List<CollectiveAlgorithm> of(Collective c) {
         return ALL.stream().filter(a -> a.collective() == c).toList();
+    }
+
+    /**
+     * A stable number for {@code a} (its index in {@link #all()}, plus one; 0 for an algorithm outside the
+     * catalogue): ranks put it in their check word, so ranks that run different algorithms are a mismatch.
+     */
+    public static int id(CollectiveAlgorithm a) {
+        for (int i = 0; i < ALL.size(); i++) {
+            if (ALL.get(i) == a) {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+
+    /** The name of the algorithm numbered {@code id} by {@link #id}, or {@code "?"}. */
+    public static String nameOf(int id) {
+        return id >= 1 && id <= ALL.size() ? ALL.get(id - 1).name() : "?";
     }
 
     /** True for the {@code cyclicbarrier} reference algorithms. */

@@ -1,8 +1,8 @@
-package io.coll4j.kernel.model;
+package io.coll4j.kernel.algo;
 
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.Collective;
-import io.coll4j.kernel.algo.AlgorithmCatalog;
-import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Picks an algorithm for a call (DESIGN §5): a forced algorithm ({@code Team.Builder.algorithm},
+ * Picks an algorithm for a call (docs/design.md, "Machine model and selection"): a forced algorithm ({@code Team.Builder.algorithm},
  * {@code collbench -a}) always wins; otherwise the supported non-baseline algorithm with the least
  * predicted cost under the team's {@link MachineModel}, ties broken by catalogue order. Deterministic:
  * the same inputs give the same choice on every rank and every run. Costs are evaluated with the
@@ -21,10 +21,26 @@ import java.util.Map;
 public final class Selector {
     private final MachineModel model;
     private final Map<Collective, CollectiveAlgorithm> forced;
+    private final TeamShape shape;
 
     public Selector(MachineModel model, Map<Collective, CollectiveAlgorithm> forced) {
+        this(model, forced, null);
+    }
+
+    /**
+     * A selector for a team of {@code shape} (null: every rank on one package): calls with as many ranks
+     * as the shape are priced on it ({@link CollectiveAlgorithm#cost(MachineModel, TeamShape, long)}), with
+     * the two-level terms of a team that spans packages.
+     */
+    public Selector(MachineModel model, Map<Collective, CollectiveAlgorithm> forced, TeamShape shape) {
         this.model = model;
         this.forced = forced.isEmpty() ? Map.of() : new EnumMap<>(forced);
+        this.shape = shape;
+    }
+
+    /** The shape a call of {@code ranks} ranks is priced on: the team's, or one package. */
+    public TeamShape shape(int ranks) {
+        return shape != null && shape.ranks() == ranks ? shape : TeamShape.flat(ranks);
     }
 
     public MachineModel model() {
@@ -36,7 +52,7 @@ public final class Selector {
         return forced.get(c);
     }
 
-    /** The algorithm for this call. {@code bytes} as DESIGN §8 counts them (per rank). */
+    /** The algorithm for this call. {@code bytes} per rank, as the CLI contract counts them (docs/design.md). */
     public CollectiveAlgorithm choose(Collective c, int ranks, long count, DType dtype, Op op, long bytes) {
         CollectiveAlgorithm f = forced.get(c);
         if (f != null) {
@@ -49,7 +65,7 @@ public final class Selector {
             if (AlgorithmCatalog.isBaseline(a) || !a.supports(ranks, count, dtype, op)) {
                 continue;
             }
-            double cost = a.cost(m, ranks, bytes);
+            double cost = a.cost(m, shape(ranks), bytes);
             if (cost < bestCost) {
                 best = a;
                 bestCost = cost;
@@ -68,13 +84,17 @@ public final class Selector {
         MachineModel m = dtype == null ? model : model.forDtype(dtype);
         for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
             if (a.supports(ranks, count, dtype, op)) {
-                out.add(new Prediction(a, a.cost(m, ranks, bytes), a == pick));
+                TeamShape sh = shape(ranks);
+                out.add(new Prediction(a, a.cost(m, sh, bytes), a == pick, a.costTerms(m, sh, bytes)));
             }
         }
         return out;
     }
 
-    /** One algorithm's predicted time (seconds) and whether it is the pick. */
-    public record Prediction(CollectiveAlgorithm algorithm, double seconds, boolean chosen) {
+    /** One algorithm's predicted time (seconds), whether it is the pick, and the named terms {@code explain} prints. */
+    public record Prediction(CollectiveAlgorithm algorithm, double seconds, boolean chosen, List<String> terms) {
+        public Prediction(CollectiveAlgorithm algorithm, double seconds, boolean chosen) {
+            this(algorithm, seconds, chosen, List.of());
+        }
     }
 }
