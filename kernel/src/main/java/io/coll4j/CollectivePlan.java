@@ -79,8 +79,9 @@ public final class CollectivePlan {
 
     /**
      * Runs a planned v-variant (gatherv, scatterv, allgatherv, reduce-scatter-v, alltoallv) with its
-     * algorithm; the arguments are those of the {@link Rank} method (unused arrays may be null: gatherv
-     * takes {@code sendCounts[0]} as its send count, scatterv {@code recvCounts[0]} as its receive count).
+     * algorithm; the arguments are those of the {@link Rank} method (unused arrays may be null).
+     * Gatherv and allgatherv take this rank's send count from {@code sendCounts}, scatterv its receive count
+     * from {@code recvCounts}: the array's only entry, or its entry for this rank when it has one per rank.
      */
     public void execute(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv, long[] recvCounts,
                         long[] recvDispls) {

@@ -248,9 +248,9 @@ public final class Rank implements AutoCloseable {
         CollectiveAlgorithm alg = plan.algorithm();
         DType t = plan.dtype();
         switch (plan.collective()) {
-            case GATHERV -> gatherv(alg, send, firstOf("sendCounts", sendCounts), recv, recvCounts, recvDispls, t, plan.root());
-            case SCATTERV -> scatterv(alg, send, sendCounts, sendDispls, recv, firstOf("recvCounts", recvCounts), t, plan.root());
-            case ALLGATHERV -> allgatherv(alg, send, firstOf("sendCounts", sendCounts), recv, recvCounts, recvDispls, t);
+            case GATHERV -> gatherv(alg, send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t, plan.root());
+            case SCATTERV -> scatterv(alg, send, sendCounts, sendDispls, recv, mine("recvCounts", recvCounts), t, plan.root());
+            case ALLGATHERV -> allgatherv(alg, send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t);
             case REDUCE_SCATTER_V -> reduceScatterV(alg, send, recv, recvCounts, t, plan.op());
             case ALLTOALLV -> alltoallv(alg, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, t);
             default -> throw new IllegalArgumentException(plan.collective().cliName()
@@ -258,11 +258,12 @@ public final class Rank implements AutoCloseable {
         }
     }
 
-    private static long firstOf(String name, long[] a) {
-        if (a == null || a.length == 0) {
-            throw new IllegalArgumentException(name + " must hold this rank's count at index 0");
+    /** This rank's own count from a plan's array: its only entry, or entry {@code id} of a per-rank array. */
+    private long mine(String name, long[] a) {
+        if (a == null || (a.length != 1 && a.length != size())) {
+            throw new IllegalArgumentException(name + " must hold this rank's count (one entry, or one per rank)");
         }
-        return a[0];
+        return a.length == 1 ? a[0] : a[id];
     }
 
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
