@@ -82,8 +82,8 @@ class CollBenchCliTest {
         usageError("malformed size '12Q'", "reduce-scatter", "-t", "2", "-m", "12Q");
         usageError("--threads must be >= 1, got 0", "allreduce", "-t", "0");
         usageError("--threads must be >= 1, got -3", "explain", "allreduce", "-t", "-3");
-        usageError("unknown collective 'gather'", "explain", "gather", "-t", "2");
-        usageError("unknown collective or command 'gather'", "gather", "-t", "2");
+        usageError("unknown collective 'gathr'", "explain", "gathr", "-t", "2");
+        usageError("unknown collective or command 'gathr'", "gathr", "-t", "2");
         usageError("Unknown option: '--frobnicate'", "barrier", "--frobnicate");
         usageError("Unmatched argument", "allreduce", "extra");
         usageError("--plot", "allreduce", "-t", "2", "--plot", dir.resolve("x.svg").toString());
