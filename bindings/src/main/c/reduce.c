@@ -222,3 +222,18 @@ COLL4J_EXPORT int coll4j_reduce_many_nt(int dtype, int op, void *const *dsts, in
     _mm_sfence();
     return 0;
 }
+
+/*
+ * coll4j_reduce_many_nt with eight more pointer arguments the function does not read. The pointer
+ * tables are plain native memory, so the FFM linker cannot see what they point into; the Java side
+ * (StreamingFold) passes one segment of every memory session the tables point into as h0..h7, and the
+ * linker keeps the session of every segment argument alive for the whole downcall. So no arena can be
+ * closed (and its memory freed) while the fold streams through it: Arena.close fails instead.
+ */
+COLL4J_EXPORT int coll4j_reduce_many_nt_held(int dtype, int op, void *const *dsts, int nd,
+                                             const void *const *srcs, int k, size_t n,
+                                             const void *h0, const void *h1, const void *h2, const void *h3,
+                                             const void *h4, const void *h5, const void *h6, const void *h7) {
+    (void)h0; (void)h1; (void)h2; (void)h3; (void)h4; (void)h5; (void)h6; (void)h7;
+    return coll4j_reduce_many_nt(dtype, op, dsts, nd, srcs, k, n);
+}

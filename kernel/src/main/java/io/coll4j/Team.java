@@ -46,6 +46,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Failure: if a rank's body throws, the team aborts — ranks blocked in a collective get a
  * {@link TeamAbortedException} within milliseconds — and {@link #run} rethrows the first failure. A
  * collective mismatch or timeout aborts the team too. An aborted team cannot run again.
+ *
+ * <p>Interrupts: interrupting a rank's thread while it waits aborts the team (see {@link Rank}), and
+ * {@link #run} rethrows that rank's {@link CollectiveInterruptedException}. Interrupting the thread that
+ * called {@link #run} aborts every rank; {@code run} then throws a {@link CollectiveInterruptedException}
+ * (rank −1) with the caller's interrupt status still set.
  */
 public final class Team implements AutoCloseable {
     /** Default collective timeout: long enough for a 256 MiB collective on an oversubscribed machine. */
@@ -56,6 +61,12 @@ public final class Team implements AutoCloseable {
      * up on a thread that ignores interrupts (it is a daemon and cannot keep the JVM alive).
      */
     static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /**
+     * How long {@link #close()} waits for ranks that are inside a collective to leave it (they are aborted
+     * first, so this is the time to notice an abort, or to finish one native call on a loaded machine).
+     */
+    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     /** Timer slack of rank threads: parks of a few µs in the wait strategy then last a few µs. */
     static final long RANK_TIMER_SLACK_NANOS = 1_000;
@@ -215,7 +226,8 @@ public final class Team implements AutoCloseable {
                 if (c instanceof Error e) {
                     throw e;
                 }
-                throw new TeamFailureException("rank " + a.rank() + " failed: " + c, c);
+                throw new TeamFailureException((a.rank() >= 0 ? "rank " + a.rank() + " failed: " : "the team was stopped: ")
+                        + c, c);
             }
         } finally {
             running.set(false);
@@ -245,7 +257,9 @@ public final class Team implements AutoCloseable {
                 try {
                     t.join(10);
                 } catch (InterruptedException e) {
-                    context.abort(e, -1);
+                    // the caller of run was interrupted: stop the ranks and report it as such (status kept)
+                    context.abort(new CollectiveInterruptedException("team.run was interrupted (thread "
+                            + Thread.currentThread().getName() + "); every rank was aborted", -1), -1);
                     interrupted = true;
                 }
                 if (context.isAborted() && t.isAlive()) {
@@ -304,7 +318,9 @@ public final class Team implements AutoCloseable {
 
     /**
      * Closes the team and frees its native memory; buffers from {@link Rank#allocate} become inaccessible.
-     * Ranks still in a collective are aborted first. Idempotent.
+     * Ranks still in a collective are aborted first, and their calls are given up to
+     * 5 s to leave before the memory is freed; later calls on attached ranks are an
+     * {@link IllegalStateException}. Idempotent.
      *
      * @throws IllegalStateException when called from one of the team's rank threads
      */
@@ -325,8 +341,10 @@ public final class Team implements AutoCloseable {
         }
         if (busy) {
             context.abort(new IllegalStateException("the team was closed"), -1);
-            long deadline = System.nanoTime() + 2 * ABORT_GRACE_NANOS;
-            while (running.get() && System.nanoTime() < deadline) {
+            // let calls in flight leave (they see the abort within a wait-strategy park) before the memory
+            // they use is freed; later calls fail in checkCaller with IllegalStateException
+            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            while ((running.get() || anyInCall()) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
                 Thread.yield();
             }
@@ -334,16 +352,28 @@ public final class Team implements AutoCloseable {
         closeArena();
     }
 
+    /** True while a rank (other than the calling thread's) is inside a collective. */
+    private boolean anyInCall() {
+        for (Rank r : ranks) {
+            if (r.owner() != Thread.currentThread() && r.inCall()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void closeArena() {
-        // a rank that is inside a native copy holds its segment's session for the call: retry briefly
-        long deadline = System.nanoTime() + ABORT_GRACE_NANOS;
+        // a rank inside a native call holds its segments' sessions for the call (Arena.close then fails):
+        // retry until the call has returned
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
         while (true) {
             try {
                 arena.close();
                 return;
             } catch (IllegalStateException e) {
                 if (System.nanoTime() > deadline) {
-                    throw e;
+                    throw new IllegalStateException("team.close: a rank still uses the team's memory after "
+                            + TimeUnit.NANOSECONDS.toMillis(CLOSE_WAIT_NANOS) + " ms; the memory stays allocated", e);
                 }
                 Thread.yield();
             }

@@ -26,6 +26,7 @@ import java.io.PrintWriter;
                 TuneCommand.class,
                 ExplainCommand.class,
                 ListCommand.class,
+                SoakCommand.class,
         })
 public final class CollBench implements Runnable {
 
@@ -58,7 +59,17 @@ public final class CollBench implements Runnable {
             err.flush();
             return Errors.USAGE;
         }
-        int code = cl.execute(args);
+        int code;
+        try {
+            code = cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            // a command that reserved too much despite its up-front checks: one line, no trace
+            err.println("collbench: error: out of memory (" + e.getMessage() + "); ask for fewer ranks, bytes or iterations");
+            code = Errors.VALIDATION_FAILED;
+        } catch (StackOverflowError e) {
+            err.println("collbench: error: input nested too deeply (stack overflow)");
+            code = Errors.VALIDATION_FAILED;
+        }
         out.flush();
         err.flush();
         return code;

@@ -74,8 +74,26 @@ final class CollectiveCommands {
             }
             int p = setup.threads();
             List<String> algs = CollectiveBenchmark.algorithms(c, algorithm);
+            // everything that can be refused is refused before a byte is measured or written
+            Resources.threads(p, setup.topology().pus().size());
+            long largest = 0;
+            for (long s : setup.sizes(c)) {
+                CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
+                largest = Math.max(largest, Math.max(sh.sendBytes(), sh.recvBytes()));
+                if (validate || !percentiles.isEmpty()) {
+                    Resources.samples("--iterations", run.iterationsFor(sh.bytes()), 8L * (p + 2));
+                }
+            }
+            // a send and a receive buffer per rank (native, and on the heap for the baseline)
+            Resources.nativeMemory("-m " + largest + " bytes on " + p + " ranks",
+                    largest > Long.MAX_VALUE / 4 / p ? -1 : 4L * p * largest);
+            output.checkWritable();
+            if (plot != null) {
+                Resources.writableFile("--plot", plot);
+            }
 
             PrintWriter out = output.open(spec.commandLine().getOut());
+            boolean complete = false;
             PrintWriter err = spec.commandLine().getErr();
             List<BenchRow> rows = new ArrayList<>();
             long wrong = 0;
@@ -114,8 +132,9 @@ final class CollectiveCommands {
                 if (checkPlacement && !placementChecked) {
                     err.println(spec.name() + ": placement: no native buffers to check (only the heap baseline ran)");
                 }
+                complete = true;
             } finally {
-                output.close(out);
+                output.close(out, complete);
             }
             if (plot != null) {
                 Plot.busbw(plot, rows, c, p, setup.topology());

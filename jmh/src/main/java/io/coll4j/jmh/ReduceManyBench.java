@@ -105,7 +105,7 @@ public class ReduceManyBench {
             for (int j = 0; j < k; j++) {
                 fold.source(srcs[j], 0);
             }
-            fold.run(NativeReduce.F64, NativeReduce.SUM, count);
+            fold.run(io.coll4j.bindings.copy.NativeType.F64, io.coll4j.bindings.copy.NativeOp.SUM, count);
         } else {
             reducer.reduce(dst, 0, srcs[0], 0, srcs[1], 0, count);
             for (int j = 2; j < k; j++) {

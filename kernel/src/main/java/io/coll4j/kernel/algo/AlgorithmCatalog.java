@@ -72,6 +72,24 @@ public final class AlgorithmCatalog {
         return ALL.stream().filter(a -> a.collective() == c).toList();
     }
 
+    /**
+     * A stable number for {@code a} (its index in {@link #all()}, plus one; 0 for an algorithm outside the
+     * catalogue): ranks put it in their check word, so ranks that run different algorithms are a mismatch.
+     */
+    public static int id(CollectiveAlgorithm a) {
+        for (int i = 0; i < ALL.size(); i++) {
+            if (ALL.get(i) == a) {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+
+    /** The name of the algorithm numbered {@code id} by {@link #id}, or {@code "?"}. */
+    public static String nameOf(int id) {
+        return id >= 1 && id <= ALL.size() ? ALL.get(id - 1).name() : "?";
+    }
+
     /** True for the {@code cyclicbarrier} reference algorithms. */
     public static boolean isBaseline(CollectiveAlgorithm a) {
         return a.name().equals(CyclicBarrierBaselines.NAME);
