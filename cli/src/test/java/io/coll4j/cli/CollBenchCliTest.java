@@ -124,7 +124,8 @@ class CollBenchCliTest {
     void explainListsEverySelectableAlgorithmPerSizeAndMarksOnePick() {
         CliRun r = run("explain", "allreduce", "-t", "3", "-m", "8:1M", "-d", "f32");
         assertEquals(0, r.code(), r.err());
-        List<String> rows = r.out().lines().filter(l -> !l.startsWith("#") && !l.trim().startsWith("bytes")).toList();
+        // table rows are "bytes algorithm predicted_us"; indented lines under a row name the cost's terms
+        List<String> rows = r.out().lines().filter(l -> !l.startsWith("#") && l.trim().matches("\\d+\\s+\\S+\\s+[0-9.]+.*")).toList();
         long selectable = AlgorithmCatalog.of(Collective.ALLREDUCE).stream().filter(a -> !AlgorithmCatalog.isBaseline(a)).count();
         assertEquals(18 * selectable, rows.size(), r.out());
         for (int s = 0; s < 18; s++) {
