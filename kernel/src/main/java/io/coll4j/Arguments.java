@@ -173,4 +173,98 @@ final class Arguments {
         }
         return false;
     }
+
+    // ---- count arrays of the v-variants ----
+
+    /**
+     * A counts or displacements array: not null, one entry per rank, every entry {@code >= 0}.
+     * Returns nothing; throws naming the array and the first bad entry.
+     */
+    static void perRank(String name, long[] a, int ranks) {
+        if (a == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        if (a.length != ranks) {
+            throw new IllegalArgumentException(name + " has " + a.length + " entries, the team has " + ranks + " ranks");
+        }
+        for (int j = 0; j < ranks; j++) {
+            if (a[j] < 0) {
+                throw new IllegalArgumentException(name + "[" + j + "] must be >= 0, got " + a[j]);
+            }
+        }
+    }
+
+    /**
+     * Bytes from the start of a buffer to the end of its last non-empty block {@code displs[j] + counts[j]}
+     * (elements × dtype size), with overflow reported against the arrays' names.
+     */
+    static long extentBytes(String countsName, long[] counts, String displsName, long[] displs, DType dtype) {
+        long end = 0;
+        try {
+            for (int j = 0; j < counts.length; j++) {
+                if (counts[j] > 0) {
+                    end = Math.max(end, Math.addExact(displs[j], counts[j]));
+                }
+            }
+            return Math.multiplyExact(end, (long) dtype.size());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(displsName + " + " + countsName + " overflows");
+        }
+    }
+
+    /** Sum of {@code counts} in bytes. */
+    static long totalBytes(String name, long[] counts, DType dtype) {
+        try {
+            long t = 0;
+            for (long c : counts) {
+                t = Math.addExact(t, c);
+            }
+            return Math.multiplyExact(t, (long) dtype.size());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("the sum of " + name + " overflows");
+        }
+    }
+
+    /**
+     * Non-empty blocks {@code [displs[j], displs[j] + counts[j])} of one buffer must not share an element
+     * (MPI forbids it for receive buffers: the result would depend on the order of the copies). Linear when
+     * the displacements ascend (the usual layout), quadratic otherwise.
+     */
+    static void disjointBlocks(String countsName, long[] counts, String displsName, long[] displs) {
+        int p = counts.length;
+        long prevEnd = 0;
+        boolean ascending = true;
+        for (int j = 0; j < p && ascending; j++) {
+            if (counts[j] == 0) {
+                continue;
+            }
+            if (displs[j] < prevEnd) {
+                ascending = false;
+            }
+            prevEnd = displs[j] + counts[j];
+        }
+        if (ascending) {
+            return;
+        }
+        for (int i = 0; i < p; i++) {
+            for (int j = i + 1; j < p; j++) {
+                if (counts[i] > 0 && counts[j] > 0 && displs[i] < displs[j] + counts[j] && displs[j] < displs[i] + counts[i]) {
+                    throw new IllegalArgumentException("blocks " + i + " and " + j + " of " + displsName + "/" + countsName
+                            + " overlap: [" + displs[i] + ", +" + counts[i] + ") and [" + displs[j] + ", +" + counts[j] + ")");
+                }
+            }
+        }
+    }
+
+    /** {@code int[]} counts of an array form as {@code long[]} (null stays null). */
+    static long[] widen(int[] a) {
+        if (a == null) {
+            return null;
+        }
+        long[] w = new long[a.length];
+        for (int i = 0; i < a.length; i++) {
+            w[i] = a[i];
+        }
+        return w;
+    }
 }

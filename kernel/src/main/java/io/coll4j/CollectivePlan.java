@@ -52,11 +52,19 @@ public final class CollectivePlan {
             this.dtype = dtype;
             this.op = collective.reduces() ? op : null;
             this.root = collective.rooted() ? root : -1;
-            int multiple = collective == Collective.REDUCE_SCATTER || collective == Collective.ALLGATHER ? p : 1;
-            this.bytes = Arguments.bytes(count, dtype, multiple);
+            int multiple = switch (collective) {
+                case REDUCE_SCATTER, ALLGATHER, GATHER, SCATTER, ALLTOALL -> p;
+                default -> 1;
+            };
+            // v-variants: count is the total of the counts where every rank knows it (allgatherv,
+            // reduce-scatter-v); gatherv, scatterv and alltoallv are chosen without a size (see Rank)
+            boolean unsized = collective == Collective.GATHERV || collective == Collective.SCATTERV
+                    || collective == Collective.ALLTOALLV;
+            this.bytes = unsized ? 0 : Arguments.bytes(count, dtype, multiple);
         }
+        long selectCount = bytes == 0 && collective.vector() ? 0 : this.count;
         this.algorithm = algorithmName == null || algorithmName.equalsIgnoreCase("auto")
-                ? rank.team().selector().choose(collective, p, this.count, this.dtype, this.op, bytes)
+                ? rank.team().selector().choose(collective, p, selectCount, this.dtype, this.op, bytes)
                 : AlgorithmCatalog.find(collective, algorithmName);
         this.forcedHere = algorithmName != null && !algorithmName.equalsIgnoreCase("auto");
     }
@@ -67,6 +75,17 @@ public final class CollectivePlan {
      */
     public void execute(MemorySegment send, MemorySegment recv) {
         rank.execute(this, send, recv);
+    }
+
+    /**
+     * Runs a planned v-variant (gatherv, scatterv, allgatherv, reduce-scatter-v, alltoallv) with its
+     * algorithm; the arguments are those of the {@link Rank} method (unused arrays may be null).
+     * Gatherv and allgatherv take this rank's send count from {@code sendCounts}, scatterv its receive count
+     * from {@code recvCounts}: the array's only entry, or its entry for this rank when it has one per rank.
+     */
+    public void execute(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv, long[] recvCounts,
+                        long[] recvDispls) {
+        rank.executeVector(this, send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
     }
 
     long count() {

@@ -3,6 +3,7 @@ package io.coll4j;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -207,6 +208,29 @@ public final class Rank implements AutoCloseable {
         long count = plan.count();
         DType t = plan.dtype();
         int root = plan.root();
+        CollectiveAlgorithm alg = plan.algorithm();
+        switch (c) {
+            case GATHER -> {
+                gather(alg, send, recv, count, t, root);
+                return;
+            }
+            case SCATTER -> {
+                scatter(alg, send, recv, count, t, root);
+                return;
+            }
+            case ALLTOALL -> {
+                alltoall(alg, send, recv, count, t);
+                return;
+            }
+            case SCAN, EXSCAN -> {
+                scan(alg, c, send, recv, count, t, plan.op());
+                return;
+            }
+            case GATHERV, SCATTERV, ALLGATHERV, REDUCE_SCATTER_V, ALLTOALLV ->
+                    throw new IllegalArgumentException(c.cliName() + " needs its count arrays: use "
+                            + "execute(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)");
+            default -> { }
+        }
         Arguments.collective(c, send, c == Collective.BCAST ? send : recv, count, t, plan.op(), root, id, size());
         MemorySegment r = switch (c) {
             case BARRIER -> null;
@@ -215,6 +239,31 @@ public final class Rank implements AutoCloseable {
             default -> recv;
         };
         execute(plan.algorithm(), c, c == Collective.BARRIER ? null : send, r, count, t, plan.op(), root);
+    }
+
+    /** A planned v-variant: validated as by its method, run with the plan's algorithm. */
+    void executeVector(CollectivePlan plan, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                       long[] recvCounts, long[] recvDispls) {
+        checkCaller();
+        CollectiveAlgorithm alg = plan.algorithm();
+        DType t = plan.dtype();
+        switch (plan.collective()) {
+            case GATHERV -> gatherv(alg, send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t, plan.root());
+            case SCATTERV -> scatterv(alg, send, sendCounts, sendDispls, recv, mine("recvCounts", recvCounts), t, plan.root());
+            case ALLGATHERV -> allgatherv(alg, send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t);
+            case REDUCE_SCATTER_V -> reduceScatterV(alg, send, recv, recvCounts, t, plan.op());
+            case ALLTOALLV -> alltoallv(alg, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, t);
+            default -> throw new IllegalArgumentException(plan.collective().cliName()
+                    + " has no count arrays: use execute(send, recv)");
+        }
+    }
+
+    /** This rank's own count from a plan's array: its only entry, or entry {@code id} of a per-rank array. */
+    private long mine(String name, long[] a) {
+        if (a == null || (a.length != 1 && a.length != size())) {
+            throw new IllegalArgumentException(name + " must hold this rank's count (one entry, or one per rank)");
+        }
+        return a.length == 1 ? a[0] : a[id];
     }
 
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
@@ -410,6 +459,13 @@ public final class Rank implements AutoCloseable {
 
     void execute(CollectiveAlgorithm a, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
                  Op op, int root) {
+        executeBlocks(a, c, send, recv, count, dtype, op, root, count, null, null, null, null);
+    }
+
+    /** {@link #execute(CollectiveAlgorithm, Collective, MemorySegment, MemorySegment, long, DType, Op, int)} with a block layout and the check word's count. */
+    void executeBlocks(CollectiveAlgorithm a, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
+                       Op op, int root, long signatureCount, long[] sendCounts, long[] sendDispls, long[] recvCounts,
+                       long[] recvDispls) {
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
@@ -418,7 +474,8 @@ public final class Rank implements AutoCloseable {
         // in-flight call leave before the arena is freed (the native calls also hold their segments' sessions)
         IN_CALL.setRelease(this, true);
         try {
-            call.begin(c, send, recv, count, dtype, op, root, red, a);
+            call.begin(c, send, recv, count, dtype, op, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
+                    recvDispls);
             a.run(call);
             call.end(a.observesAllEntries(id, root, size()));
         } catch (CollectiveException e) {
@@ -435,6 +492,512 @@ public final class Rank implements AutoCloseable {
         } finally {
             IN_CALL.setRelease(this, false);
         }
+    }
+
+    // ---- the rest of the MPI vocabulary: gather, scatter, v-variants, alltoall(v), scan, exscan ----
+    //
+    // In place (MPI_IN_PLACE), segment forms: gather(v) at the root when send is exactly the root's block
+    // of recv; scatter(v) at the root when recv is exactly the root's block of send; allgatherv when send is
+    // exactly this rank's block of recv; alltoall(v), scan and exscan when send and recv are the same
+    // segment. Array forms: scan, exscan, alltoall(v) when send and recv are the same array.
+
+    /**
+     * Gathers {@code count} elements from every rank's {@code send} into the root's {@code recv}: block j
+     * ({@code count} elements at {@code j × count}) receives rank j's send. {@code recv} is ignored (may be
+     * null) off the root. In place at the root when {@code send} is exactly the root's block of {@code recv}.
+     */
+    public void gather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        gather(null, send, recv, count, dtype, root);
+    }
+
+    void gather(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        Arguments.root(root, size());
+        long block = Arguments.bytes(count, dtype, 1);
+        long total = Arguments.bytes(count, dtype, size());
+        Arguments.readable("send", send, block, id);
+        if (id == root) {
+            Arguments.writable("recv", recv, total, id);
+            blockOrDisjoint("send", send, block, "recv", recv, total, root * block);
+        }
+        run(forced, Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root, count, total, count,
+                null, null, null, null);
+    }
+
+    /**
+     * Scatters the root's {@code send} ({@code size() × count} elements): rank j receives block j in
+     * {@code recv}. {@code send} is ignored (may be null) off the root. In place at the root when
+     * {@code recv} is exactly the root's block of {@code send}.
+     */
+    public void scatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        scatter(null, send, recv, count, dtype, root);
+    }
+
+    void scatter(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        Arguments.root(root, size());
+        long block = Arguments.bytes(count, dtype, 1);
+        long total = Arguments.bytes(count, dtype, size());
+        Arguments.writable("recv", recv, block, id);
+        if (id == root) {
+            Arguments.readable("send", send, total, id);
+            blockOrDisjoint("recv", recv, block, "send", send, total, root * block);
+        }
+        run(forced, Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root, count, total, count,
+                null, null, null, null);
+    }
+
+    /**
+     * Gathers {@code sendCount} elements from every rank into the root's {@code recv}: rank j's block goes
+     * to element {@code displs[j]} and must have {@code recvCounts[j]} elements. The arrays are read at the
+     * root only (may be null elsewhere). In place at the root when {@code send} is exactly
+     * {@code recv} at {@code displs[root]}.
+     *
+     * <p>Mismatches: a rank whose {@code sendCount} differs from the root's {@code recvCounts[rank]} gets
+     * a {@link CollectiveMismatchException} on every rank, detected before the block is copied.
+     */
+    public void gatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                        DType dtype, int root) {
+        gatherv(null, send, sendCount, recv, recvCounts, displs, dtype, root);
+    }
+
+    void gatherv(CollectiveAlgorithm forced, MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
+                 long[] displs, DType dtype, int root) {
+        checkCaller();
+        Arguments.count("sendCount", sendCount);
+        Arguments.dtype(dtype);
+        Arguments.root(root, size());
+        long block = Arguments.bytes(sendCount, dtype, 1);
+        Arguments.readable("send", send, block, id);
+        if (id == root) {
+            Arguments.perRank("recvCounts", recvCounts, size());
+            Arguments.perRank("displs", displs, size());
+            if (recvCounts[root] != sendCount) {
+                throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + root + "] = "
+                        + recvCounts[root] + " at the root");
+            }
+            long extent = Arguments.extentBytes("recvCounts", recvCounts, "displs", displs, dtype);
+            Arguments.writable("recv", recv, extent, id);
+            Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
+            blockOrDisjoint("send", send, block, "recv", recv, extent, displs[root] * dtype.size());
+        }
+        run(forced, Collective.GATHERV, send, id == root ? recv : null, sendCount, dtype, null, root, 0, 0, 0,
+                null, null, id == root ? recvCounts : null, id == root ? displs : null);
+    }
+
+    /**
+     * Scatters blocks of the root's {@code send}: rank j receives {@code sendCounts[j]} elements from
+     * element {@code displs[j]} into its {@code recv} ({@code recvCount} elements, which must equal the
+     * root's {@code sendCounts[j]}: a {@link CollectiveMismatchException} otherwise). The arrays are read at
+     * the root only. In place at the root when {@code recv} is exactly {@code send} at {@code displs[root]}.
+     */
+    public void scatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount,
+                         DType dtype, int root) {
+        scatterv(null, send, sendCounts, displs, recv, recvCount, dtype, root);
+    }
+
+    void scatterv(CollectiveAlgorithm forced, MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
+                  long recvCount, DType dtype, int root) {
+        checkCaller();
+        Arguments.count("recvCount", recvCount);
+        Arguments.dtype(dtype);
+        Arguments.root(root, size());
+        long block = Arguments.bytes(recvCount, dtype, 1);
+        Arguments.writable("recv", recv, block, id);
+        if (id == root) {
+            Arguments.perRank("sendCounts", sendCounts, size());
+            Arguments.perRank("displs", displs, size());
+            if (sendCounts[root] != recvCount) {
+                throw new IllegalArgumentException("recvCount " + recvCount + " differs from sendCounts[" + root + "] = "
+                        + sendCounts[root] + " at the root");
+            }
+            long extent = Arguments.extentBytes("sendCounts", sendCounts, "displs", displs, dtype);
+            Arguments.readable("send", send, extent, id);
+            blockOrDisjoint("recv", recv, block, "send", send, extent, displs[root] * dtype.size());
+        }
+        run(forced, Collective.SCATTERV, id == root ? send : null, recv, recvCount, dtype, null, root, 0, 0, 0,
+                id == root ? sendCounts : null, id == root ? displs : null, null, null);
+    }
+
+    /**
+     * Every rank gathers every rank's block: rank j's {@code sendCount} elements go to element
+     * {@code displs[j]} of every {@code recv}. {@code recvCounts} must be the same on every rank (checked:
+     * its hash travels in the check word, so differing arrays are a {@link CollectiveMismatchException})
+     * and {@code recvCounts[rank] == sendCount}; {@code displs} is this rank's own layout and may differ.
+     * In place when {@code send} is exactly {@code recv} at {@code displs[rank]} [MPI+MPI §4.1].
+     */
+    public void allgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                           DType dtype) {
+        allgatherv(null, send, sendCount, recv, recvCounts, displs, dtype);
+    }
+
+    void allgatherv(CollectiveAlgorithm forced, MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
+                    long[] displs, DType dtype) {
+        checkCaller();
+        Arguments.count("sendCount", sendCount);
+        Arguments.dtype(dtype);
+        Arguments.perRank("recvCounts", recvCounts, size());
+        Arguments.perRank("displs", displs, size());
+        if (recvCounts[id] != sendCount) {
+            throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + id + "] = "
+                    + recvCounts[id]);
+        }
+        long block = Arguments.bytes(sendCount, dtype, 1);
+        Arguments.readable("send", send, block, id);
+        long extent = Arguments.extentBytes("recvCounts", recvCounts, "displs", displs, dtype);
+        Arguments.writable("recv", recv, extent, id);
+        Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
+        blockOrDisjoint("send", send, block, "recv", recv, extent, displs[id] * dtype.size());
+        long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
+        run(forced, Collective.ALLGATHERV, send, recv, sendCount, dtype, null, -1, total / dtype.size(), total,
+                Signature.countsWord(recvCounts), null, null, recvCounts, displs);
+    }
+
+    /**
+     * Reduce-scatter with per-rank counts (MPI_Reduce_scatter): every rank's {@code send} holds
+     * {@code sum(recvCounts)} elements; rank i receives the element-wise reduction of block i
+     * ({@code recvCounts[i]} elements starting at {@code recvCounts[0] + … + recvCounts[i−1]}) in {@code recv}.
+     * {@code recvCounts} must be the same on every rank (checked through the check word). Buffers must not
+     * overlap (no in-place form, as {@link #reduceScatter}).
+     */
+    public void reduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+        reduceScatterV(null, send, recv, recvCounts, dtype, op);
+    }
+
+    void reduceScatterV(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype,
+                        Op op) {
+        checkCaller();
+        Arguments.dtype(dtype);
+        Arguments.op(op, dtype);
+        Arguments.perRank("recvCounts", recvCounts, size());
+        long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
+        long block = Arguments.bytes(recvCounts[id], dtype, 1);
+        Arguments.readable("send", send, total, id);
+        Arguments.writable("recv", recv, block, id);
+        if (Arguments.overlap(send, total, recv, block)) {
+            throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
+        }
+        long[] displs = new long[size()];
+        for (int j = 1; j < displs.length; j++) {
+            displs[j] = displs[j - 1] + recvCounts[j - 1];
+        }
+        run(forced, Collective.REDUCE_SCATTER_V, send, recv, recvCounts[id], dtype, op, -1, total / dtype.size(), total,
+                Signature.countsWord(recvCounts), null, null, recvCounts, displs);
+    }
+
+    /**
+     * All-to-all: block j ({@code count} elements at {@code j × count}) of this rank's {@code send} goes to
+     * block {@code rank} of rank j's {@code recv}. In place when {@code send} and {@code recv} are the same
+     * segment (each block is replaced by the one received; staged through scratch).
+     */
+    public void alltoall(MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        alltoall(null, send, recv, count, dtype);
+    }
+
+    void alltoall(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        long total = Arguments.bytes(count, dtype, size());
+        Arguments.readable("send", send, total, id);
+        Arguments.writable("recv", recv, total, id);
+        Arguments.inPlaceOrDisjoint("send", send, "recv", recv, total);
+        run(forced, Collective.ALLTOALL, send, recv, count, dtype, null, -1, count, total, count, null, null, null, null);
+    }
+
+    /**
+     * All-to-all with per-peer counts: {@code sendCounts[j]} elements at {@code sendDispls[j]} of this rank's
+     * {@code send} go to rank j, which receives them at its {@code recvDispls[rank]}; its
+     * {@code recvCounts[rank]} must equal this rank's {@code sendCounts[j]} (checked by the reader before
+     * the copy: a {@link CollectiveMismatchException} otherwise). In place when {@code send} and
+     * {@code recv} are the same segment; then the send layout must equal the receive layout.
+     */
+    public void alltoallv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv, long[] recvCounts,
+                          long[] recvDispls, DType dtype) {
+        alltoallv(null, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+    }
+
+    void alltoallv(CollectiveAlgorithm forced, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                   long[] recvCounts, long[] recvDispls, DType dtype) {
+        checkCaller();
+        Arguments.dtype(dtype);
+        Arguments.perRank("sendCounts", sendCounts, size());
+        Arguments.perRank("sendDispls", sendDispls, size());
+        Arguments.perRank("recvCounts", recvCounts, size());
+        Arguments.perRank("recvDispls", recvDispls, size());
+        long sendExtent = Arguments.extentBytes("sendCounts", sendCounts, "sendDispls", sendDispls, dtype);
+        long recvExtent = Arguments.extentBytes("recvCounts", recvCounts, "recvDispls", recvDispls, dtype);
+        Arguments.readable("send", send, sendExtent, id);
+        Arguments.writable("recv", recv, recvExtent, id);
+        Arguments.disjointBlocks("recvCounts", recvCounts, "recvDispls", recvDispls);
+        if (sendCounts[id] != recvCounts[id]) {
+            throw new IllegalArgumentException("sendCounts[" + id + "] = " + sendCounts[id] + " differs from recvCounts["
+                    + id + "] = " + recvCounts[id] + " (this rank's block to itself)");
+        }
+        if (Arguments.sameStart(send, recv)) {
+            if (!java.util.Arrays.equals(sendCounts, recvCounts) || !java.util.Arrays.equals(sendDispls, recvDispls)) {
+                throw new IllegalArgumentException("in place (send and recv are the same segment): sendCounts/sendDispls"
+                        + " must equal recvCounts/recvDispls");
+            }
+        } else if (Arguments.overlap(send, sendExtent, recv, recvExtent)) {
+            throw new IllegalArgumentException("send and recv overlap without being the same buffer (pass the same segment for in place)");
+        }
+        run(forced, Collective.ALLTOALLV, send, recv, 0, dtype, null, -1, 0, 0, 0, sendCounts, sendDispls, recvCounts,
+                recvDispls);
+    }
+
+    /**
+     * Inclusive prefix reduction: rank i receives {@code send_0 op send_1 op … op send_i} (element-wise, in
+     * rank order: bitwise the scalar left fold for every algorithm). In place when {@code send} and
+     * {@code recv} are the same segment.
+     */
+    public void scan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        scan(null, Collective.SCAN, send, recv, count, dtype, op);
+    }
+
+    /**
+     * Exclusive prefix reduction: rank i &gt; 0 receives {@code send_0 op … op send_(i−1)}; rank 0's
+     * {@code recv} is not written (MPI leaves it undefined). In place when the segments are the same.
+     */
+    public void exscan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        scan(null, Collective.EXSCAN, send, recv, count, dtype, op);
+    }
+
+    void scan(CollectiveAlgorithm forced, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
+              Op op) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        Arguments.op(op, dtype);
+        long bytes = Arguments.bytes(count, dtype, 1);
+        Arguments.readable("send", send, bytes, id);
+        Arguments.writable("recv", recv, bytes, id);
+        Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+        run(forced, c, send, recv, count, dtype, op, -1, count, bytes, count, null, null, null, null);
+    }
+
+    /** {@code inner} is exactly block {@code at} of {@code outer} (in place), or shares no byte with it. */
+    private static void blockOrDisjoint(String innerName, MemorySegment inner, long innerBytes, String outerName,
+                                        MemorySegment outer, long outerBytes, long at) {
+        if (!Arguments.overlap(inner, innerBytes, outer, outerBytes)) {
+            return;
+        }
+        if (at <= outer.byteSize() && Arguments.sameStart(inner, outer.asSlice(at))) {
+            return;
+        }
+        throw new IllegalArgumentException(innerName + " overlaps " + outerName + " without being this rank's block of it");
+    }
+
+    /**
+     * Runs a collective with a block layout: {@code forced} (a plan's algorithm) or the selector's choice
+     * for ({@code selectCount}, {@code selectBytes}) — values every rank computes alike, so every rank picks
+     * the same algorithm. {@code signatureCount} is the count word of the mismatch check.
+     */
+    private void run(CollectiveAlgorithm forced, Collective c, MemorySegment send, MemorySegment recv, long count,
+                     DType dtype, Op op, int root, long selectCount, long selectBytes, long signatureCount,
+                     long[] sendCounts, long[] sendDispls, long[] recvCounts, long[] recvDispls) {
+        CollectiveAlgorithm a = forced != null ? forced : select(c, selectCount, dtype, op, selectBytes);
+        executeBlocks(a, c, send, recv, count, dtype, op, root, signatureCount, sendCounts, sendDispls, recvCounts,
+                recvDispls);
+    }
+
+    // array forms (the v-variants' int[] counts are copied to long[] per call)
+    /** {@link #gather(MemorySegment, MemorySegment, long, DType, int)} of {@code send.length} elements; {@code recv} may be null off the root. */
+    public void gather(double[] send, double[] recv, int root) {
+        gather(null, array("send", send), optional(recv), length(send), DType.F64, root);
+    }
+
+    /** {@link #scatter(MemorySegment, MemorySegment, long, DType, int)} of {@code recv.length} elements per rank; {@code send} may be null off the root. */
+    public void scatter(double[] send, double[] recv, int root) {
+        scatter(null, optional(send), array("recv", recv), length(recv), DType.F64, root);
+    }
+
+    /** {@link #gatherv(MemorySegment, long, MemorySegment, long[], long[], DType, int)} of {@code send.length} elements. */
+    public void gatherv(double[] send, double[] recv, int[] recvCounts, int[] displs, int root) {
+        gatherv(null, array("send", send), length(send), optional(recv), Arguments.widen(recvCounts), Arguments.widen(displs),
+                DType.F64, root);
+    }
+
+    /** {@link #scatterv(MemorySegment, long[], long[], MemorySegment, long, DType, int)} into {@code recv.length} elements. */
+    public void scatterv(double[] send, int[] sendCounts, int[] displs, double[] recv, int root) {
+        scatterv(null, optional(send), Arguments.widen(sendCounts), Arguments.widen(displs), array("recv", recv), length(recv),
+                DType.F64, root);
+    }
+
+    /** {@link #allgatherv(MemorySegment, long, MemorySegment, long[], long[], DType)} of {@code send.length} elements. */
+    public void allgatherv(double[] send, double[] recv, int[] recvCounts, int[] displs) {
+        allgatherv(null, array("send", send), length(send), array("recv", recv), Arguments.widen(recvCounts),
+                Arguments.widen(displs), DType.F64);
+    }
+
+    /** {@link #reduceScatterV(MemorySegment, MemorySegment, long[], DType, Op)} of arrays. */
+    public void reduceScatterV(double[] send, double[] recv, int[] recvCounts, Op op) {
+        reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.F64, op);
+    }
+
+    /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / size()} (must divide; same array: in place). */
+    public void alltoall(double[] send, double[] recv) {
+        alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.F64);
+    }
+
+    /** {@link #alltoallv(MemorySegment, long[], long[], MemorySegment, long[], long[], DType)} of arrays (same array: in place). */
+    public void alltoallv(double[] send, int[] sendCounts, int[] sendDispls, double[] recv, int[] recvCounts, int[] recvDispls) {
+        alltoallv(null, array("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), array("recv", recv),
+                Arguments.widen(recvCounts), Arguments.widen(recvDispls), DType.F64);
+    }
+
+    /** {@link #scan(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
+    public void scan(double[] send, double[] recv, Op op) {
+        scan(null, Collective.SCAN, array("send", send), array("recv", recv), length(send), DType.F64, op);
+    }
+
+    /** {@link #exscan(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
+    public void exscan(double[] send, double[] recv, Op op) {
+        scan(null, Collective.EXSCAN, array("send", send), array("recv", recv), length(send), DType.F64, op);
+    }
+
+    public void gather(float[] send, float[] recv, int root) {
+        gather(null, array("send", send), optional(recv), length(send), DType.F32, root);
+    }
+
+    public void scatter(float[] send, float[] recv, int root) {
+        scatter(null, optional(send), array("recv", recv), length(recv), DType.F32, root);
+    }
+
+    public void gatherv(float[] send, float[] recv, int[] recvCounts, int[] displs, int root) {
+        gatherv(null, array("send", send), length(send), optional(recv), Arguments.widen(recvCounts), Arguments.widen(displs),
+                DType.F32, root);
+    }
+
+    public void scatterv(float[] send, int[] sendCounts, int[] displs, float[] recv, int root) {
+        scatterv(null, optional(send), Arguments.widen(sendCounts), Arguments.widen(displs), array("recv", recv), length(recv),
+                DType.F32, root);
+    }
+
+    public void allgatherv(float[] send, float[] recv, int[] recvCounts, int[] displs) {
+        allgatherv(null, array("send", send), length(send), array("recv", recv), Arguments.widen(recvCounts),
+                Arguments.widen(displs), DType.F32);
+    }
+
+    public void reduceScatterV(float[] send, float[] recv, int[] recvCounts, Op op) {
+        reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.F32, op);
+    }
+
+    public void alltoall(float[] send, float[] recv) {
+        alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.F32);
+    }
+
+    public void alltoallv(float[] send, int[] sendCounts, int[] sendDispls, float[] recv, int[] recvCounts, int[] recvDispls) {
+        alltoallv(null, array("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), array("recv", recv),
+                Arguments.widen(recvCounts), Arguments.widen(recvDispls), DType.F32);
+    }
+
+    public void scan(float[] send, float[] recv, Op op) {
+        scan(null, Collective.SCAN, array("send", send), array("recv", recv), length(send), DType.F32, op);
+    }
+
+    public void exscan(float[] send, float[] recv, Op op) {
+        scan(null, Collective.EXSCAN, array("send", send), array("recv", recv), length(send), DType.F32, op);
+    }
+
+    public void gather(int[] send, int[] recv, int root) {
+        gather(null, array("send", send), optional(recv), length(send), DType.I32, root);
+    }
+
+    public void scatter(int[] send, int[] recv, int root) {
+        scatter(null, optional(send), array("recv", recv), length(recv), DType.I32, root);
+    }
+
+    public void gatherv(int[] send, int[] recv, int[] recvCounts, int[] displs, int root) {
+        gatherv(null, array("send", send), length(send), optional(recv), Arguments.widen(recvCounts), Arguments.widen(displs),
+                DType.I32, root);
+    }
+
+    public void scatterv(int[] send, int[] sendCounts, int[] displs, int[] recv, int root) {
+        scatterv(null, optional(send), Arguments.widen(sendCounts), Arguments.widen(displs), array("recv", recv), length(recv),
+                DType.I32, root);
+    }
+
+    public void allgatherv(int[] send, int[] recv, int[] recvCounts, int[] displs) {
+        allgatherv(null, array("send", send), length(send), array("recv", recv), Arguments.widen(recvCounts),
+                Arguments.widen(displs), DType.I32);
+    }
+
+    public void reduceScatterV(int[] send, int[] recv, int[] recvCounts, Op op) {
+        reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.I32, op);
+    }
+
+    public void alltoall(int[] send, int[] recv) {
+        alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.I32);
+    }
+
+    public void alltoallv(int[] send, int[] sendCounts, int[] sendDispls, int[] recv, int[] recvCounts, int[] recvDispls) {
+        alltoallv(null, array("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), array("recv", recv),
+                Arguments.widen(recvCounts), Arguments.widen(recvDispls), DType.I32);
+    }
+
+    public void scan(int[] send, int[] recv, Op op) {
+        scan(null, Collective.SCAN, array("send", send), array("recv", recv), length(send), DType.I32, op);
+    }
+
+    public void exscan(int[] send, int[] recv, Op op) {
+        scan(null, Collective.EXSCAN, array("send", send), array("recv", recv), length(send), DType.I32, op);
+    }
+
+    public void gather(long[] send, long[] recv, int root) {
+        gather(null, array("send", send), optional(recv), length(send), DType.I64, root);
+    }
+
+    public void scatter(long[] send, long[] recv, int root) {
+        scatter(null, optional(send), array("recv", recv), length(recv), DType.I64, root);
+    }
+
+    public void gatherv(long[] send, long[] recv, int[] recvCounts, int[] displs, int root) {
+        gatherv(null, array("send", send), length(send), optional(recv), Arguments.widen(recvCounts), Arguments.widen(displs),
+                DType.I64, root);
+    }
+
+    public void scatterv(long[] send, int[] sendCounts, int[] displs, long[] recv, int root) {
+        scatterv(null, optional(send), Arguments.widen(sendCounts), Arguments.widen(displs), array("recv", recv), length(recv),
+                DType.I64, root);
+    }
+
+    public void allgatherv(long[] send, long[] recv, int[] recvCounts, int[] displs) {
+        allgatherv(null, array("send", send), length(send), array("recv", recv), Arguments.widen(recvCounts),
+                Arguments.widen(displs), DType.I64);
+    }
+
+    public void reduceScatterV(long[] send, long[] recv, int[] recvCounts, Op op) {
+        reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.I64, op);
+    }
+
+    public void alltoall(long[] send, long[] recv) {
+        alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.I64);
+    }
+
+    public void alltoallv(long[] send, int[] sendCounts, int[] sendDispls, long[] recv, int[] recvCounts, int[] recvDispls) {
+        alltoallv(null, array("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), array("recv", recv),
+                Arguments.widen(recvCounts), Arguments.widen(recvDispls), DType.I64);
+    }
+
+    public void scan(long[] send, long[] recv, Op op) {
+        scan(null, Collective.SCAN, array("send", send), array("recv", recv), length(send), DType.I64, op);
+    }
+
+    public void exscan(long[] send, long[] recv, Op op) {
+        scan(null, Collective.EXSCAN, array("send", send), array("recv", recv), length(send), DType.I64, op);
+    }
+
+    private long alltoallCount(Object send) {
+        long n = length(send);
+        if (n % size() != 0) {
+            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + size());
+        }
+        return n / size();
     }
 
     /**

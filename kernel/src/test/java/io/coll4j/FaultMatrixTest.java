@@ -168,7 +168,18 @@ class FaultMatrixTest {
             MemorySegment send = rank.allocate(count * 8 * n);
             MemorySegment recv = rank.allocate(count * 8 * n);
             CollectivePlan plan = rank.plan(c, count, DType.F64, Op.SUM, 0, rank.id() == 0 ? a : b);
-            plan.execute(send, c == Collective.BCAST ? null : recv);
+            if (c.vector()) {
+                // the v-variants take their counts per call: uniform blocks of count elements
+                long[] counts = new long[n];
+                long[] displs = new long[n];
+                for (int j = 0; j < n; j++) {
+                    counts[j] = count;
+                    displs[j] = j * count;
+                }
+                plan.execute(send, counts, displs, recv, counts, displs);
+            } else {
+                plan.execute(send, c == Collective.BCAST ? null : recv);
+            }
             rank.barrier();
         });
         String what = c.cliName() + " p=" + p + " " + a + " vs " + b + ": ";

@@ -174,6 +174,19 @@ final class CollectiveBenchmark {
                     boolean rs = c == Collective.REDUCE_SCATTER;
                     yield new Shape(n * es, n, per, rs ? n * es : per * es, rs ? per * es : n * es);
                 }
+                // ---- the rest of the vocabulary: bytes = the root's whole buffer (gather, scatter), a rank's
+                // whole send buffer (alltoall), the whole vector (v-variants, scan); v-variants' buffers are
+                // sized for the whole vector (a block is at most that) ----
+                case GATHER, SCATTER, ALLTOALL -> {
+                    long per = requested == 0 ? 0 : Math.max(1, requested / es / p);
+                    long n = per * p;
+                    yield new Shape(n * es, n, per, c == Collective.GATHER ? per * es : n * es,
+                            c == Collective.SCATTER ? per * es : n * es);
+                }
+                case GATHERV, SCATTERV, ALLGATHERV, REDUCE_SCATTER_V, ALLTOALLV, SCAN, EXSCAN -> {
+                    long n = requested == 0 ? 0 : Math.max(1, requested / es);
+                    yield new Shape(n * es, n, n, n * es, n * es);
+                }
             };
         }
     }
@@ -224,7 +237,7 @@ final class CollectiveBenchmark {
         return switch (collective) {
             case BARRIER -> null;
             case BCAST -> send;
-            case REDUCE -> rank == root ? recv : null;
+            case REDUCE, GATHER, GATHERV -> rank == root ? recv : null;
             default -> recv;
         };
     }
@@ -237,12 +250,12 @@ final class CollectiveBenchmark {
     }
 
     /** One call: the plan, or for {@code shared-view} {@link Rank#allgatherShared} (returns the view; else null). */
-    private MemorySegment invoke(Rank rank, CollectivePlan plan, boolean view, long callCount, MemorySegment send,
+    private MemorySegment invoke(Rank rank, VectorLayouts.Call plan, boolean view, long callCount, MemorySegment send,
                                  MemorySegment recv) {
         if (view) {
             return rank.allgatherShared(send, callCount, dtype);
         }
-        plan.execute(send, recv);
+        plan.run(send, recv);
         return null;
     }
 
@@ -273,7 +286,7 @@ final class CollectiveBenchmark {
      * {@code warmup} calls, or fewer once the budget is spent. The ranks agree on when to stop with an
      * allreduce (MAX) of their elapsed time after every chunk, so they all make the same number of calls.
      */
-    private void warmUp(Rank rank, CollectivePlan plan, boolean view, long callCount, MemorySegment send, MemorySegment recv,
+    private void warmUp(Rank rank, VectorLayouts.Call plan, boolean view, long callCount, MemorySegment send, MemorySegment recv,
                         long warmup, MemorySegment sinkBuffer) {
         long start = System.nanoTime();
         long[] elapsed = new long[1];
@@ -409,11 +422,12 @@ final class CollectiveBenchmark {
         send = sends[0];
         recv = recvs[0];
         boolean view = sharedView(algorithm);
-        CollectivePlan plan = rank.plan(collective, shape.callCount(), dtype, op, root, view ? "auto" : algorithm);
+        VectorLayouts.Call plan = VectorLayouts.call(rank.plan(collective, shape.callCount(), dtype, op, root,
+                view ? "auto" : algorithm), collective, shape.callCount(), rank.size(), r);
         long callCount = shape.callCount();
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment expected = validate ? expected(scratch, rank, shape) : null;
+            MemorySegment expected = validate ? expected(scratch, rank, shape, plan) : null;
             MemorySegment sinkBuffer = consume ? scratch.allocate(SINK_BYTES, 64) : null;
             warmUp(rank, plan, view, callCount, send, recv, warmup, sinkBuffer);
             rank.barrier();
@@ -456,16 +470,16 @@ final class CollectiveBenchmark {
                         }
                     } else if (slots == 1 && !consume) {
                         for (long i = 0; i < batch; i++) {
-                            plan.execute(send, recv);
+                            plan.run(send, recv);
                         }
                     } else if (slots == 1) {
                         for (long i = 0; i < batch; i++) {
-                            plan.execute(send, recv);
+                            plan.run(send, recv);
                             sink += readAll(out, sinkBuffer);
                         }
                     } else {
                         for (long i = 0; i < batch; i++) {
-                            plan.execute(sends[slot], recvs[slot]);
+                            plan.run(sends[slot], recvs[slot]);
                             if (consume) {
                                 sink += readAll(output(r, sends[slot], recvs[slot]), sinkBuffer);
                             }
@@ -501,7 +515,7 @@ final class CollectiveBenchmark {
     }
 
     /** What this rank's output must hold, or null when it has none (reduce off the root, barrier). */
-    private MemorySegment expected(Arena arena, Rank rank, Shape s) {
+    private MemorySegment expected(Arena arena, Rank rank, Shape s, VectorLayouts.Call call) {
         int p = rank.size();
         int r = rank.id();
         int es = dtype.size();
@@ -516,6 +530,56 @@ final class CollectiveBenchmark {
                     BenchData.put(e, dtype, i, BenchData.input(dtype, null, root, i));
                 }
                 yield e;
+            }
+            case GATHER, GATHERV, ALLGATHERV -> {
+                if (collective != Collective.ALLGATHERV && r != root) {
+                    yield null;
+                }
+                long uniform = s.callCount();
+                long[] rc = call.recvCounts();
+                long total = collective == Collective.GATHER ? uniform * p : s.count();
+                MemorySegment e = arena.allocate(Math.max(total * es, 1)).asSlice(0, total * es);
+                long at = 0;
+                for (int q = 0; q < p; q++) {
+                    long n = rc == null ? uniform : rc[q];
+                    for (long i = 0; i < n; i++) {
+                        BenchData.put(e.asSlice(at * es), dtype, i, BenchData.input(dtype, null, q, i));
+                    }
+                    at += n;
+                }
+                yield e;
+            }
+            case SCATTER, SCATTERV -> {
+                long n = collective == Collective.SCATTER ? s.callCount() : call.recvCounts()[0];
+                long from = collective == Collective.SCATTER ? r * n : VectorLayouts.packed(VectorLayouts.split(s.count(), p))[r];
+                MemorySegment e = arena.allocate(Math.max(n * es, 1)).asSlice(0, n * es);
+                for (long i = 0; i < n; i++) {
+                    BenchData.put(e, dtype, i, BenchData.input(dtype, null, root, from + i));
+                }
+                yield e;
+            }
+            case REDUCE_SCATTER_V -> folded(arena, call.recvCounts()[r], call.recvDispls()[r], p);
+            case ALLTOALL, ALLTOALLV -> {
+                MemorySegment e = arena.allocate(Math.max(s.recvBytes(), 1)).asSlice(0, s.recvBytes());
+                long at = 0;
+                for (int q = 0; q < p; q++) {
+                    long n = collective == Collective.ALLTOALL ? s.callCount() : call.recvCounts()[q];
+                    // rank q's block for me starts at its displacement for me: r·count, or its packed split
+                    long from = collective == Collective.ALLTOALL ? r * n
+                            : VectorLayouts.call(null, collective, s.count(), p, q).sendDispls()[r];
+                    for (long i = 0; i < n; i++) {
+                        BenchData.put(e.asSlice(at * es), dtype, i, BenchData.input(dtype, null, q, from + i));
+                    }
+                    at += n;
+                }
+                yield e.asSlice(0, at * es);
+            }
+            case SCAN, EXSCAN -> {
+                int upTo = collective == Collective.SCAN ? r + 1 : r;
+                if (upTo == 0) {
+                    yield null;
+                }
+                yield folded(arena, s.count(), 0, upTo);
             }
             case ALLGATHER -> {
                 MemorySegment e = arena.allocate(Math.max(s.bytes(), 1)).asSlice(0, s.bytes());

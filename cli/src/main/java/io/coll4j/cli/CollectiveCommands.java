@@ -232,6 +232,89 @@ final class CollectiveCommands {
             return Collective.BARRIER;
         }
     }
+
+    // ---- the rest of the MPI vocabulary ----
+
+    @Command(name = "gather", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark gather (the root gets every rank's block). Bytes: the root's whole receive buffer, p blocks (nccl-tests' gather); busbw = algbw·(p−1)/p.")
+    static final class Gather extends Base {
+        @Override
+        Collective collective() {
+            return Collective.GATHER;
+        }
+    }
+
+    @Command(name = "scatter", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark scatter (rank j gets block j of the root's buffer). Bytes: the root's whole send buffer, p blocks (nccl-tests' scatter); busbw = algbw·(p−1)/p.")
+    static final class Scatter extends Base {
+        @Override
+        Collective collective() {
+            return Collective.SCATTER;
+        }
+    }
+
+    @Command(name = "gatherv", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark gatherv. Bytes: the root's whole receive buffer, N elements split unevenly: block j holds floor(N(j+1)²/p²) − floor(Nj²/p²) (rank 0 smallest, the last about 2N/p), packed in rank order; busbw = algbw·(p−1)/p.")
+    static final class Gatherv extends Base {
+        @Override
+        Collective collective() {
+            return Collective.GATHERV;
+        }
+    }
+
+    @Command(name = "scatterv", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark scatterv. Bytes: the root's whole send buffer, split unevenly as for gatherv; busbw = algbw·(p−1)/p.")
+    static final class Scatterv extends Base {
+        @Override
+        Collective collective() {
+            return Collective.SCATTERV;
+        }
+    }
+
+    @Command(name = "allgatherv", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark allgatherv. Bytes: every rank's whole receive buffer (nccl-tests' allgather), split unevenly as for gatherv; busbw = algbw·(p−1)/p.")
+    static final class Allgatherv extends Base {
+        @Override
+        Collective collective() {
+            return Collective.ALLGATHERV;
+        }
+    }
+
+    @Command(name = "reduce-scatter-v", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark reduce-scatter with per-rank counts. Bytes: every rank's whole send buffer (nccl-tests' reduce-scatter), blocks split unevenly as for gatherv; busbw = algbw·(p−1)/p.")
+    static final class ReduceScatterV extends Base {
+        @Override
+        Collective collective() {
+            return Collective.REDUCE_SCATTER_V;
+        }
+    }
+
+    @Command(name = "alltoall", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark alltoall. Bytes: a rank's whole send buffer, p blocks (nccl-tests' alltoall); busbw = algbw·(p−1)/p.")
+    static final class Alltoall extends Base {
+        @Override
+        Collective collective() {
+            return Collective.ALLTOALL;
+        }
+    }
+
+    @Command(name = "alltoallv", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark alltoallv. Bytes: a rank's whole send buffer of N elements; rank r sends block (j + r) mod p of the uneven gatherv split to rank j, so every rank sends and receives N; busbw = algbw·(p−1)/p.")
+    static final class Alltoallv extends Base {
+        @Override
+        Collective collective() {
+            return Collective.ALLTOALLV;
+        }
+    }
+
+    @Command(name = "scan", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark scan (inclusive prefix reduction). Bytes: the vector; busbw = algbw.")
+    static final class Scan extends Base {
+        @Override
+        Collective collective() {
+            return Collective.SCAN;
+        }
+    }
+
+    @Command(name = "exscan", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false, description = "Benchmark exscan (exclusive prefix reduction; rank 0's buffer is not written). Bytes: the vector; busbw = algbw.")
+    static final class Exscan extends Base {
+        @Override
+        Collective collective() {
+            return Collective.EXSCAN;
+        }
+    }
+
     /**
      * An unrecorded pass of every algorithm at the first size when that size is latency-bound and the
      * warm-up is the default one: the first rows of a sweep otherwise time the JIT compiling the call

@@ -40,7 +40,7 @@ final class RunOptions {
     @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum", description = "sum|prod|min|max|band|bor|bxor (default ${DEFAULT-VALUE})")
     String op;
 
-    @Option(names = {"-r", "--root"}, paramLabel = "N", defaultValue = "0", description = "root rank of bcast and reduce (default ${DEFAULT-VALUE})")
+    @Option(names = {"-r", "--root"}, paramLabel = "N", defaultValue = "0", description = "root rank of bcast, reduce, gather(v) and scatter(v) (default ${DEFAULT-VALUE})")
     int root;
 
     @CommandLine.Mixin

@@ -82,8 +82,8 @@ class CollBenchCliTest {
         usageError("malformed size '12Q'", "reduce-scatter", "-t", "2", "-m", "12Q");
         usageError("--threads must be >= 1, got 0", "allreduce", "-t", "0");
         usageError("--threads must be >= 1, got -3", "explain", "allreduce", "-t", "-3");
-        usageError("unknown collective 'gather'", "explain", "gather", "-t", "2");
-        usageError("unknown collective or command 'gather'", "gather", "-t", "2");
+        usageError("unknown collective 'gathr'", "explain", "gathr", "-t", "2");
+        usageError("unknown collective or command 'gathr'", "gathr", "-t", "2");
         usageError("Unknown option: '--frobnicate'", "barrier", "--frobnicate");
         usageError("Unmatched argument", "allreduce", "extra");
         usageError("--plot", "allreduce", "-t", "2", "--plot", dir.resolve("x.svg").toString());
@@ -124,7 +124,8 @@ class CollBenchCliTest {
     void explainListsEverySelectableAlgorithmPerSizeAndMarksOnePick() {
         CliRun r = run("explain", "allreduce", "-t", "3", "-m", "8:1M", "-d", "f32");
         assertEquals(0, r.code(), r.err());
-        List<String> rows = r.out().lines().filter(l -> !l.startsWith("#") && !l.trim().startsWith("bytes")).toList();
+        // table rows are "bytes algorithm predicted_us"; indented lines under a row name the cost's terms
+        List<String> rows = r.out().lines().filter(l -> !l.startsWith("#") && l.trim().matches("\\d+\\s+\\S+\\s+[0-9.]+.*")).toList();
         long selectable = AlgorithmCatalog.of(Collective.ALLREDUCE).stream().filter(a -> !AlgorithmCatalog.isBaseline(a)).count();
         assertEquals(18 * selectable, rows.size(), r.out());
         for (int s = 0; s < 18; s++) {

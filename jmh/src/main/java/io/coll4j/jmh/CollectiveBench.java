@@ -102,6 +102,8 @@ public abstract class CollectiveBench {
     private Shared shared;
     private Rank rank;
     private CollectivePlan plan;
+    /** The v-variants' counts and displacements of this rank (null arrays for the others). */
+    private long[] sendCounts, sendDispls, recvCounts, recvDispls;
     private MemorySegment send;
     private MemorySegment recv;
     /** Calls this rank has entered in the trial (its {@link Shared#entered} slot holds the same). */
@@ -225,6 +227,17 @@ public abstract class CollectiveBench {
                     long per = Math.max(1, bytes / es / p);
                     yield new Shape(per, per * es, per * p * es);
                 }
+                // ---- the rest of the vocabulary, bytes as collbench: the root's whole buffer (gather, scatter), a
+                // rank's whole send buffer (alltoall), the whole vector (v-variants, split unevenly; scan) ----
+                case GATHER, SCATTER, ALLTOALL -> {
+                    long per = Math.max(1, bytes / es / p);
+                    yield new Shape(per, c == Collective.GATHER ? per * es : per * p * es,
+                            c == Collective.SCATTER ? per * es : per * p * es);
+                }
+                case GATHERV, SCATTERV, ALLGATHERV, REDUCE_SCATTER_V, ALLTOALLV, SCAN, EXSCAN -> {
+                    long n = Math.max(1, bytes / es);
+                    yield new Shape(n, n * es, n * es);
+                }
             };
         }
     }
@@ -248,6 +261,11 @@ public abstract class CollectiveBench {
             }
         }
         plan = rank.plan(c, shape.callCount(), DTYPE, OP, ROOT, algorithm);
+        long[][] v = VectorShapes.layout(c, shape.callCount(), ranks, id);
+        sendCounts = v[0];
+        sendDispls = v[1];
+        recvCounts = v[2];
+        recvDispls = v[3];
         catchUp = params.getMode() != Mode.SingleShotTime;
         awaitEntries = false;
         for (int r = 0; r < ranks; r++) {
@@ -287,7 +305,11 @@ public abstract class CollectiveBench {
         long n = ++calls;
         // release: pairs with getAcquire in maxEntered (peers catching up) and awaitEntered (peers' entry wait)
         shared.entered.setRelease(rank.id() * Shared.STRIDE, n);
-        plan.execute(send, recv);
+        if (sendCounts == null && recvCounts == null) {
+            plan.execute(send, recv);
+        } else {
+            plan.execute(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
+        }
         if (awaitEntries) {
             shared.awaitEntered(n);
         }

@@ -12,7 +12,7 @@ import org.openjdk.jmh.infra.Control;
  */
 public class ReduceBench extends SizedCollectiveBench {
     /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */
-    @Param({"tree", "direct", "ma-sliced", "cyclicbarrier"})
+    @Param({"tree", "direct", "ma-sliced", "staged-sliced", "cyclicbarrier"})
     public String algorithm;
 
     @Override

@@ -13,7 +13,7 @@ import org.openjdk.jmh.infra.Control;
  */
 public class ReduceScatterBench extends SizedCollectiveBench {
     /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */
-    @Param({"direct", "ma-sliced", "cyclicbarrier"})
+    @Param({"direct", "ma-sliced", "staged-sliced", "cyclicbarrier"})
     public String algorithm;
 
     @Override

@@ -58,6 +58,12 @@ class CollectiveBenchTest {
                 BarrierBench.class, Collective.BARRIER, BcastBench.class, Collective.BCAST,
                 ReduceBench.class, Collective.REDUCE, AllreduceBench.class, Collective.ALLREDUCE,
                 ReduceScatterBench.class, Collective.REDUCE_SCATTER, AllgatherBench.class, Collective.ALLGATHER);
+        suites = new java.util.HashMap<>(suites);
+        suites.putAll(Map.of(GatherBench.class, Collective.GATHER, ScatterBench.class, Collective.SCATTER,
+                GathervBench.class, Collective.GATHERV, ScattervBench.class, Collective.SCATTERV,
+                AllgathervBench.class, Collective.ALLGATHERV, ReduceScatterVBench.class, Collective.REDUCE_SCATTER_V,
+                AlltoallBench.class, Collective.ALLTOALL, AlltoallvBench.class, Collective.ALLTOALLV,
+                ScanBench.class, Collective.SCAN, ExscanBench.class, Collective.EXSCAN));
         for (var e : suites.entrySet()) {
             CollectiveBench bench = e.getKey().getConstructor().newInstance();
             assertEquals(e.getValue(), bench.collective(), e.getKey().getSimpleName());

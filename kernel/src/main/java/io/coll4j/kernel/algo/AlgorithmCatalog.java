@@ -17,6 +17,20 @@ import io.coll4j.kernel.algo.barrier.CentralBarrier;
 import io.coll4j.kernel.algo.barrier.DisseminationBarrier;
 import io.coll4j.kernel.algo.barrier.TreeBarrier;
 import io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines;
+import io.coll4j.kernel.algo.baseline.VocabularyBaselines;
+import io.coll4j.kernel.algo.gather.DirectGather;
+import io.coll4j.kernel.algo.gather.PushGather;
+import io.coll4j.kernel.algo.scatter.DirectScatter;
+import io.coll4j.kernel.algo.scatter.FlatScatter;
+import io.coll4j.kernel.algo.scatter.TwoStageScatter;
+import io.coll4j.kernel.algo.allgatherv.DirectAllgatherv;
+import io.coll4j.kernel.algo.allgatherv.PushAllgatherv;
+import io.coll4j.kernel.algo.reducescatterv.DirectReduceScatterV;
+import io.coll4j.kernel.algo.reducescatterv.InlineReduceScatterV;
+import io.coll4j.kernel.algo.alltoall.DirectAlltoall;
+import io.coll4j.kernel.algo.alltoall.PushAlltoall;
+import io.coll4j.kernel.algo.scan.ChainScan;
+import io.coll4j.kernel.algo.scan.DirectScan;
 import io.coll4j.kernel.algo.bcast.DirectBcast;
 import io.coll4j.kernel.algo.bcast.FlatBcast;
 import io.coll4j.kernel.algo.bcast.PipelinedBcast;
@@ -51,7 +65,20 @@ public final class AlgorithmCatalog {
                 new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new StagedSlicedAllreduce(), new MaSocketAllreduce(),
                 new DirectReduceScatter(), new MaSlicedReduceScatter(), new StagedSlicedReduceScatter(),
                 new DirectAllgather(), new PushAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
+        // ---- the rest of the MPI vocabulary ----
+        a.addAll(List.of(
+                new PushGather(Collective.GATHER), new DirectGather(Collective.GATHER),
+                new FlatScatter(Collective.SCATTER), new DirectScatter(Collective.SCATTER), new TwoStageScatter(Collective.SCATTER),
+                new PushGather(Collective.GATHERV), new DirectGather(Collective.GATHERV),
+                new FlatScatter(Collective.SCATTERV), new DirectScatter(Collective.SCATTERV), new TwoStageScatter(Collective.SCATTERV),
+                new DirectAllgatherv(), new PushAllgatherv(),
+                new InlineReduceScatterV(), new DirectReduceScatterV(),
+                new DirectAlltoall(Collective.ALLTOALL), new PushAlltoall(Collective.ALLTOALL),
+                new DirectAlltoall(Collective.ALLTOALLV), new PushAlltoall(Collective.ALLTOALLV),
+                new DirectScan(Collective.SCAN), new ChainScan(Collective.SCAN),
+                new DirectScan(Collective.EXSCAN), new ChainScan(Collective.EXSCAN)));
         a.addAll(CyclicBarrierBaselines.all());
+        a.addAll(VocabularyBaselines.all());
         ALL = List.copyOf(a);
     }
 

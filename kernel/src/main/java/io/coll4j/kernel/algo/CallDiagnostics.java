@@ -55,7 +55,7 @@ final class CallDiagnostics {
     String mismatch(int peer) {
         long s = call.seq();
         int rank = call.rank();
-        long[] mine = {call.descriptor(), call.count(), call.algorithmId()};
+        long[] mine = {call.descriptor(), call.signatureCount(), call.algorithmId()};
         long[] theirs = announced(peer, s);
         String head = "collective mismatch in collective #" + s + ": rank " + rank + " called ";
         if (theirs == null && s > 1 && entered(peer) == s - 1) {
@@ -131,7 +131,7 @@ final class CallDiagnostics {
         if (missing.isEmpty() && peer >= 0) {
             where.append(whereIs(peer));
         }
-        String msg = Signature.describe(call.descriptor(), call.count()) + " (collective #" + s + ", algorithm "
+        String msg = Signature.describe(call.descriptor(), call.signatureCount()) + " (collective #" + s + ", algorithm "
                 + call.algorithm() + ") timed out on rank " + call.rank() + " after " + (waitedNanos / 1_000_000)
                 + " ms waiting for " + waitingFor(peer, line, target) + "; ranks that have not entered #" + entry + ": "
                 + missing + (where.isEmpty() ? "" : " (" + where + ")");
@@ -146,7 +146,7 @@ final class CallDiagnostics {
     RuntimeException interrupted(int peer, int line, long target) {
         int rank = call.rank();
         CollectiveInterruptedException e = new CollectiveInterruptedException("rank " + rank + " (thread "
-                + Thread.currentThread().getName() + ") was interrupted in " + Signature.describe(call.descriptor(), call.count())
+                + Thread.currentThread().getName() + ") was interrupted in " + Signature.describe(call.descriptor(), call.signatureCount())
                 + " (collective #" + call.seq() + ", algorithm " + call.algorithm() + ") while waiting for "
                 + waitingFor(peer, line, target) + "; the team is aborted", rank);
         if (call.team().abort(e, rank)) {

@@ -56,6 +56,10 @@ public final class CollectiveCall {
     private long seq;
     private long descriptor;
     private long check;
+    /** The count word of the check (the count, or a v-variant's summary of its counts). */
+    private long signatureCount;
+    /** Rank-private per-rank offsets for algorithms (no allocation per call). */
+    private final long[] offsets;
     /** The check word of this rank's previous call (what a rank still in that call must have announced). */
     private long previousCheck;
     private int algorithmId;
@@ -86,6 +90,7 @@ public final class CollectiveCall {
         this.announceOffset = ctrl.offset(rank, ControlBlock.ANNOUNCE);
         this.seenAnnounce = new long[size];
         this.fold = new Fold(this, size);
+        this.offsets = new long[size];
         this.diagnostics = new CallDiagnostics(this);
         this.waiter = new FlagWait(ctrl, team.waitStrategy(), team.timeoutNanos(), new FlagWait.Watcher() {
             @Override
@@ -120,6 +125,19 @@ public final class CollectiveCall {
      */
     public void begin(Collective collective, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                       int root, Reducer reducer, CollectiveAlgorithm algorithm) {
+        begin(collective, send, recv, count, dtype, op, root, reducer, algorithm, count, null, null, null, null);
+    }
+
+    /**
+     * {@link #begin(Collective, MemorySegment, MemorySegment, long, DType, Op, int, Reducer, CollectiveAlgorithm)}
+     * of a collective with a {@link BlockLayout}: the count arrays (null for uniform blocks) are recorded in
+     * this rank's layout before the ANNOUNCE release. {@code signatureCount} is what the check word
+     * compares instead of {@code count} — for the v-variants a word every rank computes alike (a hash of
+     * the team-wide counts, or 0 where each rank's count differs and pairs are checked by the readers).
+     */
+    public void begin(Collective collective, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
+                      int root, Reducer reducer, CollectiveAlgorithm algorithm, long signatureCount,
+                      long[] sendCounts, long[] sendDispls, long[] recvCounts, long[] recvDispls) {
         long s = ++seq;
         this.collective = collective;
         this.send = send;
@@ -137,10 +155,12 @@ public final class CollectiveCall {
         this.descriptor = Signature.descriptor(collective, dtype, op, root);
         // chained: the previous call's word is part of this one (see Signature)
         this.previousCheck = check;
-        this.check = Signature.check(descriptor, count, algorithmId, check, s);
+        this.signatureCount = signatureCount;
+        this.check = Signature.check(descriptor, signatureCount, algorithmId, check, s);
         if (s - 1 > knownAllEntered) {
             awaitAllEntered(s - 1);
         }
+        team.blocks(rank, s).set(count, sendCounts, sendDispls, recvCounts, recvDispls, inPlace());
         long scratchBytes = algorithm.scratchBytes(this);
         int parity = (int) (s & 1);
         this.scratch = scratchBytes > 0 ? team.scratch(rank).ensure(parity, scratchBytes) : team.scratch(rank).current(parity);
@@ -149,7 +169,7 @@ public final class CollectiveCall {
         team.setSlot(rank, s, TeamContext.SCRATCH, scratch);
         long payload = ControlBlock.payloadOffset(announceOffset, s);
         control.set(LONG, payload + ANNOUNCE_DESCRIPTOR, descriptor);
-        control.set(LONG, payload + ANNOUNCE_COUNT, count);
+        control.set(LONG, payload + ANNOUNCE_COUNT, signatureCount);
         control.set(LONG, payload + ANNOUNCE_ALGORITHM, algorithmId);
         control.set(LONG, payload + ANNOUNCE_CHECK, check);
         // release: publishes descriptor, buffer references and scratch to every acquire of ANNOUNCE
@@ -540,7 +560,83 @@ public final class CollectiveCall {
         return -1;
     }
 
+    // ---- block layouts (gather/scatter, the v-variants, alltoall, scan) ----
+
+    /** A rank-private array of {@code size()} longs for an algorithm's per-rank offsets (no allocation per call). */
+    public long[] offsets() {
+        return offsets;
+    }
+
+    /** My block layout for this call. */
+    public BlockLayout blocks() {
+        return team.blocks(rank, seq);
+    }
+
+    /** {@code peer}'s block layout for this call (same validity rule as {@link #peerSend}). */
+    public BlockLayout peerBlocks(int peer) {
+        return team.blocks(peer, seq);
+    }
+
+    /** Rank q's send buffer: mine, or the one q published (same validity rule as {@link #peerSend}). */
+    public MemorySegment sendOf(int q) {
+        return q == rank ? send : peerSend(q);
+    }
+
+    /** Rank q's receive buffer: mine, or the one q published (same validity rule as {@link #peerSend}). */
+    public MemorySegment recvOf(int q) {
+        return q == rank ? recv : peerRecv(q);
+    }
+
+    /**
+     * Grows my scratch of this parity to {@code bytes} after the announce, for an algorithm that learns the
+     * size only from a peer's layout (a two-stage scatter's master). The new reference is published with my
+     * next release, which the peers that read the scratch must acquire first; nobody reads the old buffer of
+     * this parity any more (lag check).
+     */
+    public MemorySegment ensureScratch(long bytes) {
+        if (bytes == 0) {
+            return scratch;
+        }
+        scratch = team.scratch(rank).ensure((int) (seq & 1), bytes);
+        team.setSlot(rank, seq, TeamContext.SCRATCH, scratch);
+        return scratch;
+    }
+
+    /**
+     * Checks that what {@code peer} says it sends (or receives) for a block, {@code theirs} elements,
+     * equals what I expect, {@code mine}; otherwise aborts the team with a
+     * {@link CollectiveMismatchException} naming both (differing v-counts, or differing uniform counts
+     * of a collective whose check word cannot hold them) and throws it. Call it before touching the block.
+     */
+    public void checkBlock(int peer, String what, long mine, long theirs) {
+        if (mine == theirs) {
+            return;
+        }
+        CollectiveMismatchException e = new CollectiveMismatchException("collective mismatch in collective #" + seq
+                + " (" + collective.cliName() + "): rank " + rank + " expects " + mine + " elements " + what
+                + " but rank " + peer + " has " + theirs);
+        if (team.abort(e, rank)) {
+            throw e;
+        }
+        throw team.abortedException(rank);
+    }
+
+    /**
+     * Copies {@code bytes} of {@code src@srcOffset} into the receive buffer of every rank q at
+     * {@code dstOffsets[q]} (negative: skip q) — {@link #copyIntoEveryRecv} with a displacement per
+     * destination (allgatherv, where each rank lays out its receive buffer). Non-temporal through the
+     * streaming fold with one source when asked and possible, else one copy per destination.
+     */
+    public void copyIntoRecvsAt(MemorySegment src, long srcOffset, long[] dstOffsets, long bytes, boolean nonTemporal) {
+        fold.copyIntoRecvsAt(src, srcOffset, dstOffsets, bytes, nonTemporal);
+    }
+
     // ------------------------------------------------------------------ for CallDiagnostics
+
+    /** The count word of the check word (the count, or a v-variant's summary of its counts). */
+    long signatureCount() {
+        return signatureCount;
+    }
 
     ControlBlock ctrl() {
         return ctrl;

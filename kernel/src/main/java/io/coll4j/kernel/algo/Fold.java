@@ -132,6 +132,32 @@ final class Fold {
         }
     }
 
+    /** See {@link CollectiveCall#copyIntoRecvsAt}. */
+    void copyIntoRecvsAt(MemorySegment src, long srcOffset, long[] dstOffsets, long bytes, boolean nonTemporal) {
+        if (bytes == 0) {
+            return;
+        }
+        StreamingFold f = nonTemporal && bytes % call.dtype().size() == 0 ? streamingFold() : null;
+        if (f != null) {
+            for (int q = 0; q < call.size(); q++) {
+                if (dstOffsets[q] >= 0) {
+                    f.destination(recvOf(q), dstOffsets[q]);
+                }
+            }
+            f.source(src, srcOffset);
+            // one source: nothing is folded, so the op only has to be a valid one for the type
+            if (f.allNative() && f.run(nativeType(), NativeOp.SUM, bytes / call.dtype().size())) {
+                return;
+            }
+            f.clear();
+        }
+        for (int q = 0; q < call.size(); q++) {
+            if (dstOffsets[q] >= 0) {
+                Transfers.copy(call, src, srcOffset, recvOf(q), dstOffsets[q], bytes, nonTemporal);
+            }
+        }
+    }
+
     private NativeType nativeType() {
         return NATIVE_TYPE[call.dtype().ordinal()];
     }

@@ -58,6 +58,20 @@ public final class Signature {
         return ((c ^ mine) & 0xFFFFL) == 0;
     }
 
+    /**
+     * The count word of a v-variant whose counts array must be the same on every rank (allgatherv's and
+     * reduce-scatter-v's {@code recvCounts}): a 64-bit hash of the whole array, so ranks that pass
+     * different arrays get different check words and a {@code CollectiveMismatchException}, exactly as
+     * for differing counts. Never 0 (0 is the word of the v-variants whose counts differ per rank).
+     */
+    public static long countsWord(long[] counts) {
+        long h = 0x6A09E667F3BCC909L ^ counts.length;
+        for (long c : counts) {
+            h = mix(h * 0x9E3779B97F4A7C15L ^ c);
+        }
+        return h == 0 ? 1 : h;
+    }
+
     /** Murmur3's 64-bit finaliser: every input bit affects every output bit. */
     private static long mix(long z) {
         z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
@@ -78,7 +92,14 @@ public final class Signature {
         if (c == Collective.BARRIER) {
             return "barrier()";
         }
-        StringBuilder sb = new StringBuilder(c.cliName()).append("(count=").append(count);
+        StringBuilder sb = new StringBuilder(c.cliName()).append('(');
+        if (!c.vector()) {
+            sb.append("count=").append(count);
+        } else if (count != 0) {
+            sb.append("recvCounts#").append(Long.toHexString(count).toUpperCase(java.util.Locale.ROOT));
+        } else {
+            sb.append("own counts");
+        }
         if (dt >= 0 && dt < DType.values().length) {
             sb.append(", dtype=").append(DType.values()[dt].cliName());
         }

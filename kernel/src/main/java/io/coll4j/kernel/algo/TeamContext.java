@@ -49,6 +49,8 @@ public final class TeamContext {
     private final java.util.List<Runnable> abortListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile Schedule schedule;
     private final long maxSliceBytes;
+    /** Per rank and parity: the block layout of the current call (see {@link BlockLayout}). */
+    private final BlockLayout[] blockLayouts;
     /** Set once, read in every wait loop's slow path: cheaper than reading the AtomicReference. */
     private volatile boolean aborted;
 
@@ -71,6 +73,18 @@ public final class TeamContext {
         this.slots = new MemorySegment[size * SLOT_STRIDE];
         this.trees = new AtomicReferenceArray<>(size);
         this.threads = new AtomicReferenceArray<>(size);
+        this.blockLayouts = new BlockLayout[2 * size];
+        for (int i = 0; i < blockLayouts.length; i++) {
+            blockLayouts[i] = new BlockLayout();
+        }
+    }
+
+    /**
+     * The block layout {@code rank} filled for collective {@code seq}: written by its owner before its
+     * ANNOUNCE release, read by peers after an acquire of a stamp of that collective (as {@link #slot}).
+     */
+    public BlockLayout blocks(int rank, long seq) {
+        return blockLayouts[2 * rank + (int) (seq & 1)];
     }
 
     public int size() {

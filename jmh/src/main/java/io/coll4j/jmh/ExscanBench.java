@@ -1,0 +1,27 @@
+package io.coll4j.jmh;
+
+import io.coll4j.Collective;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.infra.Control;
+
+/**
+ * Exclusive scan of a {@code bytes} vector. One operation is one call by one rank; {@code algorithm} runs every algorithm {@code collbench list}
+ * shows for it, the {@code cyclicbarrier} baseline last. Threads, buffers and why iteration ends cannot
+ * deadlock: {@link CollectiveBench}.
+ */
+public class ExscanBench extends SizedCollectiveBench {
+    /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */
+    @Param({"direct", "chain", "cyclicbarrier"})
+    public String algorithm;
+
+    @Override
+    Collective collective() {
+        return Collective.EXSCAN;
+    }
+
+    @Benchmark
+    public void exscan(Control control) {
+        call(control);
+    }
+}

@@ -1,0 +1,27 @@
+package io.coll4j.jmh;
+
+import io.coll4j.Collective;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.infra.Control;
+
+/**
+ * Gather of {@code bytes} (the root's whole receive buffer, bytes/p per rank) to root 0. One operation is one call by one rank; {@code algorithm} runs every algorithm {@code collbench list}
+ * shows for it, the {@code cyclicbarrier} baseline last. Threads, buffers and why iteration ends cannot
+ * deadlock: {@link CollectiveBench}.
+ */
+public class GatherBench extends SizedCollectiveBench {
+    /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */
+    @Param({"push", "direct", "cyclicbarrier"})
+    public String algorithm;
+
+    @Override
+    Collective collective() {
+        return Collective.GATHER;
+    }
+
+    @Benchmark
+    public void gather(Control control) {
+        call(control);
+    }
+}
