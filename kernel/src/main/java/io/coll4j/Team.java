@@ -72,6 +72,8 @@ public final class Team implements AutoCloseable {
     private final Rank[] ranks;
     private final AtomicBoolean running = new AtomicBoolean();
     private volatile boolean closed;
+    /** Non-blocking and persistent collectives: issue window, futures, optional progress thread. */
+    private final io.coll4j.kernel.nb.NonBlockingEngine nonBlocking;
 
     private Team(Builder b) {
         this.topology = b.topology != null ? b.topology : Topology.host();
@@ -102,6 +104,7 @@ public final class Team implements AutoCloseable {
             for (int r = 0; r < size; r++) {
                 ranks[r] = new Rank(this, r);
             }
+            this.nonBlocking = new io.coll4j.kernel.nb.NonBlockingEngine(context, b.progressThread);
             ok = true;
         } finally {
             if (!ok) {
@@ -330,6 +333,8 @@ public final class Team implements AutoCloseable {
                 Thread.yield();
             }
         }
+        // outstanding requests never block close: their futures fail, the progress thread stops first
+        nonBlocking.close();
         closeArena();
     }
 
@@ -351,6 +356,15 @@ public final class Team implements AutoCloseable {
 
     boolean isClosed() {
         return closed;
+    }
+
+    io.coll4j.kernel.nb.NonBlockingEngine nonBlocking() {
+        return nonBlocking;
+    }
+
+    /** True when the team runs a progress thread for its non-blocking collectives. */
+    public boolean hasProgressThread() {
+        return nonBlocking.hasProgressThread();
     }
 
     TeamContext context() {
@@ -389,6 +403,7 @@ public final class Team implements AutoCloseable {
         private boolean reproducible;
         private io.coll4j.kernel.algo.Schedule schedule;
         private long maxSliceBytes;
+        private boolean progressThread;
 
         private Builder() {
         }
@@ -481,6 +496,16 @@ public final class Team implements AutoCloseable {
         /** Records who reads whose memory in every collective (tests, diagnostics); off by default. */
         public Builder recordSchedule(io.coll4j.kernel.algo.Schedule schedule) {
             this.schedule = Objects.requireNonNull(schedule, "schedule");
+            return this;
+        }
+
+        /**
+         * Runs a progress thread for the team's non-blocking and persistent collectives (default false):
+         * it works on every fully posted collective, so results complete while all ranks compute. Worth a
+         * spare core; without one it only takes time from the ranks.
+         */
+        public Builder progressThread(boolean progressThread) {
+            this.progressThread = progressThread;
             return this;
         }
 
