@@ -255,7 +255,7 @@ final class CollectiveBenchmark {
      * {@code warmup} calls, or fewer once the budget is spent. The ranks agree on when to stop with an
      * allreduce (MAX) of their elapsed time after every chunk, so they all make the same number of calls.
      */
-    private void warmUp(Rank rank, CollectivePlan plan, MemorySegment send, MemorySegment recv, long warmup,
+    private void warmUp(Rank rank, Caller plan, MemorySegment send, MemorySegment recv, long warmup,
                         MemorySegment sinkBuffer) {
         long start = System.nanoTime();
         long[] elapsed = new long[1];
@@ -264,7 +264,7 @@ final class CollectiveBenchmark {
             MemorySegment out = consume ? output(rank.id(), send, recv) : null;
             long sink = 0;
             for (long i = 0; i < chunk; i++) {
-                plan.execute(send, recv);
+                plan.call(send, recv);
                 if (consume) {
                     sink += readAll(out, sinkBuffer);
                 }
@@ -390,7 +390,7 @@ final class CollectiveBenchmark {
         }
         send = sends[0];
         recv = recvs[0];
-        CollectivePlan plan = rank.plan(collective, shape.callCount(), dtype, op, root, algorithm);
+        Caller plan = caller(rank, shape, algorithm, sends, recvs);
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment expected = validate ? expected(scratch, rank, shape) : null;
@@ -406,7 +406,7 @@ final class CollectiveBenchmark {
                         poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
                     }
                     long t0 = System.nanoTime();
-                    plan.execute(send, recv);
+                    plan.call(send, recv);
                     if (consume) {
                         consumed = readAll(output(r, send, recv), sinkBuffer);
                     }
@@ -428,16 +428,16 @@ final class CollectiveBenchmark {
                 for (int b = 0; b < batches; b++) {
                     if (slots == 1 && !consume) {
                         for (long i = 0; i < batch; i++) {
-                            plan.execute(send, recv);
+                            plan.call(send, recv);
                         }
                     } else if (slots == 1) {
                         for (long i = 0; i < batch; i++) {
-                            plan.execute(send, recv);
+                            plan.call(send, recv);
                             sink += readAll(out, sinkBuffer);
                         }
                     } else {
                         for (long i = 0; i < batch; i++) {
-                            plan.execute(sends[slot], recvs[slot]);
+                            plan.call(sends[slot], recvs[slot]);
                             if (consume) {
                                 sink += readAll(output(r, sends[slot], recvs[slot]), sinkBuffer);
                             }
@@ -451,8 +451,106 @@ final class CollectiveBenchmark {
                 res.totalNs = t - start;
                 consumed = sink;
             }
+        } finally {
+            plan.close();
         }
         return res;
+    }
+
+    // ---- non-blocking and persistent forms (--nonblocking, --persistent) ----
+
+    /** The name of the row that measures {@code rank.iXXX(...).await()} ({@code --nonblocking}). */
+    static final String NONBLOCKING = "nonblocking";
+    /** The name of the row that measures {@code start(); await()} of a persistent request ({@code --persistent}). */
+    static final String PERSISTENT = "persistent";
+
+    /** One timed call of the form being measured. */
+    interface Caller extends AutoCloseable {
+        void call(MemorySegment send, MemorySegment recv);
+
+        @Override
+        default void close() {
+        }
+    }
+
+    /** The blocking plan of {@code algorithm}, or the non-blocking or persistent form. */
+    private Caller caller(Rank rank, Shape shape, String algorithm, MemorySegment[] sends, MemorySegment[] recvs) {
+        long n = shape.callCount();
+        return switch (algorithm) {
+            case NONBLOCKING -> (s, r) -> issue(rank, s, r, n).await();
+            case PERSISTENT -> new PersistentCaller(rank, sends, recvs, n);
+            default -> {
+                CollectivePlan plan = rank.plan(collective, n, dtype, op, root, algorithm);
+                yield plan::execute;
+            }
+        };
+    }
+
+    DType dtype() {
+        return dtype;
+    }
+
+    Op op() {
+        return op;
+    }
+
+    /** Issues the collective in its non-blocking form. */
+    io.coll4j.Request issue(Rank rank, MemorySegment s, MemorySegment r, long n) {
+        return switch (collective) {
+            case BARRIER -> rank.ibarrier();
+            case BCAST -> rank.ibcast(s, n, dtype, root);
+            case REDUCE -> rank.ireduce(s, r, n, dtype, op, root);
+            case ALLREDUCE -> rank.iallreduce(s, r, n, dtype, op);
+            case REDUCE_SCATTER -> rank.ireduceScatter(s, r, n, dtype, op);
+            case ALLGATHER -> rank.iallgather(s, r, n, dtype);
+        };
+    }
+
+    /**
+     * Persistent requests bound once per buffer slot (one for a warm run); a call is {@code start();
+     * await()} of the slot's request — the same slot as the last call needs no lookup.
+     */
+    private final class PersistentCaller implements Caller {
+        private final MemorySegment[] sends;
+        private final io.coll4j.PersistentRequest[] requests;
+        private int last;
+
+        PersistentCaller(Rank rank, MemorySegment[] sends, MemorySegment[] recvs, long n) {
+            this.sends = sends;
+            this.requests = new io.coll4j.PersistentRequest[sends.length];
+            for (int k = 0; k < sends.length; k++) {
+                MemorySegment s = sends[k];
+                MemorySegment r = recvs[k];
+                requests[k] = switch (collective) {
+                    case BARRIER -> rank.barrierInit();
+                    case BCAST -> rank.bcastInit(s, n, dtype, root);
+                    case REDUCE -> rank.reduceInit(s, r, n, dtype, op, root);
+                    case ALLREDUCE -> rank.allreduceInit(s, r, n, dtype, op);
+                    case REDUCE_SCATTER -> rank.reduceScatterInit(s, r, n, dtype, op);
+                    case ALLGATHER -> rank.allgatherInit(s, r, n, dtype);
+                };
+            }
+        }
+
+        @Override
+        public void call(MemorySegment send, MemorySegment recv) {
+            if (sends[last] != send) {
+                last = 0;
+                while (sends[last] != send) {
+                    last++;
+                }
+            }
+            io.coll4j.PersistentRequest r = requests[last];
+            r.start();
+            r.await();
+        }
+
+        @Override
+        public void close() {
+            for (io.coll4j.PersistentRequest r : requests) {
+                r.close();
+            }
+        }
     }
 
     private MemorySegment array(long bytes) {
