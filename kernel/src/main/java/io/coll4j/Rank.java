@@ -670,6 +670,83 @@ public final class Rank implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ sub-teams
+
+    /** How many splits this rank has made (the same on every rank: split is a collective of the team). */
+    private long splits;
+
+    /**
+     * {@code MPI_Comm_split}: a collective of this team (every rank calls it, in the same order as its other
+     * blocking collectives). Ranks with the same {@code color} form a sub-team, ordered by {@code key} and
+     * then by their rank here; the calling thread gets its rank in it, attached and ready to use. A rank
+     * passing {@link Team#UNDEFINED} joins none and gets null.
+     *
+     * <p>The sub-team is a team of its own: its placement is its members' PUs, so the selector, the
+     * algorithms and the layout see its own topology; it has its own control lines, so it may run
+     * collectives while this team runs others (each thread, of course, is in one collective at a time).
+     * Closing: every member calls {@link #close()} on its sub-team rank when done; afterwards any thread
+     * may close the sub-team ({@code rank.team().close()}) to free its memory; closing the parent closes
+     * every sub-team still open, aborting ranks still inside a collective of it. An abort of the parent
+     * aborts its sub-teams.
+     *
+     * @throws IllegalArgumentException when {@code color} is negative and not {@link Team#UNDEFINED}
+     */
+    public Rank split(int color, int key) {
+        checkCaller();
+        if (color < 0 && color != Team.UNDEFINED) {
+            throw new IllegalArgumentException("color must be >= 0 or Team.UNDEFINED, got " + color);
+        }
+        long[] all = new long[2 * size()];
+        allgather(new long[]{color, key}, all);
+        long split = ++splits;
+        if (color == Team.UNDEFINED) {
+            return null;
+        }
+        java.util.List<int[]> members = new java.util.ArrayList<>();
+        for (int q = 0; q < size(); q++) {
+            if (all[2 * q] == color) {
+                members.add(new int[]{(int) all[2 * q + 1], q});
+            }
+        }
+        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        int[] order = new int[members.size()];
+        int mine = -1;
+        for (int i = 0; i < order.length; i++) {
+            order[i] = members.get(i)[1];
+            if (order[i] == id) {
+                mine = i;
+            }
+        }
+        Team sub = team.subTeam(split, color, order);
+        return sub.attach(mine);
+    }
+
+    /** {@link #split} by package: one sub-team per processor package, ranks in their order here. */
+    public Rank splitByPackage() {
+        return split(Math.max(0, pu().pkg()), id);
+    }
+
+    /** {@link #split} by NUMA node: one sub-team per node, ranks in their order here. */
+    public Rank splitByNuma() {
+        return split(Math.max(0, pu().numa()), id);
+    }
+
+    /**
+     * {@link #split} into the team of package leaders (the lowest rank of each package), the bridge of a
+     * two-level schedule [PAMI §4.2, MPI+MPI]; every other rank gets null.
+     */
+    public Rank splitLeaders() {
+        int pkg = pu().pkg();
+        boolean leader = true;
+        for (int q = 0; q < id; q++) {
+            if (team.placement().pu(q).pkg() == pkg) {
+                leader = false;
+                break;
+            }
+        }
+        return split(leader ? 0 : Team.UNDEFINED, id);
+    }
+
     void checkOwner() {
         checkCaller();
     }
