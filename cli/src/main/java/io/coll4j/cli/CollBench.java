@@ -26,6 +26,8 @@ import java.io.PrintWriter;
                 TuneCommand.class,
                 ExplainCommand.class,
                 ListCommand.class,
+                CompositionCommands.Chain.class,
+                CompositionCommands.Split.class,
         })
 public final class CollBench implements Runnable {
 
