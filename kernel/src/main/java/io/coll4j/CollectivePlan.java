@@ -2,7 +2,7 @@ package io.coll4j;
 
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
-import io.coll4j.kernel.model.Selector;
+import io.coll4j.kernel.algo.Selector;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 

@@ -9,7 +9,7 @@ import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.memory.RankScratch;
 import io.coll4j.kernel.memory.SharedArena;
 import io.coll4j.kernel.model.MachineModel;
-import io.coll4j.kernel.model.Selector;
+import io.coll4j.kernel.algo.Selector;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.kernel.sync.WaitStrategy;
 import io.coll4j.topology.Binder;
@@ -89,7 +89,7 @@ public final class Team implements AutoCloseable {
         this.arena = new SharedArena(binder);
         boolean ok = false;
         try {
-            ControlBlock ctrl = new ControlBlock(arena.arena(), size);
+            ControlBlock ctrl = new ControlBlock(arena.arena(), size, AlgorithmCatalog.peerLines(size));
             RankScratch[] scratch = new RankScratch[size];
             for (int r = 0; r < size; r++) {
                 scratch[r] = new RankScratch(arena, nodeOf(r));

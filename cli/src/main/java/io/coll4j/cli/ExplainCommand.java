@@ -3,7 +3,7 @@ package io.coll4j.cli;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
-import io.coll4j.kernel.model.Selector;
+import io.coll4j.kernel.algo.Selector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

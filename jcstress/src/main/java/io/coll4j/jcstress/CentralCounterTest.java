@@ -25,7 +25,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class CentralCounterTest {
     private static final Arena ARENA = Arena.ofAuto();
-    private final ControlBlock ctrl = new ControlBlock(ARENA, 2);
+    private final ControlBlock ctrl = new ControlBlock(ARENA, 2, 1);
     private final long counter = ctrl.globalOffset(ControlBlock.CENTRAL);
     private int x;
     private int y;

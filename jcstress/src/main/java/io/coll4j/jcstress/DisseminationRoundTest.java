@@ -30,10 +30,10 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class DisseminationRoundTest {
     private static final Arena ARENA = Arena.ofAuto();
-    private final ControlBlock ctrl = new ControlBlock(ARENA, 2);
+    private final ControlBlock ctrl = new ControlBlock(ARENA, 2, 1);
     private final long stamp = Stamp.of(1, 0);
-    private final long line0 = ctrl.offset(0, ControlBlock.DISSEMINATION);
-    private final long line1 = ctrl.offset(1, ControlBlock.DISSEMINATION);
+    private final long line0 = ctrl.offset(0, ControlBlock.FIRST_PEER_LINE);
+    private final long line1 = ctrl.offset(1, ControlBlock.FIRST_PEER_LINE);
     private int x;
     private int y;
 

@@ -29,7 +29,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class StampPublicationTest {
     private static final Arena ARENA = Arena.ofAuto();
-    private final ControlBlock ctrl = new ControlBlock(ARENA, 2);
+    private final ControlBlock ctrl = new ControlBlock(ARENA, 2, 1);
     private final MemorySegment seg = ctrl.segment();
     private final long line = ctrl.offset(1, ControlBlock.ARRIVE);
     private final long payload = ControlBlock.payloadOffset(line, 1);

@@ -55,6 +55,14 @@ public final class AlgorithmCatalog {
     private AlgorithmCatalog() {
     }
 
+    /**
+     * Peer-written control lines per rank the algorithms that signal a partner on the partner's own line
+     * need (their layouts: {@link DisseminationBarrier#peerLines}, {@link DisseminationAllreduce#peerLines}).
+     */
+    public static int peerLines(int ranks) {
+        return DisseminationBarrier.peerLines(ranks) + DisseminationAllreduce.peerLines(ranks);
+    }
+
     public static List<CollectiveAlgorithm> all() {
         return ALL;
     }

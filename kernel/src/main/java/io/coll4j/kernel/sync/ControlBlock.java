@@ -9,12 +9,14 @@ import java.lang.invoke.VarHandle;
  * The team's control state in native memory: for every rank a block of {@link #lines()} flag lines,
  * plus a few team-wide lines. Each line is {@link #LINE} = 128 bytes.
  *
- * <p><b>One writer per line, always the same one.</b> The first lines of a rank's block are written
- * only by that rank. The dissemination and recursive-doubling families are written by other ranks,
- * each line by one fixed writer for every collective of the team's life (line k of rank r: by
- * {@code (r - 2^k) mod p} resp. {@code r xor 2^k}). A line written by different ranks in successive
- * collectives could see a late write of collective s land after an early write of s+1 and move its
- * stamp backwards; with one fixed writer, program order keeps every line's stamps increasing.
+ * <p><b>One writer per line, always the same one.</b> The first {@link #FIRST_PEER_LINE} lines of a
+ * rank's block are written only by that rank. The {@link #peerLines()} lines after them are written by
+ * other ranks (push-style algorithms signal a partner on the partner's line); which algorithm uses which
+ * of them, and which rank writes each, is the layout of the algorithm that owns them. That layout must
+ * give every line one fixed writer for every collective of the team's life: a line written by different
+ * ranks in successive collectives could see a late write of collective s land after an early write of
+ * s+1 and move its stamp backwards; with one fixed writer, program order keeps every line's stamps
+ * increasing.
  *
  * <pre>
  * line layout (bytes)
@@ -50,8 +52,8 @@ public final class ControlBlock {
     public static final int DONE = 3;
     /** Per-rank line: second pipeline/handshake line for algorithms that need one more. */
     public static final int AUX = 4;
-    /** First of the per-rank dissemination lines; line {@code DISSEMINATION + k} of rank r is written by rank (r - 2^k) mod p. */
-    public static final int DISSEMINATION = 5;
+    /** First of the per-rank lines written by peers (see the class comment); {@link #peerLines()} of them. */
+    public static final int FIRST_PEER_LINE = 5;
 
     /** Team-wide line: the central barrier's arrival counter (incremented atomically by every rank). */
     public static final int CENTRAL = 0;
@@ -62,39 +64,30 @@ public final class ControlBlock {
     private final MemorySegment segment;
     private final int ranks;
     private final int linesPerRank;
-    private final int rounds;
+    private final int peerLines;
     private final long globalBase;
 
-    /** Allocates the control block for {@code ranks} ranks in {@code arena}, 128-byte aligned, zeroed. */
-    public ControlBlock(Arena arena, int ranks) {
+    /**
+     * Allocates the control block for {@code ranks} ranks in {@code arena}, 128-byte aligned, zeroed, with
+     * {@code peerLines} peer-written lines per rank after the rank's own.
+     */
+    public ControlBlock(Arena arena, int ranks, int peerLines) {
         if (ranks < 1) {
             throw new IllegalArgumentException("ranks must be >= 1, got " + ranks);
         }
+        if (peerLines < 0) {
+            throw new IllegalArgumentException("peerLines must be >= 0, got " + peerLines);
+        }
         this.ranks = ranks;
-        this.rounds = disseminationRounds(ranks);
-        this.linesPerRank = DISSEMINATION + 2 * rounds;
+        this.peerLines = peerLines;
+        this.linesPerRank = FIRST_PEER_LINE + peerLines;
         this.globalBase = (long) ranks * linesPerRank * LINE;
         this.segment = arena.allocate(globalBase + (long) GLOBAL_LINES * LINE, LINE);
     }
 
-    /** ceil(log2(ranks)): rounds of a dissemination barrier. */
-    public static int disseminationRounds(int ranks) {
-        return ranks <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(ranks - 1);
-    }
-
-    /**
-     * First of the per-rank recursive-doubling lines: line {@code recursiveDoubling() + k} of rank r, for
-     * {@code k < log2(p')} (p' the largest power of two <= p), is written by rank {@code r xor 2^k}; the last
-     * line, {@code k = rounds - 1} when p is not a power of two, is written by r's fold partner
-     * ({@code r ± p'}) [HMPI §2.3].
-     */
-    public int recursiveDoubling() {
-        return DISSEMINATION + rounds;
-    }
-
-    /** ceil(log2(p)): dissemination rounds, and recursive-doubling lines per rank. */
-    public int rounds() {
-        return rounds;
+    /** Peer-written lines per rank, from {@link #FIRST_PEER_LINE} on. */
+    public int peerLines() {
+        return peerLines;
     }
 
     /** Human name of a per-rank line index, for diagnostics. */
@@ -105,8 +98,7 @@ public final class ControlBlock {
             case RELEASE -> "RELEASE";
             case DONE -> "DONE";
             case AUX -> "AUX";
-            default -> line < DISSEMINATION + rounds ? "DISSEMINATION[" + (line - DISSEMINATION) + "]"
-                    : "RECURSIVE_DOUBLING[" + (line - DISSEMINATION - rounds) + "]";
+            default -> "PEER[" + (line - FIRST_PEER_LINE) + "]";
         };
     }
 

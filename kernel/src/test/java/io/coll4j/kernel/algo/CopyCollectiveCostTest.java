@@ -2,7 +2,6 @@ package io.coll4j.kernel.algo;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.model.MachineModel;
-import io.coll4j.kernel.model.Selector;
 import io.coll4j.reductions.DType;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,6 @@
 package io.coll4j.kernel.algo;
 
 import io.coll4j.Collective;
-import io.coll4j.kernel.model.Selector;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.algo.barrier.DisseminationBarrier;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.reductions.Reducer;
@@ -34,6 +35,21 @@ import java.lang.foreign.MemorySegment;
  */
 public final class DisseminationAllreduce extends AbstractAlgorithm {
     public static final String NAME = "dissemination";
+
+    /**
+     * Peer-written control lines per rank (the recursive-doubling lines, after the dissemination
+     * barrier's): ⌈log2 p⌉. Line {@code line(p, k)} of rank r, for {@code k < log2 p'}, is written only by
+     * {@code r xor 2^k}; the last, {@code k = ⌈log2 p⌉ − 1} when p is not a power of two, only by r's fold
+     * partner {@code r ± p'} [HMPI §2.3] — one fixed writer each, as the control block requires.
+     */
+    public static int peerLines(int p) {
+        return DisseminationBarrier.rounds(p);
+    }
+
+    /** Recursive-doubling line {@code k}: after the dissemination barrier's lines. */
+    static int line(int p, int k) {
+        return ControlBlock.FIRST_PEER_LINE + DisseminationBarrier.peerLines(p) + k;
+    }
 
     public DisseminationAllreduce() {
         super(Collective.ALLREDUCE, NAME, "recursive doubling, excess ranks folded in first (any p)", "[HMPI §2.3, Eq. 6-7]");
@@ -104,8 +120,8 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         int r = call.rank();
         int pw = Integer.highestOneBit(p);
         int rounds = Integer.numberOfTrailingZeros(pw);
-        int base = call.team().ctrl().recursiveDoubling();
-        int spare = base + call.team().ctrl().rounds() - 1;
+        int base = line(p, 0);
+        int spare = line(p, peerLines(p) - 1);
         long bytes = call.bytes();
         long count = call.count();
         MemorySegment ctl = call.control();

@@ -6,7 +6,7 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
-import io.coll4j.kernel.algo.reducescatter.MovementAvoidingSlices;
+import io.coll4j.kernel.algo.sliced.MovementAvoidingSlices;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 

@@ -1,5 +1,7 @@
 package io.coll4j.kernel.algo.bcast;
 
+import io.coll4j.kernel.algo.Slicing;
+import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;

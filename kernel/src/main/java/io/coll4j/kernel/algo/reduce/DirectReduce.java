@@ -5,7 +5,7 @@ import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
-import io.coll4j.kernel.algo.bcast.CopyCost;
+import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 

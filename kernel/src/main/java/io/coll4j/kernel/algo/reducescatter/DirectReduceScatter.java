@@ -3,7 +3,7 @@ package io.coll4j.kernel.algo.reducescatter;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
-import io.coll4j.kernel.algo.bcast.CopyCost;
+import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 

@@ -1,5 +1,6 @@
 package io.coll4j.kernel.algo.reducescatter;
 
+import io.coll4j.kernel.algo.sliced.MaSlicedAlgorithm;
 import io.coll4j.Collective;
 
 /**

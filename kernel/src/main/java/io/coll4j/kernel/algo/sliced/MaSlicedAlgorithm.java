@@ -1,4 +1,4 @@
-package io.coll4j.kernel.algo.reducescatter;
+package io.coll4j.kernel.algo.sliced;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;

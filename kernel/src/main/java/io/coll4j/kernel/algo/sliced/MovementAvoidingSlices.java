@@ -1,11 +1,11 @@
-package io.coll4j.kernel.algo.reducescatter;
+package io.coll4j.kernel.algo.sliced;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
-import io.coll4j.kernel.algo.bcast.CopyCost;
-import io.coll4j.kernel.algo.bcast.Slicing;
+import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.Slicing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 

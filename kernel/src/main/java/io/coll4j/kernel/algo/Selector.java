@@ -1,8 +1,7 @@
-package io.coll4j.kernel.model;
+package io.coll4j.kernel.algo;
 
+import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.Collective;
-import io.coll4j.kernel.algo.AlgorithmCatalog;
-import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 

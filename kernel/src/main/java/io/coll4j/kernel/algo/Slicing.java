@@ -1,4 +1,4 @@
-package io.coll4j.kernel.algo.bcast;
+package io.coll4j.kernel.algo;
 
 import io.coll4j.kernel.sync.Stamp;
 
