@@ -41,26 +41,34 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * complete for every rank at once, when the last item is finished: no rank's buffers are read or
  * written after any rank's request completes.
  *
- * <p><b>Staged</b> (small messages): each rank copies its contribution into this exchange's staging
- * area when it posts, and each rank's output ("part") is then computed from the staged copies — one
- * hand-over per round instead of the sliced schedule's two, and a rank's send buffer is free again as
- * soon as it posted. Parts are claimed per rank (CAS), so any thread can compute a rank's part. The
- * staging area has two halves, used by rounds of alternating parity; round r + 2 may overwrite half
- * r mod 2 because a rank posts r + 2 only after its request of r + 1 completed, which needed every rank
- * to post r + 1, which each did only after its part of round r — the last reader of that half — was done.
+ * <p><b>Staged</b> (small messages): each rank copies its contribution into its own region of this
+ * exchange's staging array and publishes the round number in a stamp on the same cache line (release),
+ * like the inline payloads of the blocking collectives: one line transfer carries flag and data, and there
+ * is no shared counter to contend on. Each rank's output ("part") is then computed from the staged copies
+ * once every stamp has reached the round — one hand-over per round instead of the sliced schedule's two,
+ * and a rank's send buffer is free again as soon as it posted. A part is done by its own rank (or, in a
+ * team with a progress thread, claimed with a CAS by whichever thread gets it). Each region has two
+ * payload halves, used by rounds of alternating parity; round r + 2 may overwrite half r mod 2 because a
+ * rank posts r + 2 only after its request of r + 1 completed, which needed every rank to post r + 1, which
+ * each did only after its part of round r — the last reader of that half — was done.
  *
  * <h2>Happens-before</h2>
- * (1) a rank's writes before its post (send buffer, staged copy, buffer references) → every reader of
- * round r: {@link RoundCounters#post()} / {@link RoundCounters#allPosted}; (2) an item's or part's outputs →
- * the request's completion: {@link RoundCounters#finish} / {@link RoundCounters#complete}, resp. the
- * release store of {@code partDone[q]} and its acquire load.
+ * <ol>
+ *   <li>Sliced: a rank's writes before its post (send buffer, buffer references) → every worker of round
+ *       r ({@link RoundCounters#post()} → {@link RoundCounters#allPosted}); an item's outputs → the
+ *       request's completion ({@link RoundCounters#finish} → {@link RoundCounters#complete}).</li>
+ *   <li>Staged: the staged copy → every reader of round r (release store of the rank's stamp → acquire
+ *       load in {@code stagedPosted}); a part's output → its rank's completion (release store of
+ *       {@code partDone[q]} → its acquire load in {@link #done}).</li>
+ *   <li>Buffer references are written by their rank before its post in program order, so (1) and (2)
+ *       publish them too.</li>
+ * </ol>
  */
 public final class Exchange {
     /** Largest per-rank contribution carried through the staging area (one or two cache lines per rank). */
     public static final long STAGE_MAX_BYTES = 256;
     /** Smallest sliced item: below this the claim traffic costs more than the parallel work saves. */
     static final long MIN_ITEM_BYTES = 4096;
-    private static final int STAGE_STRIDE_ALIGN = 64;
 
     final long id;
     final Collective collective;
@@ -80,8 +88,13 @@ public final class Exchange {
     final RoundCounters counters;
     private final boolean staged;
     private final long stageBytes;
-    private final long stageStride;
+    private final long stageHalf;
+    private final long rankStride;
+    /** Staged: per rank one region of whole 128-byte lines: [stamp | payload half 0 | payload half 1]. */
+    private final long[] stageArray;
     private final MemorySegment staging;
+    /** Whether parts may be taken by other threads (a progress thread): then they are claimed with a CAS. */
+    private final boolean claimParts;
     private final AtomicLongArray partClaim;
     private final AtomicLongArray partDone;
     private final AtomicLongArray postedBy;
@@ -95,8 +108,11 @@ public final class Exchange {
     record Waiter(int rank, long round, CompletableFuture<Void> future) {
     }
 
+    private static final java.lang.invoke.VarHandle STAMP = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+
     Exchange(long id, int creator, int p, Collective collective, long count, DType dtype, Op op, int root,
-             boolean persistent, long maxSliceBytes, Copy copy) {
+             boolean persistent, long maxSliceBytes, Copy copy, boolean claimParts) {
+        this.claimParts = claimParts;
         this.id = id;
         this.creator = creator;
         this.p = p;
@@ -123,8 +139,11 @@ public final class Exchange {
         this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
         if (staged) {
             this.stageBytes = contribution;
-            this.stageStride = Math.max(STAGE_STRIDE_ALIGN, (contribution + STAGE_STRIDE_ALIGN - 1) / STAGE_STRIDE_ALIGN * STAGE_STRIDE_ALIGN);
-            this.staging = MemorySegment.ofArray(new long[(int) (2 * p * stageStride / 8)]);
+            // the stamp and a small payload share one cache line: one transfer carries flag and data
+            this.stageHalf = (contribution + 7) / 8 * 8;
+            this.rankStride = (8 + 2 * stageHalf + 127) / 128 * 128;
+            this.stageArray = new long[(int) (p * rankStride / 8)];
+            this.staging = MemorySegment.ofArray(stageArray);
             this.partClaim = new AtomicLongArray(p);
             this.partDone = new AtomicLongArray(p);
             this.sliceElements = 0;
@@ -132,7 +151,9 @@ public final class Exchange {
             this.counters = new RoundCounters(p, 0);
         } else {
             this.stageBytes = 0;
-            this.stageStride = 0;
+            this.stageHalf = 0;
+            this.rankStride = 0;
+            this.stageArray = null;
             this.staging = null;
             this.partClaim = null;
             this.partDone = null;
@@ -207,20 +228,34 @@ public final class Exchange {
             if (s != null) {
                 MemorySegment.copy(s, 0, staging, stageOffset(round, rank), stageBytes);
             }
+            // release: the staged copy → every reader whose acquire of my stamp sees this round (stagedPosted)
+            STAMP.setRelease(stageArray, (int) (rank * rankStride / 8), round);
+            return false;
         }
-        postedBy.set(rank, round);
-        // release: the staged copy, my send buffer and buffer references → every reader of this round
+        postedBy.lazySet(rank, round);
+        // release: my send buffer and buffer references → every reader of this round
         return counters.post();
     }
 
     boolean allPosted(long round) {
-        return counters.allPosted(round);
+        return staged ? stagedPosted(round) : counters.allPosted(round);
+    }
+
+    /** Staged: every rank's stamp has reached {@code round} (acquire loads; each pairs with that rank's post). */
+    private boolean stagedPosted(long round) {
+        for (int q = 0; q < p; q++) {
+            if ((long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) < round) {
+                return false;
+            }
+        }
+        return true;
     }
 
     List<Integer> notPosted(long round) {
         List<Integer> m = new ArrayList<>();
         for (int q = 0; q < p; q++) {
-            if (postedBy.get(q) < round) {
+            long posted = staged ? (long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) : postedBy.get(q);
+            if (posted < round) {
                 m.add(q);
             }
         }
@@ -230,7 +265,8 @@ public final class Exchange {
     /** True when rank {@code rank}'s result of round {@code round} is complete (acquire). */
     boolean done(int rank, long round) {
         if (staged) {
-            return partDone.get(rank) >= round;
+            // acquire: pairs with the release of partDone in part()
+            return partDone.getAcquire(rank) >= round;
         }
         return counters.complete(round);
     }
@@ -240,7 +276,7 @@ public final class Exchange {
      * {@code rank < 0}: any rank's), or the next unclaimed item (sliced). Returns true when it did work.
      */
     boolean progress(ItemWorker w, int rank, long round) {
-        if (!counters.allPosted(round)) {
+        if (!allPosted(round)) {
             return false;
         }
         if (staged) {
@@ -273,11 +309,11 @@ public final class Exchange {
     }
 
     private boolean part(ItemWorker w, int q, long round) {
-        if (!partClaim.compareAndSet(q, round - 1, round)) {
+        if (claimParts ? !partClaim.compareAndSet(q, round - 1, round) : partDone.getPlain(q) >= round) {
             return false;
         }
-        int r = (int) ((round - 1) & 1);
-        long half = (long) r * p * stageStride;
+        long half = 8 + ((round - 1) & 1) * stageHalf;
+        long stageStride = rankStride;
         long n = count;
         switch (collective) {
             case ALLREDUCE, REDUCE -> {
@@ -306,9 +342,8 @@ public final class Exchange {
             }
             case BARRIER -> { }
         }
-        w.forget();
         // release: rank q's output is written; pairs with done()'s acquire
-        partDone.set(q, round);
+        partDone.setRelease(q, round);
         signal();
         return true;
     }
@@ -319,7 +354,7 @@ public final class Exchange {
     }
 
     private long stageOffset(long round, int rank) {
-        return ((round - 1) & 1) * p * stageStride + rank * stageStride;
+        return rank * rankStride + 8 + ((round - 1) & 1) * stageHalf;
     }
 
     /** Executes sliced item {@code i} (see the class comment for what each collective's item does). */

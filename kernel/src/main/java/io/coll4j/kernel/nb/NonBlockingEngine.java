@@ -38,6 +38,7 @@ public final class NonBlockingEngine implements AutoCloseable {
     /** Issue numbers a rank may be ahead of the slowest rank to find its calls. */
     public static final int WINDOW = 1024;
     private static final long PROGRESS_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long STAGED_RECHECK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
 
     private final TeamContext context;
     private final int size;
@@ -98,7 +99,7 @@ public final class NonBlockingEngine implements AutoCloseable {
             }
             if (e == null || (e.id == id - WINDOW && e.allJoined())) {
                 Exchange n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
-                        context.copy());
+                        context.copy(), progressThread != null);
                 if (slots.compareAndSet(i, e, n)) {
                     e = n;
                     break;
@@ -124,7 +125,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         }
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
             Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
-                    context.copy());
+                    context.copy(), progressThread != null);
             throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + ": rank "
                     + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
         }
@@ -145,12 +146,14 @@ public final class NonBlockingEngine implements AutoCloseable {
 
     /** Posts round {@code round} of {@code x} for {@code rank}; wakes the progress thread when the round is fully posted. */
     public void post(Exchange x, int rank, long round) {
-        if (x.post(rank, round)) {
+        boolean complete = x.post(rank, round);
+        if (complete) {
             x.posted(round);
-            if (progressThread != null) {
-                ready.add(new Ready(x, round));
-                LockSupport.unpark(progressThread);
-            }
+        }
+        // a staged post cannot tell whether it was the last (no shared counter): the thread checks
+        if (progressThread != null && (complete || x.staged())) {
+            ready.add(new Ready(x, round));
+            LockSupport.unpark(progressThread);
         }
     }
 
@@ -188,6 +191,11 @@ public final class NonBlockingEngine implements AutoCloseable {
             Ready r = ready.poll();
             if (r == null) {
                 LockSupport.parkNanos(PROGRESS_PARK_NANOS);
+                continue;
+            }
+            if (r.exchange().staged() && !r.exchange().allPosted(r.round())) {
+                ready.add(r);                    // not every rank has posted yet: look again shortly
+                LockSupport.parkNanos(STAGED_RECHECK_NANOS);
                 continue;
             }
             try {
