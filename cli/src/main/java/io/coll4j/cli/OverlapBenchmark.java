@@ -16,7 +16,8 @@ import java.util.Map;
  * {@code collbench <collective> --overlap US|auto}: how much of a non-blocking collective hides behind
  * computation. Per size: A, the blocking collective's time (the model's pick, measured as the sweep
  * measures it); then, for every iteration, every rank posts the non-blocking form, the last rank runs a
- * fixed compute kernel for C (US microseconds, or A with {@code auto}) and then awaits, while the others
+ * fixed compute kernel (a dependent multiply-add chain, no memory traffic) for C of wall-clock time (US
+ * microseconds, or A with {@code auto}) and then awaits, while the others
  * await at once — and so do the work the computing rank is not doing. T is the computing rank's time
  * from post to the return of its await. Blocking after the computation would cost C + A; T / (C + A)
  * below 1 is the overlap (the ideal on two cores, where the waiting rank does all the work alone at
@@ -44,16 +45,21 @@ final class OverlapBenchmark {
 
     private static volatile double seed = 1.0;
 
-    /** Nanoseconds per kernel iteration on the calling thread: the best of a few timed runs. */
-    static double calibrate() {
-        double best = Double.MAX_VALUE;
-        long n = 1 << 20;
-        for (int k = 0; k < 7; k++) {
-            long t0 = System.nanoTime();
-            sink = kernel(n);
-            best = Math.min(best, (System.nanoTime() - t0) / (double) n);
-        }
-        return best;
+    /** Kernel iterations between clock reads in {@link #computeFor}: about a microsecond. */
+    static final long CHUNK = 512;
+
+    /**
+     * Runs the kernel, {@link #CHUNK} iterations at a time, until {@code nanos} of wall-clock time have
+     * passed: the rank is busy for C whatever share of a core the machine gives it (a fixed iteration
+     * count ran 6x longer than calibrated on a machine loaded 7x).
+     */
+    static double computeFor(long nanos) {
+        long end = System.nanoTime() + nanos;
+        double x = 0;
+        do {
+            x += kernel(CHUNK);
+        } while (System.nanoTime() - end < 0);
+        return x;
     }
 
     static Integer run(CollectiveCommands.Base cmd, Collective c, RunOptions.Setup setup, OutputFormat fmt, List<String> algs)
@@ -124,7 +130,7 @@ final class OverlapBenchmark {
             send[r] = rank.allocate(Math.max(sh.sendBytes(), 8));
             recv[r] = rank.allocate(Math.max(sh.recvBytes(), 8));
             BenchData.fill(send[r].asSlice(0, sh.sendBytes()), bench.dtype(), bench.op(), r, sh.sendBytes() / bench.dtype().size());
-            long kernelIterations = computes ? Math.round(cUs * 1e3 / calibrate()) : 0;
+            long computeNanos = Math.round(cUs * 1e3);
             long sumT = 0;
             long sumC = 0;
             long minT = Long.MAX_VALUE;
@@ -135,7 +141,7 @@ final class OverlapBenchmark {
                 Request q = bench.issue(rank, send[r], recv[r], sh.callCount());
                 if (computes) {
                     long c0 = System.nanoTime();
-                    sink = kernel(kernelIterations);
+                    sink = computeFor(computeNanos);
                     long c1 = System.nanoTime();
                     q.await();
                     long t = System.nanoTime() - t0;
