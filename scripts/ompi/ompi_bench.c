@@ -1,7 +1,7 @@
 /*
  * Open MPI reference point for collbench: times MPI_Allreduce / MPI_Reduce_scatter_block / MPI_Reduce /
  * MPI_Bcast / MPI_Allgather / MPI_Barrier on MPI_DOUBLE + MPI_SUM over the same sizes and prints rows in
- * collbench's CSV header (DESIGN §8), so the two tables can be compared line by line. Sizes are bytes per
+ * collbench's CSV header (docs/design.md, "CLI contract"), so the two tables can be compared line by line. Sizes are bytes per
  * rank with collbench's meaning (the input for reduce-scatter, the output for allgather).
  * Timing as OSU: warm-up, then the max over ranks of the average over iterations.
  * Usage: mpirun -np 2 ompi_bench allreduce 8 67108864

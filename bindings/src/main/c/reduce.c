@@ -1,6 +1,9 @@
 /*
- * reduce.c — native reduction kernels: the C comparison point for coll4j's Vector API kernels in
- * the JMH suites (io.coll4j.bindings.copy.NativeReduce). Not used by any collective.
+ * reduce.c — native reduction kernels. coll4j_reduce_many_nt is on the collectives' hot path: the
+ * streaming fold (io.coll4j.bindings.copy.StreamingFold) that direct reduce-scatter and reduce and push
+ * allreduce use when their result does not stay in cache. coll4j_reduce and coll4j_reduce_many_sum_f64
+ * are the C comparison point for the Vector API kernels in the JMH suites (NativeReduce); no collective
+ * calls those two.
  *
  *   int  coll4j_reduce(int dtype, int op, void *dst, const void *a, const void *b, size_t n)
  *        dst[i] = a[i] op b[i]; dtype F32=0 F64=1 I32=2 I64=3, op SUM=0 PROD=1 MIN=2 MAX=3
@@ -218,4 +221,19 @@ COLL4J_EXPORT int coll4j_reduce_many_nt(int dtype, int op, void *const *dsts, in
     }
     _mm_sfence();
     return 0;
+}
+
+/*
+ * coll4j_reduce_many_nt with eight more pointer arguments the function does not read. The pointer
+ * tables are plain native memory, so the FFM linker cannot see what they point into; the Java side
+ * (StreamingFold) passes one segment of every memory session the tables point into as h0..h7, and the
+ * linker keeps the session of every segment argument alive for the whole downcall. So no arena can be
+ * closed (and its memory freed) while the fold streams through it: Arena.close fails instead.
+ */
+COLL4J_EXPORT int coll4j_reduce_many_nt_held(int dtype, int op, void *const *dsts, int nd,
+                                             const void *const *srcs, int k, size_t n,
+                                             const void *h0, const void *h1, const void *h2, const void *h3,
+                                             const void *h4, const void *h5, const void *h6, const void *h7) {
+    (void)h0; (void)h1; (void)h2; (void)h3; (void)h4; (void)h5; (void)h6; (void)h7;
+    return coll4j_reduce_many_nt(dtype, op, dsts, nd, srcs, k, n);
 }

@@ -57,7 +57,7 @@ static const reduce_fn KNAME(table)[4][7] = {
 /*
  * dst = s0 + s1 + ... + s(k-1), folded left to right, in one pass over memory: the elements are
  * taken in blocks of MANY_BLOCK doubles; a block's partial sums live in acc (L1-resident), every
- * source block is read once from memory and dst is written once [YHCCL §3, HMPI §4.3]. Sources are
+ * source block is read once from memory and dst is written once [HMPI §2.4]. Sources are
  * folded into acc up to four at a time, each as ((acc + s_j) + s_j+1) + ..., so the order of the
  * additions is the scalar left fold's and the result is bitwise equal to it. dst may alias a
  * source exactly: a block of dst is written only after every source block was read.

@@ -6,7 +6,7 @@ import io.coll4j.reductions.Op;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Argument checks of the collectives (DESIGN §7): every failure is an {@link IllegalArgumentException}
+ * Argument checks of the collectives (docs/design.md, "Error contract"): every failure is an {@link IllegalArgumentException}
  * naming the argument, thrown on the calling rank before any shared state is touched.
  */
 final class Arguments {
@@ -49,10 +49,74 @@ final class Arguments {
         }
     }
 
-    /** A buffer the collective reads: not null, large enough, accessible from every rank's thread. */
-    static void readable(String name, MemorySegment seg, long bytes) {
+    /**
+     * The one validation of a collective call, shared by the {@link Rank} methods and the plan path
+     * ({@link CollectivePlan#execute}): counts, dtype, op and root, then every buffer the call touches —
+     * not null, alive, large enough, accessible from every rank, writable where written, and overlapping
+     * only as the collective allows. {@code recv} of a non-root reduce rank is not looked at.
+     */
+    static void collective(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
+                           int root, int rank, int size) {
+        if (c == Collective.BARRIER) {
+            return;
+        }
+        count(switch (c) {
+            case REDUCE_SCATTER -> "recvCount";
+            case ALLGATHER -> "sendCount";
+            default -> "count";
+        }, count);
+        dtype(dtype);
+        if (c.reduces()) {
+            op(op, dtype);
+        }
+        if (c.rooted()) {
+            root(root, size);
+        }
+        long block = bytes(count, dtype, 1);
+        switch (c) {
+            case BCAST -> writable("buf", send, block, rank);
+            case REDUCE -> {
+                readable("send", send, block, rank);
+                if (rank == root) {
+                    writable("recv", recv, block, rank);
+                    inPlaceOrDisjoint("send", send, "recv", recv, block);
+                }
+            }
+            case ALLREDUCE -> {
+                readable("send", send, block, rank);
+                writable("recv", recv, block, rank);
+                inPlaceOrDisjoint("send", send, "recv", recv, block);
+            }
+            case REDUCE_SCATTER -> {
+                long total = bytes(count, dtype, size);
+                readable("send", send, total, rank);
+                writable("recv", recv, block, rank);
+                if (overlap(send, total, recv, block)) {
+                    throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
+                }
+            }
+            case ALLGATHER -> {
+                long total = bytes(count, dtype, size);
+                readable("send", send, block, rank);
+                writable("recv", recv, total, rank);
+                if (overlap(send, block, recv, total)
+                        && !sameStart(send, recv.asSlice(Math.min(rank * block, recv.byteSize())))) {
+                    throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
+                }
+            }
+            default -> throw new AssertionError(c);
+        }
+    }
+
+    /** A buffer the collective reads: not null, alive, large enough, accessible from every rank's thread. */
+    static void readable(String name, MemorySegment seg, long bytes, int rank) {
         if (seg == null) {
             throw new IllegalArgumentException(name + " must not be null");
+        }
+        if (!seg.scope().isAlive()) {
+            // checked here, before anything is published: a peer reading it would fail in the middle of the
+            // collective, and a native kernel given its address would read freed memory
+            throw new IllegalArgumentException(name + " of rank " + rank + " is not alive: its arena was closed");
         }
         if (seg.byteSize() < bytes) {
             throw new IllegalArgumentException(name + " is too small: " + seg.byteSize() + " bytes, the call needs " + bytes);
@@ -64,8 +128,8 @@ final class Arguments {
     }
 
     /** A buffer the collective writes: as {@link #readable} and not read-only. */
-    static void writable(String name, MemorySegment seg, long bytes) {
-        readable(name, seg, bytes);
+    static void writable(String name, MemorySegment seg, long bytes, int rank) {
+        readable(name, seg, bytes, rank);
         if (seg.isReadOnly()) {
             throw new IllegalArgumentException(name + " is read-only");
         }

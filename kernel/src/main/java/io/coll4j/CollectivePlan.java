@@ -11,7 +11,7 @@ import java.util.Locale;
 
 /**
  * A collective of fixed shape (collective, count, dtype, op, root) bound to one rank, with its algorithm
- * chosen once — for the hot loop of a training step (DESIGN §2). Every rank of the team must make the
+ * chosen once — for the hot loop of a training step (docs/design.md, "Public API"). Every rank of the team must make the
  * same plan and call {@link #execute} in the same order as its other collectives. Arguments that do not
  * depend on the buffers are validated when the plan is made.
  */
@@ -85,8 +85,8 @@ public final class CollectivePlan {
         return root;
     }
 
-    /** The algorithm this plan runs. */
-    public CollectiveAlgorithm algorithm() {
+    /** The algorithm this plan runs (coll4j's tools: {@code TeamInternals.algorithm}). */
+    CollectiveAlgorithm algorithm() {
         return algorithm;
     }
 

@@ -31,7 +31,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code size() × sendCount}). Segments may be heap or native, at any alignment, but must be accessible
  * from every rank's thread (not from a confined arena). Passing the same segment as send and receive
  * buffer means in place (allreduce, reduce); for allgather, a send segment that is this rank's block of
- * the receive buffer means in place. When a collective returns, its buffers may be reused.
+ * the receive buffer means in place. When a collective returns, its buffers may be reused. A segment must
+ * stay alive for the whole call: one already closed is an {@link IllegalArgumentException} naming it
+ * and this rank; one closed by another thread during the call fails the call (the rank that passed it
+ * gets the {@code IllegalArgumentException}, the others a {@link TeamAbortedException} naming it).
+ *
+ * <p>Interrupts: a rank whose thread is interrupted while it waits in a collective leaves the call with a
+ * {@link CollectiveInterruptedException} naming it; the thread's interrupt status stays set, and the team
+ * is aborted (the others get a {@link TeamAbortedException} naming this rank). A thread that enters a
+ * collective with its interrupt status already set gets the same exception at its first wait that is
+ * not satisfied at once.
  */
 public final class Rank implements AutoCloseable {
     private final Team team;
@@ -43,6 +52,18 @@ public final class Rank implements AutoCloseable {
     private final CollectiveAlgorithm[] lastAlgorithm = new CollectiveAlgorithm[Collective.values().length];
     private final long[] lastKey = new long[Collective.values().length];
     private volatile BindResult binding;
+    /** Written by the rank's thread around every collective, read by {@link Team#close} (see {@link #execute}). */
+    @SuppressWarnings("unused")
+    private boolean inCall;
+    private static final java.lang.invoke.VarHandle IN_CALL;
+
+    static {
+        try {
+            IN_CALL = java.lang.invoke.MethodHandles.lookup().findVarHandle(Rank.class, "inCall", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     Rank(Team team, int id) {
         this.team = team;
@@ -103,6 +124,10 @@ public final class Rank implements AutoCloseable {
     void bindThread() {
         if (team.placement().placement().binds()) {
             binding = team.binder().bindCurrentThread(pu());
+            if (!binding.bound() && !binding.method().equals("none")) {   // "none": a binder that never binds, noted where chosen
+                io.coll4j.topology.Fallbacks.note("thread binding", "rank " + id + " not bound to P#" + binding.requestedOsPu() + " ("
+                        + binding.method() + ": " + binding.detail() + "); it runs where the OS puts it");
+            }
         } else {
             binding = new BindResult(false, pu().osIndex(), -1, "none", "placement 'none' does not bind");
         }
@@ -141,7 +166,12 @@ public final class Rank implements AutoCloseable {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must be >= 0, got " + bytes);
         }
-        return team.arena().allocate(bytes, team.nodeOf(id));
+        try {
+            return team.arena().allocate(bytes, team.nodeOf(id));
+        } catch (OutOfMemoryError e) {
+            // the size is the caller's argument: memory that cannot be had is a bad argument, not a dead JVM
+            throw new IllegalArgumentException("bytes: " + bytes + " bytes cannot be allocated (" + e.getMessage() + ")");
+        }
     }
 
     // ------------------------------------------------------------------ collectives on segments
@@ -155,12 +185,8 @@ public final class Rank implements AutoCloseable {
     /** Copies {@code count} elements of the root's {@code buf} into every other rank's {@code buf}. */
     public void bcast(MemorySegment buf, long count, DType dtype, int root) {
         checkCaller();
-        Arguments.count("count", count);
-        Arguments.dtype(dtype);
-        Arguments.root(root, size());
-        long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.writable("buf", buf, bytes);
-        execute(Collective.BCAST, buf, buf, count, dtype, null, root, bytes);
+        Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id, size());
+        execute(Collective.BCAST, buf, buf, count, dtype, null, root, count * dtype.size());
     }
 
     /**
@@ -169,57 +195,18 @@ public final class Rank implements AutoCloseable {
      */
     public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
-        Arguments.count("count", count);
-        Arguments.dtype(dtype);
-        Arguments.op(op, dtype);
-        Arguments.root(root, size());
-        long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.readable("send", send, bytes);
-        if (id == root) {
-            Arguments.writable("recv", recv, bytes);
-            Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-        }
-        execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, bytes);
+        Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, size());
+        execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, count * dtype.size());
     }
 
-    /** Validates the buffers of a plan's call exactly as the collective's method does, then runs the plan's algorithm. */
+    /** Validates a plan's call with the same validator as the collective's method ({@link Arguments#collective}), then runs the plan's algorithm. */
     void execute(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
         checkCaller();
         Collective c = plan.collective();
         long count = plan.count();
         DType t = plan.dtype();
         int root = plan.root();
-        switch (c) {
-            case BARRIER -> { }
-            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, t, 1));
-            case REDUCE -> {
-                long bytes = Arguments.bytes(count, t, 1);
-                Arguments.readable("send", send, bytes);
-                if (id == root) {
-                    Arguments.writable("recv", recv, bytes);
-                    Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-                }
-            }
-            case ALLREDUCE -> {
-                long bytes = Arguments.bytes(count, t, 1);
-                Arguments.readable("send", send, bytes);
-                Arguments.writable("recv", recv, bytes);
-                Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-            }
-            case REDUCE_SCATTER -> {
-                long total = Arguments.bytes(count, t, size());
-                Arguments.readable("send", send, total);
-                Arguments.writable("recv", recv, Arguments.bytes(count, t, 1));
-                if (Arguments.overlap(send, total, recv, Arguments.bytes(count, t, 1))) {
-                    throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
-                }
-            }
-            case ALLGATHER -> {
-                long block = Arguments.bytes(count, t, 1);
-                Arguments.readable("send", send, block);
-                Arguments.writable("recv", recv, Arguments.bytes(count, t, size()));
-            }
-        }
+        Arguments.collective(c, send, c == Collective.BCAST ? send : recv, count, t, plan.op(), root, id, size());
         MemorySegment r = switch (c) {
             case BARRIER -> null;
             case BCAST -> send;
@@ -232,14 +219,8 @@ public final class Rank implements AutoCloseable {
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
     public void allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
-        Arguments.count("count", count);
-        Arguments.dtype(dtype);
-        Arguments.op(op, dtype);
-        long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.readable("send", send, bytes);
-        Arguments.writable("recv", recv, bytes);
-        Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-        execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, bytes);
+        Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, size());
+        execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, count * dtype.size());
     }
 
     /**
@@ -248,17 +229,8 @@ public final class Rank implements AutoCloseable {
      */
     public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         checkCaller();
-        Arguments.count("recvCount", recvCount);
-        Arguments.dtype(dtype);
-        Arguments.op(op, dtype);
-        long block = Arguments.bytes(recvCount, dtype, 1);
-        long total = Arguments.bytes(recvCount, dtype, size());
-        Arguments.readable("send", send, total);
-        Arguments.writable("recv", recv, block);
-        if (Arguments.overlap(send, total, recv, block)) {
-            throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
-        }
-        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, total);
+        Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, size());
+        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
     }
 
     /**
@@ -267,17 +239,8 @@ public final class Rank implements AutoCloseable {
      */
     public void allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         checkCaller();
-        Arguments.count("sendCount", sendCount);
-        Arguments.dtype(dtype);
-        long block = Arguments.bytes(sendCount, dtype, 1);
-        long total = Arguments.bytes(sendCount, dtype, size());
-        Arguments.readable("send", send, block);
-        Arguments.writable("recv", recv, total);
-        if (Arguments.overlap(send, block, recv, total)
-                && !Arguments.sameStart(send, recv.asSlice(Math.min(id * block, recv.byteSize())))) {
-            throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
-        }
-        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, total);
+        Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id, size());
+        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
     }
 
     // ------------------------------------------------------------------ collectives on arrays
@@ -450,6 +413,9 @@ public final class Rank implements AutoCloseable {
             throw context.abortedException(id);
         }
         Reducer red = dtype == null ? null : reducer(dtype, op);
+        // release: a plain store on x86; Team.close polls it (acquire) after aborting the team, to let an
+        // in-flight call leave before the arena is freed (the native calls also hold their segments' sessions)
+        IN_CALL.setRelease(this, true);
         try {
             call.begin(c, send, recv, count, dtype, op, root, red, a);
             a.run(call);
@@ -459,8 +425,14 @@ public final class Rank implements AutoCloseable {
             throw e;
         } catch (RuntimeException | Error e) {
             call.end(false);
+            RuntimeException blamed = blame(e);
+            if (blamed != null) {
+                throw blamed;
+            }
             context.abort(e, id);
             throw e;
+        } finally {
+            IN_CALL.setRelease(this, false);
         }
     }
 
@@ -632,26 +604,26 @@ public final class Rank implements AutoCloseable {
             Arguments.root(root, size());
         }
         switch (c) {
-            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, dtype, 1));
+            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, dtype, 1), id);
             case REDUCE -> {
                 long bytes = Arguments.bytes(count, dtype, 1);
-                Arguments.readable("send", send, bytes);
+                Arguments.readable("send", send, bytes, id);
                 if (id == root) {
-                    Arguments.writable("recv", recv, bytes);
+                    Arguments.writable("recv", recv, bytes, id);
                     Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
                 }
             }
             case ALLREDUCE -> {
                 long bytes = Arguments.bytes(count, dtype, 1);
-                Arguments.readable("send", send, bytes);
-                Arguments.writable("recv", recv, bytes);
+                Arguments.readable("send", send, bytes, id);
+                Arguments.writable("recv", recv, bytes, id);
                 Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
             }
             case REDUCE_SCATTER -> {
                 long block = Arguments.bytes(count, dtype, 1);
                 long total = Arguments.bytes(count, dtype, size());
-                Arguments.readable("send", send, total);
-                Arguments.writable("recv", recv, block);
+                Arguments.readable("send", send, total, id);
+                Arguments.writable("recv", recv, block, id);
                 if (Arguments.overlap(send, total, recv, block)) {
                     throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
                 }
@@ -659,8 +631,8 @@ public final class Rank implements AutoCloseable {
             case ALLGATHER -> {
                 long block = Arguments.bytes(count, dtype, 1);
                 long total = Arguments.bytes(count, dtype, size());
-                Arguments.readable("send", send, block);
-                Arguments.writable("recv", recv, total);
+                Arguments.readable("send", send, block, id);
+                Arguments.writable("recv", recv, total, id);
                 if (Arguments.overlap(send, block, recv, total)
                         && !Arguments.sameStart(send, recv.asSlice(Math.min(id * block, recv.byteSize())))) {
                     throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
@@ -749,6 +721,42 @@ public final class Rank implements AutoCloseable {
 
     void checkOwner() {
         checkCaller();
+    }
+
+    /**
+     * What this rank reports for an unexpected exception {@code e} from its algorithm, with the team aborted
+     * and the blame on the right rank: a rank that entered this collective with another call (another
+     * algorithm misreads its lines and buffers) is a mismatch; a closed team is an IllegalStateException; a
+     * buffer closed during the call is an IllegalArgumentException for the rank that passed it, and a
+     * TeamAbortedException naming that rank for the others. Null when {@code e} is this rank's own failure.
+     */
+    private RuntimeException blame(Throwable e) {
+        try {
+            call.rethrowMismatchBehind();
+        } catch (CollectiveException m) {
+            m.addSuppressed(e);
+            return m;
+        }
+        if (team.isClosed()) {
+            context.abort(new IllegalStateException("the team was closed"), -1);
+            IllegalStateException closed = new IllegalStateException("the team was closed while rank " + id + " was in "
+                    + call.collective().cliName(), e);
+            return closed;
+        }
+        String dead = call.deadBuffer();
+        if (dead != null) {
+            int owner = call.deadBufferOwner();
+            IllegalArgumentException bad = new IllegalArgumentException(dead + " was closed during "
+                    + call.collective().cliName() + " (collective #" + call.seq() + ")", e);
+            context.abort(bad, owner);
+            return owner == id ? bad : context.abortedException(id);
+        }
+        return null;
+    }
+
+    /** True while this rank's thread is inside a collective (read by {@link Team#close}). */
+    boolean inCall() {
+        return (boolean) IN_CALL.getAcquire(this);
     }
 
     @Override

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p><b>Progress.</b> Nothing runs in the background unless the team was built with
  * {@link Team.Builder#progressThread(boolean)}: the collective moves when a rank of the team polls
- * ({@link #isDone()}), waits ({@link #await()}) or calls {@link Rank#progress()}, and a waiting rank does
+ * ({@link #isDone()}) or waits ({@link #await()}), and a waiting rank does
  * every part of the work its peers have not done yet. So a rank that posts and then computes finds its
  * result complete when it comes back, as long as some peer waited meanwhile.
  *

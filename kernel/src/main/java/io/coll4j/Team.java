@@ -2,6 +2,7 @@ package io.coll4j;
 
 import io.coll4j.bindings.copy.Copy;
 import io.coll4j.bindings.libc.TimerSlack;
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.TeamContext;
@@ -26,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A team of thread ranks that run collectives together (DESIGN §2).
+ * A team of thread ranks that run collectives together (docs/design.md, "Public API").
  *
  * <pre>{@code
  * try (Team team = Team.builder().ranks(4).placement(Placement.COMPACT).build()) {
@@ -45,6 +46,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Failure: if a rank's body throws, the team aborts — ranks blocked in a collective get a
  * {@link TeamAbortedException} within milliseconds — and {@link #run} rethrows the first failure. A
  * collective mismatch or timeout aborts the team too. An aborted team cannot run again.
+ *
+ * <p>Interrupts: interrupting a rank's thread while it waits aborts the team (see {@link Rank}), and
+ * {@link #run} rethrows that rank's {@link CollectiveInterruptedException}. Interrupting the thread that
+ * called {@link #run} aborts every rank; {@code run} then throws a {@link CollectiveInterruptedException}
+ * (rank −1) with the caller's interrupt status still set.
  */
 public final class Team implements AutoCloseable {
     /** Default collective timeout: long enough for a 256 MiB collective on an oversubscribed machine. */
@@ -55,6 +61,12 @@ public final class Team implements AutoCloseable {
      * up on a thread that ignores interrupts (it is a daemon and cannot keep the JVM alive).
      */
     static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    /**
+     * How long {@link #close()} waits for ranks that are inside a collective to leave it (they are aborted
+     * first, so this is the time to notice an abort, or to finish one native call on a loaded machine).
+     */
+    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     /** Timer slack of rank threads: parks of a few µs in the wait strategy then last a few µs. */
     static final long RANK_TIMER_SLACK_NANOS = 1_000;
@@ -144,16 +156,16 @@ public final class Team implements AutoCloseable {
         return reproducible;
     }
 
-    /** The machine model algorithms are selected with. */
-    public MachineModel model() {
+    /** The machine model algorithms are selected with (coll4j's tools: {@code TeamInternals.model}). */
+    MachineModel model() {
         return selector.model();
     }
 
     /**
      * The team's algorithm selector: which algorithm {@code auto} picks for a call, and every candidate's
-     * predicted time ({@code collbench explain}).
+     * predicted time ({@code collbench explain}); coll4j's tools reach it through {@code TeamInternals}.
      */
-    public Selector selector() {
+    Selector selector() {
         return selector;
     }
 
@@ -217,7 +229,8 @@ public final class Team implements AutoCloseable {
                 if (c instanceof Error e) {
                     throw e;
                 }
-                throw new TeamFailureException("rank " + a.rank() + " failed: " + c, c);
+                throw new TeamFailureException((a.rank() >= 0 ? "rank " + a.rank() + " failed: " : "the team was stopped: ")
+                        + c, c);
             }
         } finally {
             running.set(false);
@@ -247,7 +260,9 @@ public final class Team implements AutoCloseable {
                 try {
                     t.join(10);
                 } catch (InterruptedException e) {
-                    context.abort(e, -1);
+                    // the caller of run was interrupted: stop the ranks and report it as such (status kept)
+                    context.abort(new CollectiveInterruptedException("team.run was interrupted (thread "
+                            + Thread.currentThread().getName() + "); every rank was aborted", -1), -1);
                     interrupted = true;
                 }
                 if (context.isAborted() && t.isAlive()) {
@@ -306,7 +321,9 @@ public final class Team implements AutoCloseable {
 
     /**
      * Closes the team and frees its native memory; buffers from {@link Rank#allocate} become inaccessible.
-     * Ranks still in a collective are aborted first. Idempotent.
+     * Ranks still in a collective are aborted first, and their calls are given up to
+     * 5 s to leave before the memory is freed; later calls on attached ranks are an
+     * {@link IllegalStateException}. Idempotent.
      *
      * @throws IllegalStateException when called from one of the team's rank threads
      */
@@ -327,8 +344,10 @@ public final class Team implements AutoCloseable {
         }
         if (busy) {
             context.abort(new IllegalStateException("the team was closed"), -1);
-            long deadline = System.nanoTime() + 2 * ABORT_GRACE_NANOS;
-            while (running.get() && System.nanoTime() < deadline) {
+            // let calls in flight leave (they see the abort within a wait-strategy park) before the memory
+            // they use is freed; later calls fail in checkCaller with IllegalStateException
+            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            while ((running.get() || anyInCall()) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
                 Thread.yield();
             }
@@ -345,16 +364,28 @@ public final class Team implements AutoCloseable {
         closeArena();
     }
 
+    /** True while a rank (other than the calling thread's) is inside a collective. */
+    private boolean anyInCall() {
+        for (Rank r : ranks) {
+            if (r.owner() != Thread.currentThread() && r.inCall()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void closeArena() {
-        // a rank that is inside a native copy holds its segment's session for the call: retry briefly
-        long deadline = System.nanoTime() + ABORT_GRACE_NANOS;
+        // a rank inside a native call holds its segments' sessions for the call (Arena.close then fails):
+        // retry until the call has returned
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
         while (true) {
             try {
                 arena.close();
                 return;
             } catch (IllegalStateException e) {
                 if (System.nanoTime() > deadline) {
-                    throw e;
+                    throw new IllegalStateException("team.close: a rank still uses the team's memory after "
+                            + TimeUnit.NANOSECONDS.toMillis(CLOSE_WAIT_NANOS) + " ms; the memory stays allocated", e);
                 }
                 Thread.yield();
             }
@@ -551,15 +582,16 @@ public final class Team implements AutoCloseable {
 
         /**
          * The machine model algorithms are selected with (default: the profile named by {@code COLL4J_PROFILE},
-         * else {@link MachineModel#defaults} of the topology).
+         * else the defaults of the topology). Internal: users give a profile ({@link #profile}); coll4j's
+         * tools set a model through {@code TeamInternals.model}.
          */
-        public Builder model(MachineModel model) {
+        Builder model(MachineModel model) {
             this.model = Objects.requireNonNull(model, "model");
             return this;
         }
 
         /**
-         * Loads the machine model from a profile written by {@code collbench tune} (DESIGN §5); read here, so a
+         * Loads the machine model from a profile written by {@code collbench tune} (docs/design.md, "Machine model and selection"); read here, so a
          * missing or malformed profile is an {@link IllegalArgumentException} naming the path and the field.
          */
         public Builder profile(java.nio.file.Path profile) {
@@ -575,9 +607,10 @@ public final class Team implements AutoCloseable {
 
         /**
          * I_max, the largest slice the strip-mined algorithms move per step (default: from the machine model,
-         * a fraction of L2). Small values reach multi-slice paths with little data (tests).
+         * a fraction of L2). Small values reach multi-slice paths with little data (tests). Internal:
+         * coll4j's tools set it through {@code TeamInternals.maxSliceBytes}.
          */
-        public Builder maxSliceBytes(long bytes) {
+        Builder maxSliceBytes(long bytes) {
             if (bytes < 64) {
                 throw new IllegalArgumentException("maxSliceBytes must be >= 64 (a cache line), got " + bytes);
             }
@@ -585,8 +618,8 @@ public final class Team implements AutoCloseable {
             return this;
         }
 
-        /** Records who reads whose memory in every collective (tests, diagnostics); off by default. */
-        public Builder recordSchedule(io.coll4j.kernel.algo.Schedule schedule) {
+        /** Records who reads whose memory in every collective (tests, diagnostics); off by default. Internal. */
+        Builder recordSchedule(io.coll4j.kernel.algo.Schedule schedule) {
             this.schedule = Objects.requireNonNull(schedule, "schedule");
             return this;
         }
@@ -604,5 +637,36 @@ public final class Team implements AutoCloseable {
         public Team build() {
             return new Team(this);
         }
+    }
+
+    // ---- internal accessor (TeamInternals): kernel types for coll4j's own tools, off the public API ----
+
+    static {
+        TeamInternals.install(new TeamInternals.Access() {
+            @Override
+            public Selector selector(Team team) {
+                return team.selector();
+            }
+
+            @Override
+            public void model(Builder builder, MachineModel model) {
+                builder.model(model);
+            }
+
+            @Override
+            public void recordSchedule(Builder builder, io.coll4j.kernel.algo.Schedule schedule) {
+                builder.recordSchedule(schedule);
+            }
+
+            @Override
+            public void maxSliceBytes(Builder builder, long bytes) {
+                builder.maxSliceBytes(bytes);
+            }
+
+            @Override
+            public CollectiveAlgorithm algorithm(CollectivePlan plan) {
+                return plan.algorithm();
+            }
+        });
     }
 }

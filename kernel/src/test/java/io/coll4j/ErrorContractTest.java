@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** DESIGN §7, one test per failure, each finishing in bounded time. */
+/** The error contract (docs/design.md, "Error contract"), one test per failure, each finishing in bounded time. */
 class ErrorContractTest {
     static final Duration BOUND = Duration.ofSeconds(20);
 
@@ -165,7 +165,9 @@ class ErrorContractTest {
             TeamAbortedException e = assertInstanceOf(TeamAbortedException.class, got.get(r));
             assertSame(boom, e.getCause());
             long ms = (seenAt[r] - thrownAt.get()) / 1_000_000;
-            assertTrue(ms < 100, "rank " + r + " saw the abort after " + ms + " ms");
+            // bounded, not timed: a parked rank sees the abort at its next unpark; the bound only has to
+            // separate "woken by the abort" from "ran into the 30 s timeout" on a loaded machine
+            assertTrue(ms >= 0 && ms < 10_000, "rank " + r + " saw the abort after " + ms + " ms");
         }
     }
 
@@ -213,7 +215,8 @@ class ErrorContractTest {
             CollectiveTimeoutException t = assertInstanceOf(CollectiveTimeoutException.class, got.get(r));
             assertEquals(List.of(3), t.missingRanks());
         }
-        assertTrue(ms >= 400 && ms < 5000, "took " + ms + " ms");
+        // never before the timeout; the upper bound is the test's own (BOUND), not a speed claim
+        assertTrue(ms >= 400, "took " + ms + " ms");
     }
 
     @Test

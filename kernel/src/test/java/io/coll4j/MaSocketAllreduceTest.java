@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code ma-socket} [YHCCL §4.3] on synthetic multi-package machines: results against the scalar
+ * {@code ma-socket} [YHCCL §3.3] on synthetic multi-package machines: results against the scalar
  * reference (every dtype × op, in place and out of place, heap and native, counts not divisible by the
  * ranks per package), the two-level schedule read back from the recorded events (only the partials cross
  * packages, one per rank, from its counterpart), all ranks bitwise equal, and the single-level fallback

@@ -2,6 +2,7 @@ package io.coll4j;
 
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.ScalarReference;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -88,53 +89,9 @@ final class Values {
     static long foldBits(DType t, Op op, int p, long i, long salt, boolean exact) {
         long acc = inputBits(t, op, 0, i, salt, exact);
         for (int q = 1; q < p; q++) {
-            acc = apply(t, op, acc, inputBits(t, op, q, i, salt, exact));
+            acc = ScalarReference.apply(t, op, acc, inputBits(t, op, q, i, salt, exact));
         }
         return acc;
-    }
-
-    static long apply(DType t, Op op, long a, long b) {
-        return switch (t) {
-            case F64 -> {
-                double x = Double.longBitsToDouble(a);
-                double y = Double.longBitsToDouble(b);
-                double r = switch (op) {
-                    case SUM -> x + y;
-                    case PROD -> x * y;
-                    case MIN -> Math.min(x, y);
-                    case MAX -> Math.max(x, y);
-                    default -> throw new IllegalArgumentException();
-                };
-                yield Double.doubleToRawLongBits(r);
-            }
-            case F32 -> {
-                float x = Float.intBitsToFloat((int) a);
-                float y = Float.intBitsToFloat((int) b);
-                float r = switch (op) {
-                    case SUM -> x + y;
-                    case PROD -> x * y;
-                    case MIN -> Math.min(x, y);
-                    case MAX -> Math.max(x, y);
-                    default -> throw new IllegalArgumentException();
-                };
-                yield Float.floatToRawIntBits(r);
-            }
-            case I32 -> (long) (int) applyLong(op, (int) a, (int) b, true);
-            case I64 -> applyLong(op, a, b, false);
-        };
-    }
-
-    private static long applyLong(Op op, long a, long b, boolean int32) {
-        long r = switch (op) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MIN -> Math.min(a, b);
-            case MAX -> Math.max(a, b);
-            case BAND -> a & b;
-            case BOR -> a | b;
-            case BXOR -> a ^ b;
-        };
-        return int32 ? (int) r : r;
     }
 
     /** Element i of seg (at byte offset off) as raw bits. */
@@ -148,14 +105,9 @@ final class Values {
         };
     }
 
-    /** Equal as values of t: floats compare with Double.compare semantics (any NaN equals any NaN, −0.0 ≠ +0.0). */
+    /** Equal as values of t: {@link ScalarReference#same} (any NaN equals any NaN, −0.0 ≠ +0.0). */
     static boolean same(DType t, long expected, long actual) {
-        return switch (t) {
-            case F64 -> Double.compare(Double.longBitsToDouble(expected), Double.longBitsToDouble(actual)) == 0;
-            case F32 -> Float.compare(Float.intBitsToFloat((int) expected), Float.intBitsToFloat((int) actual)) == 0;
-            case I32 -> (int) expected == (int) actual;
-            case I64 -> expected == actual;
-        };
+        return ScalarReference.same(t, expected, actual);
     }
 
     static String show(DType t, long bits) {

@@ -33,7 +33,9 @@ public interface Binder {
             return AffinityBinder.INSTANCE;
         }
         String why = t.origin() == Topology.Origin.HWLOC ? HwlocBinder.failure() + "; " : "";
-        return new NoopBinder(why + "sched_setaffinity not available on " + System.getProperty("os.name"));
+        String detail = why + "sched_setaffinity not available on " + System.getProperty("os.name");
+        Fallbacks.note("binding", "ranks are not bound to PUs: " + detail);
+        return new NoopBinder(detail);
     }
 
     /**

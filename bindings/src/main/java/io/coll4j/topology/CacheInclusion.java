@@ -6,7 +6,7 @@ import java.util.Set;
 /**
  * Whether a cache is inclusive of the levels above it. The YHCCL copy rule needs it: the capacity a
  * working set can stay in is the LLC when it is inclusive, and LLC + p·L2 when it is not
- * [YHCCL §4, DESIGN §6].
+ * [YHCCL §4.2; docs/design.md, "Copy engine"].
  *
  * <p>The rule, in order:
  * <ol>

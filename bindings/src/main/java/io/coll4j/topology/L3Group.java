@@ -3,7 +3,8 @@ package io.coll4j.topology;
 import java.util.List;
 
 /**
- * The cores sharing one L3 cache: the unit YHCCL's socket-aware algorithms slice for [YHCCL §4.3].
+ * The cores sharing one L3 cache: the intrasocket level of HMPI's hierarchy [HMPI §2.1] (on many CPUs one
+ * package, the socket of YHCCL's socket-aware reduction [YHCCL §3.3]).
  *
  * @param index     logical index of the L3 cache
  * @param sizeBytes size of this L3 instance

@@ -103,11 +103,13 @@ public final class Topology {
         String s = spec.strip();
         if (s.equals("auto")) {
             if (!Hwloc.isAvailable()) {
+                Fallbacks.note("topology", "libhwloc not usable (" + Hwloc.unavailableReason() + "); topology read from sysfs");
                 return SysfsLoader.withNote("(" + Hwloc.unavailableReason() + ")").load();
             }
             try {
                 return new HwlocLoader().load();
             } catch (RuntimeException e) {   // hwloc loaded but could not discover this machine
+                Fallbacks.note("topology", "hwloc failed to discover this machine (" + e.getMessage() + "); topology read from sysfs");
                 return SysfsLoader.withNote("(hwloc failed: " + e.getMessage() + ")").load();
             }
         }

@@ -2,6 +2,7 @@ package io.coll4j.cli;
 
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.ScalarReference;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -68,49 +69,13 @@ final class BenchData {
     static long fold(DType t, Op op, int p, long i) {
         long acc = input(t, op, 0, i);
         for (int q = 1; q < p; q++) {
-            acc = apply(t, op, acc, input(t, op, q, i));
+            acc = ScalarReference.apply(t, op, acc, input(t, op, q, i));
         }
         return acc;
     }
 
-    private static long apply(DType t, Op op, long a, long b) {
-        return switch (t) {
-            case F64 -> Double.doubleToRawLongBits(apply(op, Double.longBitsToDouble(a), Double.longBitsToDouble(b)));
-            case F32 -> Float.floatToRawIntBits((float) apply(op, Float.intBitsToFloat((int) a), Float.intBitsToFloat((int) b)));
-            case I32 -> (int) applyLong(op, a, b);
-            case I64 -> applyLong(op, a, b);
-        };
-    }
-
-    private static double apply(Op op, double x, double y) {
-        return switch (op) {
-            case SUM -> x + y;
-            case PROD -> x * y;
-            case MIN -> Math.min(x, y);
-            case MAX -> Math.max(x, y);
-            default -> throw new IllegalArgumentException(op + " on a float");
-        };
-    }
-
-    private static long applyLong(Op op, long a, long b) {
-        return switch (op) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MIN -> Math.min(a, b);
-            case MAX -> Math.max(a, b);
-            case BAND -> a & b;
-            case BOR -> a | b;
-            case BXOR -> a ^ b;
-        };
-    }
-
-    /** Equal as values of t (float NaN equals NaN). */
+    /** Equal as values of t (float NaN equals NaN): {@link ScalarReference#same}. */
     static boolean same(DType t, long a, long b) {
-        return switch (t) {
-            case F64 -> Double.compare(Double.longBitsToDouble(a), Double.longBitsToDouble(b)) == 0;
-            case F32 -> Float.compare(Float.intBitsToFloat((int) a), Float.intBitsToFloat((int) b)) == 0;
-            case I32 -> (int) a == (int) b;
-            case I64 -> a == b;
-        };
+        return ScalarReference.same(t, a, b);
     }
 }

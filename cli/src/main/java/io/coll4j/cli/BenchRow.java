@@ -3,7 +3,7 @@ package io.coll4j.cli;
 import io.coll4j.Collective;
 
 /**
- * One measured point: a collective with one algorithm at one size. {@code bytes} per rank as DESIGN §8
+ * One measured point: a collective with one algorithm at one size. {@code bytes} per rank as the CLI contract (docs/design.md)
  * defines it (allreduce/reduce/bcast: the vector; reduce-scatter: the input; allgather: the output).
  * {@code wrong} is -1 when the results were not validated.
  */

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 import java.io.PrintWriter;
 
 /**
- * {@code collbench}: the coll4j benchmark and machine probe (DESIGN §8). Exit codes: 0 ok, 1 a
+ * {@code collbench}: the coll4j benchmark and machine probe (docs/design.md, "CLI contract"). Exit codes: 0 ok, 1 a
  * failed validation or run-time failure, 2 a usage error (one line naming the problem, then usage).
  */
 @Command(name = "collbench",
@@ -28,6 +28,7 @@ import java.io.PrintWriter;
                 ListCommand.class,
                 CompositionCommands.Chain.class,
                 CompositionCommands.Split.class,
+                SoakCommand.class,
         })
 public final class CollBench implements Runnable {
 
@@ -60,7 +61,17 @@ public final class CollBench implements Runnable {
             err.flush();
             return Errors.USAGE;
         }
-        int code = cl.execute(args);
+        int code;
+        try {
+            code = cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            // a command that reserved too much despite its up-front checks: one line, no trace
+            err.println("collbench: error: out of memory (" + e.getMessage() + "); ask for fewer ranks, bytes or iterations");
+            code = Errors.VALIDATION_FAILED;
+        } catch (StackOverflowError e) {
+            err.println("collbench: error: input nested too deeply (stack overflow)");
+            code = Errors.VALIDATION_FAILED;
+        }
         out.flush();
         err.flush();
         return code;

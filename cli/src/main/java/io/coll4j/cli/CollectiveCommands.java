@@ -1,5 +1,6 @@
 package io.coll4j.cli;
 
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import picocli.CommandLine;
@@ -17,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** The collective subcommands of DESIGN §8: {@code allreduce reduce-scatter reduce bcast allgather barrier}. */
+/** The collective subcommands of the CLI contract (docs/design.md): {@code allreduce reduce-scatter reduce bcast allgather barrier}. */
 final class CollectiveCommands {
     private CollectiveCommands() {
     }
@@ -37,11 +38,11 @@ final class CollectiveCommands {
         @Option(names = {"-c", "--validate"}, description = "check every iteration against the scalar reference; exit 1 if anything is wrong")
         boolean validate;
 
-        @Option(names = "--format", paramLabel = "FMT", defaultValue = "table", description = "table|csv|json (JSON Lines: a header object, then one object per row)")
-        String format;
+        @CommandLine.Mixin
+        FormatOption format = new FormatOption();
 
-        @Option(names = "--output", paramLabel = "FILE", description = "write the rows to FILE instead of standard output")
-        Path output;
+        @CommandLine.Mixin
+        OutputFileOption output = new OutputFileOption();
 
         @Option(names = "--percentiles", paramLabel = "P,P", split = ",",
                 description = "per-iteration percentiles, e.g. 50,99: adds p50_us,p99_us after max_us (times every iteration)")
@@ -71,7 +72,7 @@ final class CollectiveCommands {
         public Integer call() throws IOException {
             Collective c = collective();
             RunOptions.Setup setup = run.resolve(c);
-            OutputFormat fmt = parseFormat(format);
+            OutputFormat fmt = format.format();
             for (int p : percentiles) {
                 if (p <= 0 || p > 100) {
                     throw new IllegalArgumentException("percentile " + p + " is outside 1..100");
@@ -91,12 +92,29 @@ final class CollectiveCommands {
             if (persistent) {
                 algs.add(CollectiveBenchmark.PERSISTENT);
             }
+            // everything that can be refused is refused before a byte is measured or written
+            Resources.threads(p, setup.topology().pus().size());
+            long largest = 0;
+            for (long s : setup.sizes(c)) {
+                CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
+                largest = Math.max(largest, Math.max(sh.sendBytes(), sh.recvBytes()));
+                if (validate || !percentiles.isEmpty()) {
+                    Resources.samples("--iterations", run.iterationsFor(sh.bytes()), 8L * (p + 2));
+                }
+            }
+            // a send and a receive buffer per rank (native, and on the heap for the baseline)
+            Resources.nativeMemory("-m " + largest + " bytes on " + p + " ranks",
+                    largest > Long.MAX_VALUE / 4 / p ? -1 : 4L * p * largest);
+            output.checkWritable();
+            if (plot != null) {
+                Resources.writableFile("--plot", plot);
+            }
             if (overlap != null) {
                 return OverlapBenchmark.run(this, c, setup, fmt, algs);
             }
 
-            PrintWriter out = output == null ? spec.commandLine().getOut()
-                    : new PrintWriter(Files.newBufferedWriter(output), true);
+            PrintWriter out = output.open(spec.commandLine().getOut());
+            boolean complete = false;
             PrintWriter err = spec.commandLine().getErr();
             List<BenchRow> rows = new ArrayList<>();
             long wrong = 0;
@@ -115,7 +133,7 @@ final class CollectiveCommands {
                 boolean placementChecked = false;
                 for (long s : setup.sizes(c)) {
                     CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                    String pick = team.selector().choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
+                    String pick = TeamInternals.selector(team).choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
                             sh.bytes()).name();
                     long iters = run.iterationsFor(sh.bytes());
                     long warm = run.warmupFor(iters);
@@ -135,10 +153,9 @@ final class CollectiveCommands {
                 if (checkPlacement && !placementChecked) {
                     err.println(spec.name() + ": placement: no native buffers to check (only the heap baseline ran)");
                 }
+                complete = true;
             } finally {
-                if (output != null) {
-                    out.close();
-                }
+                output.close(out, complete);
             }
             if (plot != null) {
                 Plot.busbw(plot, rows, c, p, setup.topology());
@@ -165,21 +182,12 @@ final class CollectiveCommands {
             h.put("jdk", "JDK " + Runtime.version());
             h.put("version", Version.coll4j());
             h.put("wait", team.waitStrategy().alias());
-            h.put("model", team.model().source());
+            h.put("model", TeamInternals.model(team).source());
             h.put("cold", run.cold);
             h.put("consume", run.consume);
             h.put("commandLine", "collbench " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             return h;
         }
-    }
-
-    static OutputFormat parseFormat(String f) {
-        for (OutputFormat o : OutputFormat.values()) {
-            if (o.name().equalsIgnoreCase(f)) {
-                return o;
-            }
-        }
-        throw new IllegalArgumentException("unknown format '" + f + "' (expected table, csv or json)");
     }
 
     /** CPU model and core count, from /proc/cpuinfo where available. */
@@ -259,7 +267,7 @@ final class CollectiveCommands {
             return;
         }
         for (String a : algs) {
-            String name = a.equals("auto") ? team.selector().choose(c, team.size(), sh.callCount(), setup.dtype(),
+            String name = a.equals("auto") ? TeamInternals.selector(team).choose(c, team.size(), sh.callCount(), setup.dtype(),
                     c.reduces() ? setup.op() : null, sh.bytes()).name() : a;
             if (!name.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME)) {
                 bench.measure(team, first, name, false, iters, run.warmupFor(iters));

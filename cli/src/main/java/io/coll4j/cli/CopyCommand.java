@@ -38,7 +38,7 @@ import java.util.concurrent.Callable;
 @Command(name = "copy", sortOptions = false, mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {
                 "Copy bandwidth of the copy engine's paths, one or more threads copying",
-                "at once (YHCCL sec. 4, DESIGN sec. 6). Implementations (--impl, default all):",
+                "at once (YHCCL sec. 4.1-4.2; docs/design.md, Copy engine). Implementations (--impl, default all):",
                 "  temporal     the C copy of libcoll4j.so with ordinary aligned stores: the",
                 "               nontemporal loop with another store instruction",
                 "  nontemporal  Copy.nonTemporal: streaming stores (_mm512_stream_si512 or",
@@ -96,19 +96,14 @@ final class CopyCommand implements Callable<Integer> {
             description = "cache capacity C for the adaptive impl (default: from the topology, YHCCL sec. 4.2)")
     String cache;
 
-    @Option(names = "--format", paramLabel = "FMT", defaultValue = "table", description = "table|csv|json (default ${DEFAULT-VALUE})")
-    String format;
+    @CommandLine.Mixin
+    FormatOption format = new FormatOption();
 
-    @Option(names = "--output", paramLabel = "FILE", description = "write the results to FILE instead of standard output")
-    Path output;
+    @CommandLine.Mixin
+    OutputFileOption output = new OutputFileOption();
 
-    @Option(names = "--bind", paramLabel = "HOW", defaultValue = "compact",
-            description = "compact|scatter|none|PU list (default ${DEFAULT-VALUE})")
-    String bind;
-
-    @Option(names = "--topology", paramLabel = "SRC", defaultValue = "auto",
-            description = "auto|hwloc|sysfs|synthetic:SPEC|xml:FILE (default ${DEFAULT-VALUE})")
-    String topology;
+    @CommandLine.Mixin
+    PlacementOptions where = new PlacementOptions();
 
     @Override
     public Integer call() throws IOException {
@@ -133,9 +128,9 @@ final class CopyCommand implements Callable<Integer> {
             throw new IllegalArgumentException("arraycopy copies byte[] arrays, which hold < 2 GiB: -m max is " + SizeRange.format(range.max()));
         }
         checkMemory(range.max(), arrays);
-        OutputFormat fmt = CollectiveCommands.parseFormat(format);
-        Topology topo = Topology.load(topology);
-        Placement placement = Placement.parse(bind);
+        OutputFormat fmt = format.format();
+        Topology topo = where.topology();
+        Placement placement = where.placement();
         long capacity = cache != null ? SizeRange.parseSize(cache)
                 : Copy.cacheCapacity(topo.llcBytes(), topo.l2Bytes(), topo.llcInclusive(), threads);
         String capacitySource = cache != null ? "--cache"
@@ -144,7 +139,7 @@ final class CopyCommand implements Callable<Integer> {
                         + ", non-inclusive LLC";
         Copy engine = new Copy(capacity);
 
-        PrintWriter out = output == null ? spec.commandLine().getOut() : new PrintWriter(Files.newBufferedWriter(output), true);
+        PrintWriter out = output.open(spec.commandLine().getOut());
         try (Team team = Team.builder().ranks(threads).topology(topo).placement(placement).timeout(Duration.ofMinutes(10)).build()) {
             begin(out, fmt, topo, team, engine, capacitySource);
             CopyBuffers buffers = new CopyBuffers(threads, range.max());
@@ -156,9 +151,7 @@ final class CopyCommand implements Callable<Integer> {
             }
             out.flush();
         } finally {
-            if (output != null) {
-                out.close();
-            }
+            output.close(out);
         }
         return 0;
     }

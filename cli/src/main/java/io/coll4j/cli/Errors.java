@@ -28,6 +28,10 @@ final class Errors {
         if (verbose()) {
             ex.printStackTrace(cl.getErr());
         }
+        if (ex instanceof Resources.Refused) {
+            cl.getErr().println(qualifiedName(cl) + ": " + ex.getMessage());
+            return USAGE;
+        }
         if (ex instanceof IllegalArgumentException) {
             cl.getErr().println(qualifiedName(cl) + ": " + ex.getMessage());
             cl.usage(cl.getErr());

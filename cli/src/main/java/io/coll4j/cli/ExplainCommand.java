@@ -1,5 +1,6 @@
 package io.coll4j.cli;
 
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
@@ -19,7 +20,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code collbench explain <collective>}: per size, every selectable algorithm's predicted time under
- * the team's machine model and the pick (DESIGN §5) — the table [HMPI §3.4, Fig. 19] selects from.
+ * the team's machine model and the pick (docs/design.md, "Machine model and selection") — the table [HMPI §3.4, Fig. 19] selects from.
  * With {@code --measure} each algorithm is also measured (as {@code collbench <collective> -a NAME}
  * measures it; the measured time is its best batch mean, the undisturbed time the model predicts, as
  * {@code tune} keeps each parameter's best window: on a shared machine the other batches include time
@@ -76,7 +77,7 @@ final class ExplainCommand implements Callable<Integer> {
                 // the first row is measured, so that row does not carry the compilation
                 long first = setup.sizes(c).iterator().next();
                 CollectiveBenchmark.Shape sh0 = CollectiveBenchmark.Shape.of(c, first, setup.dtype(), p);
-                for (Selector.Prediction pr : team.selector().predict(c, p, sh0.callCount(), setup.dtype(),
+                for (Selector.Prediction pr : TeamInternals.selector(team).predict(c, p, sh0.callCount(), setup.dtype(),
                         c.reduces() ? setup.op() : null, sh0.bytes())) {
                     if (!AlgorithmCatalog.isBaseline(pr.algorithm())) {
                         long iters = run.iterationsFor(sh0.bytes());
@@ -86,7 +87,7 @@ final class ExplainCommand implements Callable<Integer> {
             }
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                List<Selector.Prediction> preds = team.selector().predict(c, p, sh.callCount(), setup.dtype(),
+                List<Selector.Prediction> preds = TeamInternals.selector(team).predict(c, p, sh.callCount(), setup.dtype(),
                         c.reduces() ? setup.op() : null, sh.bytes()).stream()
                         .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
                 double[] measured = new double[preds.size()];

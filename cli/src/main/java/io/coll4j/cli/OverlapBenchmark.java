@@ -1,6 +1,7 @@
 package io.coll4j.cli;
 
 import io.coll4j.Collective;
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Request;
 import io.coll4j.Team;
 
@@ -79,8 +80,8 @@ final class OverlapBenchmark {
                 throw new IllegalArgumentException("--overlap must be >= 0 us, got " + cmd.overlap);
             }
         }
-        PrintWriter out = cmd.output == null ? cmd.spec.commandLine().getOut()
-                : new PrintWriter(java.nio.file.Files.newBufferedWriter(cmd.output), true);
+        PrintWriter out = cmd.output.open(cmd.spec.commandLine().getOut());
+        boolean complete = false;
         try (Team team = setup.team(Duration.ofSeconds(cmd.run.timeoutSeconds)).build()) {
             long maxBytes = 0;
             for (long s : setup.sizes(c)) {
@@ -93,7 +94,7 @@ final class OverlapBenchmark {
             begin(fmt, out, header, c, p);
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                String pick = team.selector().choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
+                String pick = TeamInternals.selector(team).choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
                         sh.bytes()).name();
                 long iters = cmd.run.iterationsFor(sh.bytes());
                 long warm = cmd.run.warmupFor(iters);
@@ -110,10 +111,9 @@ final class OverlapBenchmark {
                 row(fmt, out, row, compute, a, t, pick);
             }
             out.flush();
+            complete = true;
         } finally {
-            if (cmd.output != null) {
-                out.close();
-            }
+            cmd.output.close(out, complete);
         }
         return 0;
     }

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Writes benchmark rows as they are measured: a table like nccl-tests, CSV (DESIGN §8 header) or JSON Lines. */
+/** Writes benchmark rows as they are measured: a table like nccl-tests, CSV (the header of the CLI contract, docs/design.md) or JSON Lines. */
 abstract class RowWriter {
-    /** The CSV header of DESIGN §8, exactly. */
+    /** The CSV header of the CLI contract (docs/design.md), exactly. */
     static final String CSV_HEADER = "collective,algorithm,threads,bytes,count,dtype,op,iterations,avg_us,min_us,max_us,"
             + "algbw_GBps,busbw_GBps,valid";
 

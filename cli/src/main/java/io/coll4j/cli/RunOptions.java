@@ -1,5 +1,6 @@
 package io.coll4j.cli;
 
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.model.MachineModel;
@@ -7,6 +8,7 @@ import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.topology.Placement;
 import io.coll4j.topology.Topology;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -41,11 +43,8 @@ final class RunOptions {
     @Option(names = {"-r", "--root"}, paramLabel = "N", defaultValue = "0", description = "root rank of bcast and reduce (default ${DEFAULT-VALUE})")
     int root;
 
-    @Option(names = "--bind", paramLabel = "HOW", defaultValue = "compact", description = "compact|scatter|none, or a list of OS PU numbers (default ${DEFAULT-VALUE})")
-    String bind;
-
-    @Option(names = "--topology", paramLabel = "SRC", defaultValue = "auto", description = "auto|hwloc|sysfs|synthetic:SPEC|xml:FILE (default ${DEFAULT-VALUE})")
-    String topology;
+    @CommandLine.Mixin
+    PlacementOptions where = new PlacementOptions();
 
     @Option(names = "--profile", paramLabel = "FILE",
             description = "machine profile from 'collbench tune' for the model (default: $COLL4J_PROFILE, else defaults from the topology)")
@@ -65,7 +64,7 @@ final class RunOptions {
     record Setup(Collective collective, DType dtype, Op op, SizeRange range, Topology topology, int threads,
                  Placement placement, MachineModel model, int root) {
         Team.Builder team(Duration timeout) {
-            return Team.builder().ranks(threads).topology(topology).placement(placement).model(model).timeout(timeout);
+            return TeamInternals.model(Team.builder().ranks(threads).topology(topology).placement(placement), model).timeout(timeout);
         }
 
         /** The sweep's sizes for collective {@code c}, each distinct once rounded to its shape. */
@@ -94,7 +93,7 @@ final class RunOptions {
         if (timeoutSeconds < 1) {
             throw new IllegalArgumentException("--timeout must be >= 1 s, got " + timeoutSeconds);
         }
-        Topology topo = Topology.load(topology);
+        Topology topo = where.topology();
         int p = threads != null ? threads : topo.pus().size();
         if (p < 1) {
             throw new IllegalArgumentException("--threads must be >= 1, got " + p);
@@ -102,7 +101,7 @@ final class RunOptions {
         if (c.rooted() && (root < 0 || root >= p)) {
             throw new IllegalArgumentException("--root " + root + " is out of range for " + p + " ranks (0.." + (p - 1) + ")");
         }
-        Placement placement = Placement.parse(bind);
+        Placement placement = where.placement();
         MachineModel model = profile != null ? MachineModel.load(profile) : MachineModel.fromEnvironment(topo, env);
         return new Setup(c, t, o, range, topo, p, placement, model, root);
     }

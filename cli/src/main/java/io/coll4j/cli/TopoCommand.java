@@ -3,6 +3,8 @@ package io.coll4j.cli;
 import io.coll4j.topology.BindResult;
 import io.coll4j.topology.Binder;
 import io.coll4j.topology.CacheLevel;
+import io.coll4j.topology.Fallbacks;
+import io.coll4j.reductions.Reducers;
 import io.coll4j.topology.LstopoFormat;
 import io.coll4j.topology.MemoryBindResult;
 import io.coll4j.topology.NumaNode;
@@ -55,32 +57,25 @@ final class TopoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--topology", paramLabel = "SOURCE", defaultValue = "auto",
-            description = "auto | hwloc | sysfs | synthetic:SPEC | xml:FILE (default: ${DEFAULT-VALUE}), "
-                    + "e.g. synthetic:\"pack:2 numa:2 l3:1 core:4 pu:2\"")
-    String topologySpec;
+    @CommandLine.Mixin
+    PlacementOptions where = new PlacementOptions();
 
     @Option(names = {"-t", "--threads"}, paramLabel = "N",
             description = "ranks to place (default: number of PUs, or the length of a --bind PU list); "
                     + "more ranks than PUs is oversubscribed")
     Integer threads;
 
-    @Option(names = "--bind", paramLabel = "POLICY", defaultValue = "compact",
-            description = "compact | scatter | none, or an OS PU list like 0,2,4 (default: ${DEFAULT-VALUE})")
-    String bind;
-
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "table | json (default: ${DEFAULT-VALUE})")
-    String format;
+    @CommandLine.Mixin
+    FormatOption format = new FormatOption();
 
     @Override
     public Integer call() {
-        OutputFormat fmt = parseFormat(format);
-        Placement placement = Placement.parse(bind);
+        OutputFormat fmt = treeFormat(format.format());
+        Placement placement = where.placement();
         if (threads != null && threads < 1) {
             throw new IllegalArgumentException("--threads: must be >= 1, got " + threads);
         }
-        Topology t = topologySpec.strip().equals("auto") ? Topology.host() : Topology.load(topologySpec);
+        Topology t = where.topology();
         int ranks = threads != null ? threads
                 : placement instanceof Placement.Explicit e ? e.osIndices().length : t.pus().size();
         PlacementPlan plan = placement.plan(t, ranks);
@@ -99,13 +94,8 @@ final class TopoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static OutputFormat parseFormat(String text) {
-        OutputFormat f;
-        try {
-            f = OutputFormat.valueOf(text.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--format: unknown format '" + text + "' (expected table or json)");
-        }
+    /** topo prints a tree: table or json. */
+    private static OutputFormat treeFormat(OutputFormat f) {
         if (f == OutputFormat.CSV) {
             throw new IllegalArgumentException("--format: topo prints a tree, not rows: use table or json");
         }
@@ -181,6 +171,19 @@ final class TopoCommand implements Callable<Integer> {
         return Copy.nativeStatus();
     }
 
+    /**
+     * Every slower path coll4j chose on this machine: those {@link Fallbacks} noted while the checks above
+     * ran (topology, native library, NT copy, binding), and scalar reductions instead of the Vector API.
+     */
+    static List<String> fallbacks() {
+        List<String> all = new ArrayList<>(Fallbacks.noted());
+        String reduction = Reducers.implementation();
+        if (reduction.startsWith("scalar")) {
+            all.add("reduction: " + reduction);
+        }
+        return all;
+    }
+
     // ---- table ----------------------------------------------------------------------------------
 
     private static void table(PrintWriter out, Topology t, PlacementPlan plan, Binder binder, Check threads,
@@ -225,6 +228,11 @@ final class TopoCommand implements Callable<Integer> {
         out.println("  threads: " + (threads.works() ? "yes" : "no") + " — " + threads.detail());
         out.println("  memory:  " + (memory.works() ? "yes" : "no") + " — " + memory.detail());
         out.println("nt copy:   " + ntCopy);
+        out.println("reduction: " + Reducers.implementation());
+        List<String> fallbacks = fallbacks();
+        out.println("fallbacks: " + (fallbacks.isEmpty() ? "none" : fallbacks.size() + " (each also logged once to System.Logger '"
+                + Fallbacks.LOGGER + "')"));
+        fallbacks.forEach(f -> out.println("  " + f));
     }
 
     private static String count(int n, String what) {
@@ -323,6 +331,8 @@ final class TopoCommand implements Callable<Integer> {
         bm.put("memory", check(memory));
         m.put("binding", bm);
         m.put("ntCopy", ntCopy);
+        m.put("reduction", Reducers.implementation());
+        m.put("fallbacks", fallbacks());
         m.put("root", node(t.root()));
         return m;
     }

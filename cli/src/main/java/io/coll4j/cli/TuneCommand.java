@@ -34,7 +34,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code collbench tune}: measures the {@link MachineModel} parameters of DESIGN §5 on this machine
+ * {@code collbench tune}: measures the {@link MachineModel} parameters (docs/design.md, "Machine model and selection") on this machine
  * [HMPI §3.4 "parameter estimation"], prints each with its spread over the repetitions
  * (min / median / max) and writes a profile ({@code --profile}, {@code COLL4J_PROFILE},
  * {@code Team.Builder.profile} load it). Each repetition keeps its undisturbed value (the best window, or a
@@ -99,6 +99,17 @@ final class TuneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        // the profile is written after minutes of measuring: make sure it can be, first
+        Path outParent = output.toAbsolutePath().getParent();
+        while (outParent != null && !Files.exists(outParent)) {
+            outParent = outParent.getParent();              // created below: its first existing ancestor decides
+        }
+        if (outParent != null && (!Files.isDirectory(outParent) || !Files.isWritable(outParent))) {
+            throw new Resources.Refused("-o " + output + ": " + outParent + " is not a writable directory");
+        }
+        if (Files.isDirectory(output)) {
+            throw new Resources.Refused("-o " + output + " is a directory");
+        }
         if (repeat < 1) {
             throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
         }

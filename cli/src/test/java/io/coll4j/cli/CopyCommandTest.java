@@ -5,8 +5,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,19 +16,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code collbench copy} in-process: every format, the adaptive choice, threads, and bad input. */
 class CopyCommandTest {
 
-    record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = CollBench.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     void csvHasTheExactHeaderAndARowPerImplAndSize() {
-        Run r = run("copy", "-m", "4K:8K", "-i", "3", "-x", "1", "--format", "csv");
+        CliRun r = run("copy", "-m", "4K:8K", "-i", "3", "-x", "1", "--format", "csv");
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.out().lines().toList();
         assertEquals("impl,threads,bytes,iterations,avg_us,min_us,max_us,GBps", lines.getFirst());
@@ -55,11 +47,11 @@ class CopyCommandTest {
 
     @Test
     void adaptivePicksTemporalWhenTheWorkingSetFitsAndStreamsWhenItDoesNot() {
-        Run small = run("copy", "-m", "64K", "--impl", "adaptive", "-i", "2", "-x", "0", "--cache", "1M");
+        CliRun small = run("copy", "-m", "64K", "--impl", "adaptive", "-i", "2", "-x", "0", "--cache", "1M");
         assertEquals(0, small.code(), small.err());
         assertTrue(small.out().contains("temporal, W 128K <= C 1M"), small.out());
 
-        Run big = run("copy", "-m", "64K", "--impl", "adaptive,nontemporal", "-i", "2", "-x", "0", "--cache", "64K");
+        CliRun big = run("copy", "-m", "64K", "--impl", "adaptive,nontemporal", "-i", "2", "-x", "0", "--cache", "64K");
         assertEquals(0, big.code(), big.err());
         String expected = Copy.nativeAvailable() ? "stream " + Copy.ntIsa() + ", W 128K > C 64K" : "W 128K > C 64K";
         assertTrue(big.out().contains(expected), big.out());
@@ -68,7 +60,7 @@ class CopyCommandTest {
 
     @Test
     void tableSaysWhatEachPathDid() {
-        Run r = run("copy", "-m", "1K:4K", "-i", "2", "-x", "0");
+        CliRun r = run("copy", "-m", "1K:4K", "-i", "2", "-x", "0");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().startsWith("# collbench copy: 1 thread(s), "), r.out());
         assertTrue(r.out().contains("# nt copy: " + Copy.nativeStatus()), r.out());
@@ -84,7 +76,7 @@ class CopyCommandTest {
     @Test
     void threadsCopyConcurrentlyAndJsonRowsCarryThePath(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("copy.json");
-        Run r = run("copy", "-m", "16K", "-t", "3", "--impl", "segment,arraycopy", "-i", "4", "--format", "json",
+        CliRun r = run("copy", "-m", "16K", "-t", "3", "--impl", "segment,arraycopy", "-i", "4", "--format", "json",
                 "--output", file.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals("", r.out());
@@ -99,7 +91,7 @@ class CopyCommandTest {
 
     @Test
     void defaultIterationsAreScaledByTime() {
-        Run r = run("copy", "-m", "4K", "--impl", "segment", "--format", "csv");
+        CliRun r = run("copy", "-m", "4K", "--impl", "segment", "--format", "csv");
         assertEquals(0, r.code(), r.err());
         String[] f = r.out().lines().toList().get(1).split(",");
         long iterations = Long.parseLong(f[3]);
@@ -111,7 +103,7 @@ class CopyCommandTest {
     }
 
     private static void usageError(String expectedMessage, String... args) {
-        Run r = run(args);
+        CliRun r = run(args);
         assertEquals(2, r.code(), r.out() + r.err());
         String first = r.err().lines().findFirst().orElse("");
         assertTrue(first.startsWith("collbench copy: ") && first.contains(expectedMessage), r.err());

@@ -14,7 +14,7 @@ class NonBlockingCliTest {
     @Test
     void nonblockingAndPersistentRowsAreValidated() {
         for (String c : List.of("allreduce", "reduce-scatter", "allgather", "bcast", "reduce", "barrier")) {
-            CollBenchCliTest.Run r = CollBenchCliTest.run(c, "-t", "3", "-m", "8:64K", "-i", "20", "-x", "5", "--nonblocking",
+            CliRun r = CliRun.of(c, "-t", "3", "-m", "8:64K", "-i", "20", "-x", "5", "--nonblocking",
                     "--persistent", "-c", "--format", "csv");
             assertEquals(0, r.code(), c + ": " + r.err());
             List<String> lines = r.out().lines().toList();
@@ -26,7 +26,7 @@ class NonBlockingCliTest {
 
     @Test
     void overlapAddsItsColumns() {
-        CollBenchCliTest.Run r = CollBenchCliTest.run("allreduce", "-t", "2", "-m", "64K:64K", "-i", "20", "-x", "5",
+        CliRun r = CliRun.of("allreduce", "-t", "2", "-m", "64K:64K", "-i", "20", "-x", "5",
                 "--overlap", "auto", "--format", "csv");
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.out().lines().toList();
@@ -37,20 +37,20 @@ class NonBlockingCliTest {
         double c = Double.parseDouble(row[row.length - 3]);
         double a = Double.parseDouble(row[row.length - 2]);
         assertTrue(c > 0 && a > 0 && c >= 0.9 * a, "auto computes for about A: " + Arrays.toString(row));
-        CollBenchCliTest.Run bad = CollBenchCliTest.run("allreduce", "-t", "1", "-m", "8:8", "--overlap", "5");
+        CliRun bad = CliRun.of("allreduce", "-t", "1", "-m", "8:8", "--overlap", "5");
         assertEquals(Errors.USAGE, bad.code(), bad.err());
-        CollBenchCliTest.Run worse = CollBenchCliTest.run("allreduce", "-t", "2", "-m", "8:8", "--overlap", "soon");
+        CliRun worse = CliRun.of("allreduce", "-t", "2", "-m", "8:8", "--overlap", "soon");
         assertTrue(worse.code() != 0 && worse.err().contains("--overlap"), worse.err());
     }
 
     @Test
     void chainAndSplitRunAndValidate() {
-        CollBenchCliTest.Run chain = CollBenchCliTest.run("chain", "-t", "2", "-m", "1M", "-n", "2");
+        CliRun chain = CliRun.of("chain", "-t", "2", "-m", "1M", "-n", "2");
         assertEquals(0, chain.code(), chain.err());
         assertTrue(chain.out().contains("wrong: 0"), chain.out());
-        CollBenchCliTest.Run split = CollBenchCliTest.run("split", "-t", "4", "-i", "500", "-n", "2");
+        CliRun split = CliRun.of("split", "-t", "4", "-i", "500", "-n", "2");
         assertEquals(0, split.code(), split.err());
         assertTrue(split.out().contains("wrong: 0"), split.out());
-        assertEquals(Errors.USAGE, CollBenchCliTest.run("split", "-t", "3").code());
+        assertEquals(Errors.USAGE, CliRun.of("split", "-t", "3").code());
     }
 }

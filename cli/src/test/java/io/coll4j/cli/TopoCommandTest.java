@@ -6,8 +6,6 @@ import io.coll4j.topology.Topology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -18,14 +16,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** {@code collbench topo} in-process: this machine, synthetic and XML machines, JSON, and bad input. */
 class TopoCommandTest {
 
-    record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = CollBench.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private static int count(String text, String regex) {
@@ -40,7 +32,7 @@ class TopoCommandTest {
     @Test
     void thisMachine() {
         Topology host = Topology.host();
-        Run r = run("topo");
+        CliRun r = run("topo");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().startsWith("source:    " + host.source() + "\n"), r.out());
         assertTrue(r.out().contains(host.pus().size() + " PU"), r.out());
@@ -59,7 +51,7 @@ class TopoCommandTest {
     @Test
     void syntheticTwoPackagesPrintsThirtyTwoPus() {
         assumeTrue(Hwloc.isAvailable(), "skipped: " + Hwloc.unavailableReason());
-        Run r = run("topo", "--topology", "synthetic:pack:2 numa:2 l3:1 core:4 pu:2");
+        CliRun r = run("topo", "--topology", "synthetic:pack:2 numa:2 l3:1 core:4 pu:2");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("machine:   2 packages, 4 NUMA nodes, 4 L3s, 16 cores, 32 PUs"), r.out());
         assertEquals(2, count(r.out(), "\n  Package L#\\d\n"));
@@ -72,7 +64,7 @@ class TopoCommandTest {
     @Test
     void scatterOversubscribedPlacement() {
         assumeTrue(Hwloc.isAvailable(), "skipped: " + Hwloc.unavailableReason());
-        Run r = run("topo", "--topology", "synthetic:pack:2 numa:1 l3:1 core:2 pu:1", "-t", "6", "--bind", "scatter");
+        CliRun r = run("topo", "--topology", "synthetic:pack:2 numa:1 l3:1 core:2 pu:1", "-t", "6", "--bind", "scatter");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("placement: scatter, 6 ranks on P#0,2,1,3,0,2 (2 packages, 2 NUMA nodes), "
                 + "oversubscribed: up to 2 ranks per PU"), r.out());
@@ -81,7 +73,7 @@ class TopoCommandTest {
     @Test
     void jsonHasCountsSourceAndTree() {
         assumeTrue(Hwloc.isAvailable(), "skipped: " + Hwloc.unavailableReason());
-        Run r = run("topo", "--format", "json", "--topology", "synthetic:pack:2 numa:2 l3:1 core:4 pu:2", "-t", "4");
+        CliRun r = run("topo", "--format", "json", "--topology", "synthetic:pack:2 numa:2 l3:1 core:4 pu:2", "-t", "4");
         assertEquals(0, r.code(), r.err());
         String j = r.out();
         assertTrue(j.startsWith("{\n  \"source\": \"synthetic:pack:2 numa:2 l3:1 core:4 pu:2 (via hwloc "), j);
@@ -98,7 +90,7 @@ class TopoCommandTest {
     @Test
     void jsonOfThisMachine() {
         Topology host = Topology.host();
-        Run r = run("topo", "--format", "json");
+        CliRun r = run("topo", "--format", "json");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("\n  \"pus\": " + host.pus().size() + ","), r.out());
         assertTrue(r.out().contains("\n  \"numaNodes\": " + host.numaNodes().size() + ","), r.out());
@@ -112,7 +104,7 @@ class TopoCommandTest {
         try (HwlocTopology t = HwlocTopology.loadSynthetic("pack:4 numa:1 l3:1 core:2 pu:1")) {
             t.exportXml(xml);
         }
-        Run r = run("topo", "--topology", "xml:" + xml);
+        CliRun r = run("topo", "--topology", "xml:" + xml);
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().startsWith("source:    xml:" + xml.toAbsolutePath()), r.out());
         assertTrue(r.out().contains("4 packages, 4 NUMA nodes, 4 L3s, 8 cores, 8 PUs"), r.out());
@@ -134,7 +126,7 @@ class TopoCommandTest {
             String[] args = new String[c.length];
             args[0] = "topo";
             System.arraycopy(c, 1, args, 1, c.length - 1);
-            Run r = run(args);
+            CliRun r = run(args);
             assertEquals(2, r.code(), String.join(" ", args) + "\n" + r.err());
             String first = r.err().lines().findFirst().orElse("");
             assertTrue(first.startsWith("collbench topo: " + c[0]), "for " + String.join(" ", args) + ": " + first);
@@ -148,12 +140,12 @@ class TopoCommandTest {
     void explicitPuListOnThisMachine() {
         Topology host = Topology.host();
         int last = host.pus().getLast().osIndex();
-        Run r = run("topo", "--bind", Integer.toString(last), "-t", "2");
+        CliRun r = run("topo", "--bind", Integer.toString(last), "-t", "2");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("placement: " + last + ", 2 ranks on P#" + last + "," + last), r.out());
-        Run one = run("topo", "--bind", Integer.toString(last));
+        CliRun one = run("topo", "--bind", Integer.toString(last));
         assertTrue(one.out().contains("placement: " + last + ", 1 rank on P#" + last + " "), one.out());
-        Run bad = run("topo", "--bind", "4000");
+        CliRun bad = run("topo", "--bind", "4000");
         assertEquals(2, bad.code());
         assertTrue(bad.err().startsWith("collbench topo: placement: PU P#4000 is not in the topology"), bad.err());
     }

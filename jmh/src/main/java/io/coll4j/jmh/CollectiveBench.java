@@ -1,5 +1,6 @@
 package io.coll4j.jmh;
 
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.CollectivePlan;
 import io.coll4j.Rank;
@@ -250,7 +251,7 @@ public abstract class CollectiveBench {
         catchUp = params.getMode() != Mode.SingleShotTime;
         awaitEntries = false;
         for (int r = 0; r < ranks; r++) {
-            awaitEntries |= !plan.algorithm().observesAllEntries(r, ROOT, ranks);
+            awaitEntries |= !TeamInternals.algorithm(plan).observesAllEntries(r, ROOT, ranks);
         }
         awaitEntries &= catchUp;
         calls = 0;

@@ -28,7 +28,7 @@ import io.coll4j.reductions.Reducer;
 import io.coll4j.reductions.Reducers;
 
 /**
- * The movement-avoiding k-ary reduction [YHCCL §3, HMPI §2.4]: {@code dst = s0 + s1 + … + s(k-1)} over
+ * The one-pass k-ary reduction (HMPI's tiled-reduce fold [HMPI §2.4], fewer bytes moved [YHCCL §2.1]): {@code dst = s0 + s1 + … + s(k-1)} over
  * F64, 64 MiB per source (far beyond any cache), as one k-ary pass ({@code kary}:
  * {@link Reducer#reduceMany}, k reads and one write per element) against k − 1 chained pairwise passes
  * ({@code pairwise}: {@code dst = s0 + s1}, then {@code dst += s2}, …: 3(k − 1) streams). With k = 4 that
@@ -105,7 +105,7 @@ public class ReduceManyBench {
             for (int j = 0; j < k; j++) {
                 fold.source(srcs[j], 0);
             }
-            fold.run(NativeReduce.F64, NativeReduce.SUM, count);
+            fold.run(io.coll4j.bindings.copy.NativeType.F64, io.coll4j.bindings.copy.NativeOp.SUM, count);
         } else {
             reducer.reduce(dst, 0, srcs[0], 0, srcs[1], 0, count);
             for (int j = 2; j < k; j++) {

@@ -51,7 +51,8 @@ public interface Reducer {
     /**
      * {@code dst[i] = s0[i] op s1[i] op … op s(k-1)[i]} for the first {@code k} entries of
      * {@code srcs}/{@code srcOffsets}, {@code 1 <= k <= 16}, in ONE pass over memory: every source is
-     * read once and {@code dst} written once [YHCCL §3, HMPI §2.4], so a k-ary step moves k + 1 streams
+     * read once and {@code dst} written once (each thread of HMPI's tiled reduce folds its chunk of all
+     * send buffers [HMPI §2.4]; fewer bytes moved is YHCCL's data-access-volume argument [YHCCL §2.1]), so a k-ary step moves k + 1 streams
      * where k − 1 pairwise steps move 3(k − 1). {@code dst} may alias any source exactly (sources may
      * overlap each other freely). With {@code k == 1} it is a copy.
      */

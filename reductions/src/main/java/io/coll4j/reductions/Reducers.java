@@ -76,7 +76,9 @@ public final class Reducers {
             return vectorReducer(dtype, op);
         }
         if (WARNED.compareAndSet(false, true)) {
-            System.err.println("coll4j: reductions use the scalar implementation: " + Vectorization.REASON);
+            // the io.coll4j logger, as io.coll4j.topology.Fallbacks logs the other fallbacks (no dependency on it here)
+            System.getLogger("io.coll4j").log(System.Logger.Level.WARNING,
+                    "coll4j: reductions use the scalar implementation: " + Vectorization.REASON);
         }
         return SCALAR[index(dtype, op)];
     }

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Bad input (issue 5, DESIGN §7): every rejected argument gives an {@link IllegalArgumentException}
+ * Bad input (issue 5; docs/design.md, "Error contract"): every rejected argument gives an {@link IllegalArgumentException}
  * whose message names it, and the destination is not written — for the scalar and the vector reducers.
  */
 class ArgumentsTest {

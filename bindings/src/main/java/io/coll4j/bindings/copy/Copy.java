@@ -77,6 +77,12 @@ public final class Copy {
     private static final int NT_ISA = LIBRARY ? NativeCopy.coll4j_nt_isa() : NativeCopy.ISA_NONE;
     private static final boolean NT = NT_ISA != NativeCopy.ISA_NONE;
 
+    static {
+        if (LIBRARY && !NT) {   // without the library NativeLibrary has said so already
+            io.coll4j.topology.Fallbacks.note("nt copy", "the CPU has neither AVX-512F nor AVX2: non-temporal copies use MemorySegment.copy");
+        }
+    }
+
     private final long cacheCapacity;
 
     /**

@@ -1,5 +1,7 @@
 package io.coll4j.bindings.copy;
 
+import io.coll4j.topology.Fallbacks;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -54,6 +56,13 @@ public final class NativeLibrary {
     private static final Load LOAD = load(Boolean.getBoolean(DISABLE_PROPERTY),
             System.getProperty("os.name", ""), System.getProperty("os.arch", ""),
             NativeLibrary.class.getClassLoader(), RESOURCE);
+
+    static {
+        if (LOAD instanceof Unavailable(String reason)) {
+            Fallbacks.note("native library", "libcoll4j.so not loaded (" + reason
+                    + "); copies use MemorySegment.copy and folds the Java kernels (no NT stores)");
+        }
+    }
 
     private NativeLibrary() {
     }

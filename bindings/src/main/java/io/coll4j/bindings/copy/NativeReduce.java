@@ -13,7 +13,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Bindings for {@code reduce.c}: gcc-vectorised C reduction kernels (AVX-512, AVX2 or baseline
  * x86-64, chosen at load), the native comparison point for the Vector API kernels of
- * {@code io.coll4j.reductions} in the JMH suites. No collective uses them.
+ * {@code io.coll4j.reductions} in the JMH suites; no collective calls these two bindings. The same
+ * library's streaming fold, {@code coll4j_reduce_many_nt}, is on the collectives' hot path and is bound
+ * by {@link StreamingFold}.
  *
  * <p>Codes are the ordinals of {@code io.coll4j.reductions.DType} ({@link #F32}..{@link #I64}) and
  * {@code Op} ({@link #SUM}..{@link #BXOR}); this module does not depend on {@code reductions}, so

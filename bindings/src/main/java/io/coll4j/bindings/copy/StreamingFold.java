@@ -25,16 +25,29 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * construction, for up to {@code maxDestinations} and {@code maxSources}. Native segments only (the
  * downcall is an ordinary one, so the GC may run during a long fold). A destination may be exactly a
  * source (in place); any other overlap between a destination and a source is refused.
+ *
+ * <p>Lifetime: the tables hold raw addresses, which the linker cannot see. So every segment must be
+ * alive when {@link #run} starts (a closed one is an {@link IllegalStateException}, nothing written), and
+ * {@link #run} passes one segment of each distinct memory session as an extra argument of the downcall
+ * (up to {@link #MAX_SESSIONS}): the linker keeps the session of every segment argument alive until the
+ * call returns, so an {@code Arena.close()} on another thread fails instead of freeing memory under the
+ * fold. Segments from more sessions than that are not folded here ({@link #run} returns false).
  */
 public final class StreamingFold {
-    private static final FunctionDescriptor DESC =
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG);
+    /** Distinct memory sessions one fold can hold alive (the held arguments of coll4j_reduce_many_nt_held). */
+    public static final int MAX_SESSIONS = 8;
+
+    private static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT,
+            ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
 
     private static final class Handle {
-        static final MethodHandle HANDLE = NativeLibrary.downcall("coll4j_reduce_many_nt", DESC);
+        static final MethodHandle HANDLE = NativeLibrary.downcall("coll4j_reduce_many_nt_held", DESC);
     }
 
-    private static final int[] ELEMENT_SIZE = {4, 8, 4, 8};
+    /** One segment per distinct session of the current fold; unused entries are NULL (the global session). */
+    private final MemorySegment[] held = new MemorySegment[MAX_SESSIONS];
+    private final MemorySegment.Scope[] heldScopes = new MemorySegment.Scope[MAX_SESSIONS];
+    private int sessions;
 
     private final MemorySegment dstTable;
     private final MemorySegment srcTable;
@@ -62,6 +75,7 @@ public final class StreamingFold {
         srcs = new MemorySegment[maxSources];
         srcOffsets = new long[maxSources];
         srcSlices = new MemorySegment[maxSources];
+        Arrays.fill(held, MemorySegment.NULL);
     }
 
     /**
@@ -119,18 +133,18 @@ public final class StreamingFold {
     /**
      * Folds {@code count} elements of every source into every destination, streaming.
      *
-     * @param dtype the ordinal of {@code io.coll4j.reductions.DType} ({@link NativeReduce#F32}..)
-     * @param op    the ordinal of {@code io.coll4j.reductions.Op} ({@link NativeReduce#SUM}..)
-     * @throws IllegalArgumentException for an unknown code, a bitwise op on a float type, no destination
-     *                                  or source, a heap, short or read-only segment, or a partial overlap
-     *                                  of a destination and a source; nothing is written then
-     * @throws IllegalStateException    when {@link #available()} is false
+     * @return true when folded; false (nothing written, the fold cleared) when the segments belong to more
+     *         than {@link #MAX_SESSIONS} memory sessions — the caller folds another way
+     * @throws IllegalArgumentException for a bitwise op on a float type, no destination or source, a heap,
+     *                                  short or read-only segment, or a partial overlap of a destination and
+     *                                  a source; nothing is written then
+     * @throws IllegalStateException    when a segment is not alive (its arena was closed), or
+     *                                  {@link #available()} is false
      */
-    public void run(int dtype, int op, long count) {
+    public boolean run(NativeType type, NativeOp op, long count) {
         try {
-            if (dtype < NativeReduce.F32 || dtype > NativeReduce.I64 || op < NativeReduce.SUM || op > NativeReduce.BXOR
-                    || (op >= NativeReduce.BAND && dtype <= NativeReduce.F64)) {
-                throw new IllegalArgumentException("no native fold for dtype code " + dtype + " and op code " + op);
+            if (op.bitwise() && type.floating()) {
+                throw new IllegalArgumentException("no native fold for " + type + " and " + op);
             }
             if (nd == 0 || k == 0) {
                 throw new IllegalArgumentException("a streaming fold needs a destination and a source, has " + nd + " and " + k);
@@ -138,13 +152,17 @@ public final class StreamingFold {
             if (!available()) {
                 throw new IllegalStateException("streaming fold unavailable: nt copy " + Copy.nativeStatus());
             }
-            long bytes = NativeReduce.bytes(count, ELEMENT_SIZE[dtype]);
+            long bytes = NativeReduce.bytes(count, type.size());
             if (bytes == 0) {
-                return;
+                return true;
             }
+            sessions = 0;
             for (int i = 0; i < k; i++) {
                 srcSlices[i] = slice("source " + i, srcs[i], srcOffsets[i], bytes);
                 srcTable.setAtIndex(ADDRESS, i, srcSlices[i]);
+                if (!hold(srcSlices[i])) {
+                    return false;
+                }
             }
             for (int j = 0; j < nd; j++) {
                 MemorySegment d = slice("destination " + j, dsts[j], dstOffsets[j], bytes);
@@ -153,11 +171,18 @@ public final class StreamingFold {
                     NativeReduce.checkAlias("source " + i, d, srcSlices[i], bytes);
                 }
                 dstTable.setAtIndex(ADDRESS, j, d);
+                if (!hold(d)) {
+                    return false;
+                }
             }
-            int rc = (int) Handle.HANDLE.invokeExact(dtype, op, dstTable, nd, srcTable, k, count);
+            // every session the tables point into is an argument: the linker holds each one for the call
+            // (and throws IllegalStateException, nothing written, for one closed since the checks above)
+            int rc = (int) Handle.HANDLE.invokeExact(type.code(), op.code(), dstTable, nd, srcTable, k, count,
+                    held[0], held[1], held[2], held[3], held[4], held[5], held[6], held[7]);
             if (rc != 0) {
-                throw new IllegalStateException("coll4j_reduce_many_nt rejected dtype " + dtype + ", op " + op);
+                throw new IllegalStateException("coll4j_reduce_many_nt rejected " + type + ", " + op);
             }
+            return true;
         } catch (Throwable t) {
             throw NativeReduce.rethrow(t);
         } finally {
@@ -166,9 +191,28 @@ public final class StreamingFold {
             Arrays.fill(dsts, 0, nd, null);
             Arrays.fill(srcs, 0, k, null);
             Arrays.fill(srcSlices, 0, k, null);
+            Arrays.fill(held, MemorySegment.NULL);
+            Arrays.fill(heldScopes, null);
             nd = 0;
             k = 0;
         }
+    }
+
+    /** Records {@code seg}'s session among the held ones; false when there are more than {@link #MAX_SESSIONS}. */
+    private boolean hold(MemorySegment seg) {
+        MemorySegment.Scope scope = seg.scope();
+        for (int i = 0; i < sessions; i++) {
+            if (heldScopes[i].equals(scope)) {
+                return true;
+            }
+        }
+        if (sessions == MAX_SESSIONS) {
+            return false;
+        }
+        heldScopes[sessions] = scope;
+        held[sessions] = seg;
+        sessions++;
+        return true;
     }
 
     private static MemorySegment slice(String name, MemorySegment seg, long offset, long bytes) {
@@ -177,6 +221,9 @@ public final class StreamingFold {
         }
         if (!seg.isNative()) {
             throw new IllegalArgumentException(name + " must be a native segment");
+        }
+        if (!seg.scope().isAlive()) {
+            throw new IllegalStateException(name + " is not alive: its arena was closed");
         }
         if (offset < 0 || offset > seg.byteSize() - bytes) {
             throw new IllegalArgumentException(name + " has " + seg.byteSize() + " bytes, needs " + bytes

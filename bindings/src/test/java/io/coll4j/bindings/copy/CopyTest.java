@@ -302,7 +302,7 @@ class CopyTest {
     void cacheCapacityFollowsYhccl() {
         assertEquals(32L << 20, Copy.cacheCapacity(32L << 20, 1L << 20, true, 8));
         assertEquals((32L << 20) + 8 * (1L << 20), Copy.cacheCapacity(32L << 20, 1L << 20, false, 8));
-        // [YHCCL §6] NodeA: 256 MB non-inclusive L3, 512 KB L2, 64 ranks -> 294912 KB
+        // [YHCCL §5.2.1, §5.4] NodeA: 256 MB non-inclusive L3, 512 KB L2, 64 ranks -> 294912 KB
         assertEquals(294912L << 10, Copy.cacheCapacity(256L << 20, 512L << 10, false, 64));
         assertThrows(IllegalArgumentException.class, () -> Copy.cacheCapacity(-1, 0, true, 1));
         assertThrows(IllegalArgumentException.class, () -> Copy.cacheCapacity(1, -1, true, 1));

@@ -9,6 +9,8 @@ import java.lang.foreign.ValueLayout;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -83,7 +85,7 @@ class StreamingFoldTest {
                                 for (int j = 0; j < k; j++) {
                                     fold.source(srcs[j], offs[j]);
                                 }
-                                fold.run(dtype, op, count);
+                                fold.run(NativeType.values()[dtype], NativeOp.values()[op], count);
                                 for (int d = 0; d < nd; d++) {
                                     MemorySegment out = dsts[d].asSlice(GUARD + off0 + (long) d * es);
                                     for (long i = 0; i < count; i++) {
@@ -133,7 +135,7 @@ class StreamingFoldTest {
                 for (int j = 0; j < 3; j++) {
                     fold.source(srcs[j], 0);
                 }
-                fold.run(NativeReduce.F64, NativeReduce.SUM, n);
+                fold.run(NativeType.F64, NativeOp.SUM, n);
                 long[] zero = new long[3];
                 for (long i = 0; i < n; i++) {
                     long want = expected(NativeReduce.F64, NativeReduce.SUM, copies, zero, 3, i);
@@ -152,28 +154,26 @@ class StreamingFoldTest {
             MemorySegment b = arena.allocate(1024, 64);
             MemorySegment dst = arena.allocate(1024, 64);
             dst.fill((byte) 1);
-            // a bitwise op on a float type, an unknown code
-            for (int[] codes : new int[][]{{NativeReduce.F64, NativeReduce.BXOR}, {7, NativeReduce.SUM}, {NativeReduce.I32, 9}}) {
-                fold.destination(dst, 0);
-                fold.source(a, 0);
-                assertThrows(IllegalArgumentException.class, () -> fold.run(codes[0], codes[1], 16));
-            }
+            // a bitwise op on a float type
+            fold.destination(dst, 0);
+            fold.source(a, 0);
+            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeType.F64, NativeOp.BXOR, 16));
             // no source; a heap source; a short destination; a read-only destination; partial overlap
             fold.destination(dst, 0);
-            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeReduce.F64, NativeReduce.SUM, 16));
+            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeType.F64, NativeOp.SUM, 16));
             fold.destination(dst, 0);
             fold.source(MemorySegment.ofArray(new double[128]), 0);
-            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeReduce.F64, NativeReduce.SUM, 16));
+            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeType.F64, NativeOp.SUM, 16));
             fold.destination(dst, 1000);
             fold.source(a, 0);
-            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeReduce.F64, NativeReduce.SUM, 16));
+            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeType.F64, NativeOp.SUM, 16));
             fold.destination(dst.asReadOnly(), 0);
             fold.source(a, 0);
-            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeReduce.F64, NativeReduce.SUM, 16));
+            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeType.F64, NativeOp.SUM, 16));
             fold.destination(a, 8);
             fold.source(a, 0);
             fold.source(b, 0);
-            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeReduce.F64, NativeReduce.SUM, 16));
+            assertThrows(IllegalArgumentException.class, () -> fold.run(NativeType.F64, NativeOp.SUM, 16));
             for (long i = 0; i < dst.byteSize(); i++) {
                 assertEquals(1, dst.get(ValueLayout.JAVA_BYTE, i), "byte " + i);
             }
@@ -185,6 +185,62 @@ class StreamingFoldTest {
             fold.source(b, 0);
             assertThrows(IllegalStateException.class, () -> fold.source(a, 0));
             assertThrows(IllegalArgumentException.class, () -> new StreamingFold(0, 1));
+        }
+    }
+
+    /** A segment whose arena was closed is refused before the downcall (the table would hold a dangling address). */
+    @Test
+    void refusesClosedSegments() {
+        StreamingFold fold = new StreamingFold(1, 2);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment dst = arena.allocate(1024, 64);
+            MemorySegment dead;
+            try (Arena gone = Arena.ofShared()) {
+                dead = gone.allocate(1024, 64);
+            }
+            fold.destination(dst, 0);
+            fold.source(dead, 0);
+            fold.source(dst, 0);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> fold.run(NativeType.F64, NativeOp.SUM, 16));
+            assertTrue(e.getMessage().contains("source 0"), e.getMessage());
+            fold.destination(dead, 0);
+            fold.source(dst, 0);
+            assertThrows(IllegalStateException.class, () -> fold.run(NativeType.F64, NativeOp.SUM, 16));
+        }
+    }
+
+    /** Segments of more sessions than it can hold alive: nothing is folded, the caller is told so. */
+    @Test
+    void declinesMoreSessionsThanItCanHold() {
+        int n = StreamingFold.MAX_SESSIONS + 1;
+        StreamingFold fold = new StreamingFold(1, n);
+        Arena[] arenas = new Arena[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                arenas[i] = Arena.ofShared();
+                fold.source(arenas[i].allocate(64, 64), 0);
+            }
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment dst = a.allocate(64, 64);
+                dst.fill((byte) 3);
+                fold.destination(dst, 0);
+                assertFalse(fold.run(NativeType.I64, NativeOp.SUM, 8));
+                for (long i = 0; i < 64; i++) {
+                    assertEquals(3, dst.get(ValueLayout.JAVA_BYTE, i));
+                }
+                // exactly MAX_SESSIONS distinct sessions (the destination's among them) is fine
+                for (int i = 0; i < StreamingFold.MAX_SESSIONS - 1; i++) {
+                    fold.source(arenas[i].allocate(64, 64), 0);
+                }
+                fold.destination(dst, 0);
+                assertTrue(fold.run(NativeType.I64, NativeOp.SUM, 8));
+            }
+        } finally {
+            for (Arena a : arenas) {
+                if (a != null) {
+                    a.close();
+                }
+            }
         }
     }
 }

@@ -31,7 +31,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Every algorithm of DESIGN §4, by collective, in catalogue order (the order ties are broken in, and
+ * Every algorithm of the catalogue (docs/design.md, "Algorithm catalogue"), by collective, in catalogue order (the order ties are broken in, and
  * {@code collbench list} prints). The {@code cyclicbarrier} baselines are in the catalogue (so
  * {@code -a cyclicbarrier} and {@code -a all} reach them) but never chosen by the selector.
  */
@@ -70,6 +70,24 @@ public final class AlgorithmCatalog {
     /** The algorithms of {@code c}, baseline last. */
     public static List<CollectiveAlgorithm> of(Collective c) {
         return ALL.stream().filter(a -> a.collective() == c).toList();
+    }
+
+    /**
+     * A stable number for {@code a} (its index in {@link #all()}, plus one; 0 for an algorithm outside the
+     * catalogue): ranks put it in their check word, so ranks that run different algorithms are a mismatch.
+     */
+    public static int id(CollectiveAlgorithm a) {
+        for (int i = 0; i < ALL.size(); i++) {
+            if (ALL.get(i) == a) {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+
+    /** The name of the algorithm numbered {@code id} by {@link #id}, or {@code "?"}. */
+    public static String nameOf(int id) {
+        return id >= 1 && id <= ALL.size() ? ALL.get(id - 1).name() : "?";
     }
 
     /** True for the {@code cyclicbarrier} reference algorithms. */

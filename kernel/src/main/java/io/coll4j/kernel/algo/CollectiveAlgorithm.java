@@ -6,7 +6,7 @@ import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
 /**
- * One algorithm for one collective (DESIGN §4). Instances are stateless and shared by every rank of
+ * One algorithm for one collective (docs/design.md, "Algorithm catalogue"). Instances are stateless and shared by every rank of
  * every team; per-call state lives in the {@link CollectiveCall} passed to {@link #run}.
  *
  * <p>Contract every implementation states in its class comment: its synchronisation protocol (which
@@ -30,7 +30,7 @@ public interface CollectiveAlgorithm {
     /** Where it comes from, e.g. {@code [HMPI §2.4]}. */
     String seed();
 
-    /** Predicted time in seconds for {@code ranks} ranks and {@code bytes} bytes per rank (DESIGN §8 meaning). */
+    /** Predicted time in seconds for {@code ranks} ranks and {@code bytes} bytes per rank (per rank, as the CLI contract of docs/design.md counts them). */
     double cost(MachineModel model, int ranks, long bytes);
 
     /**

@@ -4,8 +4,8 @@ import io.coll4j.Collective;
 import io.coll4j.CollectiveMismatchException;
 import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.bindings.copy.Copy;
-import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.sync.FlagWait;
 import io.coll4j.kernel.sync.Stamp;
 import io.coll4j.kernel.sync.WaitStrategy;
 import io.coll4j.reductions.DType;
@@ -15,47 +15,51 @@ import io.coll4j.reductions.Reducer;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A rank's view of the collective it is executing: the call's arguments, and the operations every
  * algorithm is written with — publish a stamp on one of my lines, wait for a peer's line to reach a
- * stamp, find a peer's buffers. One instance per rank, reused for every call (no allocation per
- * collective); only its rank's thread uses it.
+ * stamp, find a peer's buffers, fold. One instance per rank, reused for every call (no allocation per
+ * collective); only its rank's thread uses it. Folding is delegated to {@link Fold}, the slow path of
+ * waiting to {@link FlagWait}, the messages of failures to {@link CallDiagnostics}.
  *
  * <h2>Waiting</h2>
- * {@link #await} is a single acquire-load when the flag is already there. Otherwise it runs the slow
- * path: the team's {@link WaitStrategy} passes the time, and between idles the loop checks the abort
- * flag (an abort unparks every rank), the deadline (→ {@link CollectiveTimeoutException} listing the
- * ranks that have not entered), and, every {@link #SCAN_INTERVAL_NANOS}, every rank's ANNOUNCE line
- * for a rank that entered this sequence slot with another call (→ {@link CollectiveMismatchException}).
+ * {@link #await} is a single acquire-load when the flag is already there. Otherwise {@link FlagWait}
+ * runs the team's {@link WaitStrategy} and, between idles, checks the abort flag (an abort unparks
+ * every rank), the thread's interrupt status, the deadline (→ {@link CollectiveTimeoutException} naming
+ * the ranks that have not entered the collective waited for), and, every
+ * {@link FlagWait#SCAN_INTERVAL_NANOS}, every rank's ANNOUNCE line for a rank that entered this sequence
+ * slot with another call (→ {@link CollectiveMismatchException}).
  *
  * <h2>Mismatch detection</h2>
- * Every stamp carries the publisher's check word ({@link Signature}); a waiter that reads a stamp of its
- * own sequence number compares the word (same cache line, so free) and aborts the team on a
- * difference. Ranks that never wait on each other directly are caught by the slow-path scan.
+ * Every stamp carries the publisher's check word ({@link Signature}: the call, its algorithm and the
+ * check word of the rank's previous call); a waiter that reads a stamp of its own sequence number
+ * compares the word (same cache line, so free) and aborts the team on a difference. Ranks that never
+ * wait on each other directly are caught by the slow-path scan, or at the next collective in which they
+ * do, through the chained previous word.
  */
 public final class CollectiveCall {
-    /** How often a waiting rank scans every rank's ANNOUNCE line for a mismatch. */
-    static final long SCAN_INTERVAL_NANOS = 200_000;
-    /** In the spinning phase, read the clock only every this many idles (nanoTime costs ~20 ns). */
-    private static final int CLOCK_EVERY = 64;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
-    /** Bytes of the private strip buffer a fold of more than 16 sources goes through (fits L1 with its sources' lines). */
-    static final int FOLD_STRIP_BYTES = 8 * 1024;
+    /** ANNOUNCE payload layout (per parity half): what the rank called, for late comparisons and messages. */
+    static final int ANNOUNCE_DESCRIPTOR = 0, ANNOUNCE_COUNT = 8, ANNOUNCE_ALGORITHM = 16, ANNOUNCE_CHECK = 24;
 
     private final TeamContext team;
     private final ControlBlock ctrl;
     private final MemorySegment control;
-    private final WaitStrategy wait;
     private final int rank;
     private final int size;
     private final long announceOffset;
+    private final FlagWait waiter;
+    private final Fold fold;
+    private final CallDiagnostics diagnostics;
 
     private long seq;
     private long descriptor;
     private long check;
+    /** The check word of this rank's previous call (what a rank still in that call must have announced). */
+    private long previousCheck;
+    private int algorithmId;
+    private CollectiveAlgorithm lastAlgorithm;
     private Collective collective;
     private MemorySegment send;
     private MemorySegment recv;
@@ -70,13 +74,6 @@ public final class CollectiveCall {
     private long knownAllEntered;
     /** Highest sequence number already checked against every rank's ANNOUNCE line. */
     private final long[] seenAnnounce;
-    private final MemorySegment[] foldSources;
-    private final long[] foldOffsets;
-    private final MemorySegment[] passSources = new MemorySegment[Reducer.MAX_SOURCES];
-    private final long[] passOffsets = new long[Reducer.MAX_SOURCES];
-    private int foldCount;
-    private MemorySegment strip;
-    private StreamingFold streaming;
     /** Rank-private room for one inline message (push-model algorithms keep their running value here). */
     private final MemorySegment local = java.lang.foreign.Arena.ofAuto().allocate(ControlBlock.INLINE_BYTES, 64);
 
@@ -84,13 +81,35 @@ public final class CollectiveCall {
         this.team = team;
         this.ctrl = team.ctrl();
         this.control = ctrl.segment();
-        this.wait = team.waitStrategy();
         this.rank = rank;
         this.size = team.size();
         this.announceOffset = ctrl.offset(rank, ControlBlock.ANNOUNCE);
         this.seenAnnounce = new long[size];
-        this.foldSources = new MemorySegment[Math.max(size + 1, Reducer.MAX_SOURCES)];
-        this.foldOffsets = new long[foldSources.length];
+        this.fold = new Fold(this, size);
+        this.diagnostics = new CallDiagnostics(this);
+        this.waiter = new FlagWait(ctrl, team.waitStrategy(), team.timeoutNanos(), new FlagWait.Watcher() {
+            @Override
+            public void checkAborted() {
+                if (team.isAborted()) {
+                    throw team.abortedException(rank);
+                }
+            }
+
+            @Override
+            public void scan() {
+                scanAnnounces();
+            }
+
+            @Override
+            public RuntimeException interrupted(int peer, int line, long target) {
+                return diagnostics.interrupted(peer, line, target);
+            }
+
+            @Override
+            public RuntimeException timedOut(int peer, int line, long target, long waitedNanos) {
+                return diagnostics.timeout(peer, line, target, waitedNanos);
+            }
+        });
     }
 
     // ------------------------------------------------------------------ lifecycle (driven by Rank)
@@ -111,8 +130,14 @@ public final class CollectiveCall {
         this.root = root;
         this.reducer = reducer;
         this.algorithm = algorithm.name();
+        if (algorithm != lastAlgorithm) {
+            lastAlgorithm = algorithm;
+            algorithmId = AlgorithmCatalog.id(algorithm);
+        }
         this.descriptor = Signature.descriptor(collective, dtype, op, root);
-        this.check = Signature.check(descriptor, count, s);
+        // chained: the previous call's word is part of this one (see Signature)
+        this.previousCheck = check;
+        this.check = Signature.check(descriptor, count, algorithmId, check, s);
         if (s - 1 > knownAllEntered) {
             awaitAllEntered(s - 1);
         }
@@ -123,8 +148,10 @@ public final class CollectiveCall {
         team.setSlot(rank, s, TeamContext.RECV, recv);
         team.setSlot(rank, s, TeamContext.SCRATCH, scratch);
         long payload = ControlBlock.payloadOffset(announceOffset, s);
-        control.set(LONG, payload, descriptor);
-        control.set(LONG, payload + 8, count);
+        control.set(LONG, payload + ANNOUNCE_DESCRIPTOR, descriptor);
+        control.set(LONG, payload + ANNOUNCE_COUNT, count);
+        control.set(LONG, payload + ANNOUNCE_ALGORITHM, algorithmId);
+        control.set(LONG, payload + ANNOUNCE_CHECK, check);
         // release: publishes descriptor, buffer references and scratch to every acquire of ANNOUNCE
         ctrl.publish(announceOffset, Stamp.of(s, 0), check);
     }
@@ -276,166 +303,58 @@ public final class CollectiveCall {
 
     /** Starts a fold: sources added with {@link #foldAdd} are combined left to right by {@link #foldInto}. */
     public void foldStart() {
-        foldCount = 0;
+        fold.start();
     }
 
     /** Adds the next source of the fold (elements at byte offset {@code offset} of {@code seg}). */
     public void foldAdd(MemorySegment seg, long offset) {
-        foldSources[foldCount] = seg;
-        foldOffsets[foldCount] = offset;
-        foldCount++;
+        fold.add(seg, offset);
     }
 
     /**
      * {@code dst = s0 op s1 op … op s(k−1)} over the added sources, left to right — bitwise the scalar left
      * fold in the order the sources were added. Up to 16 sources this is one k-ary pass
-     * ({@link Reducer#reduceMany}); beyond, it strip-mines: each strip of {@link #FOLD_STRIP_BYTES} is
+     * ({@link Reducer#reduceMany}); beyond, it strip-mines: each strip of {@link Fold#STRIP_BYTES} is
      * folded 16 sources at a time into a private L1-resident buffer and written to dst once, so
      * {@code dst} may alias any one source exactly (in-place collectives) at every k.
      */
     public void foldInto(MemorySegment dst, long dstOffset, long elements) {
-        int k = foldCount;
-        if (k <= Reducer.MAX_SOURCES) {
-            reducer.reduceMany(dst, dstOffset, foldSources, foldOffsets, k, elements);
-            return;
-        }
-        if (strip == null) {
-            strip = java.lang.foreign.Arena.ofAuto().allocate(FOLD_STRIP_BYTES, 64);
-        }
-        int es = dtype.size();
-        long perStrip = FOLD_STRIP_BYTES / es;
-        for (long done = 0; done < elements; done += perStrip) {
-            long n = Math.min(perStrip, elements - done);
-            foldStrip(strip, done * es, n);
-            MemorySegment.copy(strip, 0, dst, dstOffset + done * es, n * es);
-        }
+        fold.into(dst, dstOffset, elements);
     }
 
     /**
      * {@link #foldInto} with non-temporal stores to {@code dst} — the native streaming fold
-     * ({@link StreamingFold}): the destination is written once and never read for ownership [YHCCL §4.1].
-     * Use it only when the result is not re-read soon (W &gt; C, [YHCCL §4.2]). Same order and bits as
-     * {@link #foldInto}; {@code dst} may alias a source exactly. Falls back to {@link #foldInto} when a
-     * buffer is on the heap or the machine has no non-temporal path.
+     * ({@link io.coll4j.bindings.copy.StreamingFold}): the destination is written once and never read for
+     * ownership [YHCCL §4.1]. Use it only when the result is not re-read soon (W &gt; C, [YHCCL §4.2]). Same
+     * order and bits as {@link #foldInto}; {@code dst} may alias a source exactly. Falls back to
+     * {@link #foldInto} when a buffer is on the heap, the buffers span more memory sessions than the
+     * native call can hold alive, or the machine has no non-temporal path.
      */
     public void foldIntoNonTemporal(MemorySegment dst, long dstOffset, long elements) {
-        StreamingFold f = streamingFold();
-        if (f != null) {
-            f.destination(dst, dstOffset);
-            if (addStreamingSources(f)) {
-                f.run(dtype.ordinal(), op.ordinal(), elements);
-                return;
-            }
-        }
-        foldInto(dst, dstOffset, elements);
+        fold.intoNonTemporal(dst, dstOffset, elements);
     }
 
     /**
      * {@link #foldInto} into the receive buffer of EVERY rank at {@code dstOffset}: the owner of a block
      * writes its result once per rank. With {@code nonTemporal} through the streaming fold, straight from
      * L1 with nothing read back [YHCCL §4.1]; each 1 KiB is read from every source before it is written
-     * anywhere, so a rank's receive buffer may be its send buffer. Otherwise (or when a buffer is on the
-     * heap, or the machine cannot stream) a fold into my receive buffer and temporal copies from there.
+     * anywhere, so a rank's receive buffer may be its send buffer. Otherwise (or when the streaming fold
+     * cannot take these buffers) a fold into my receive buffer and temporal copies from there.
      * The caller must hold every rank's published buffers.
      */
     public void foldIntoEveryRecv(long dstOffset, long elements, boolean nonTemporal) {
-        StreamingFold f = nonTemporal ? streamingFold() : null;
-        if (f != null) {
-            addEveryRecv(f, dstOffset);
-            if (addStreamingSources(f)) {
-                f.run(dtype.ordinal(), op.ordinal(), elements);
-                return;
-            }
-        }
-        foldInto(recv, dstOffset, elements);
-        long bytes = elements * dtype.size();
-        for (int q = 0; q < size; q++) {
-            if (q != rank) {
-                MemorySegment.copy(recv, dstOffset, peerRecv(q), dstOffset, bytes);
-            }
-        }
+        fold.intoEveryRecv(dstOffset, elements, nonTemporal);
     }
 
     /**
      * Copies {@code bytes} of {@code src@srcOffset} into the receive buffer of EVERY rank at
      * {@code dstOffset} (a push allgather). With {@code nonTemporal}, through the streaming fold with one
-     * source: each 1 KiB is read once and streamed to the p destinations [YHCCL §4.1]; otherwise (or with a
-     * heap buffer, or no NT path) one copy per destination. A destination that is exactly the source is
-     * skipped. The caller must hold every rank's published buffers.
+     * source: each 1 KiB is read once and streamed to the p destinations [YHCCL §4.1]; otherwise (or when
+     * the streaming fold cannot take these buffers) one copy per destination. A destination that is
+     * exactly the source is skipped. The caller must hold every rank's published buffers.
      */
     public void copyIntoEveryRecv(MemorySegment src, long srcOffset, long dstOffset, long bytes, boolean nonTemporal) {
-        StreamingFold f = nonTemporal ? streamingFold() : null;
-        if (f != null) {
-            addEveryRecv(f, dstOffset);
-            f.source(src, srcOffset);
-            if (f.allNative()) {
-                // one source: nothing is folded, so the op code only has to be a valid one for the dtype
-                f.run(dtype.ordinal(), Op.SUM.ordinal(), bytes / dtype.size());
-                return;
-            }
-            f.clear();
-        }
-        for (int q = 0; q < size; q++) {
-            Transfers.copy(this, src, srcOffset, recvOf(q), dstOffset, bytes, nonTemporal);
-        }
-    }
-
-    /** Rank q's receive buffer: mine, or the one q published. */
-    private MemorySegment recvOf(int q) {
-        return q == rank ? recv : peerRecv(q);
-    }
-
-    /** Every rank's receive buffer at {@code dstOffset} as a destination of {@code f}. */
-    private void addEveryRecv(StreamingFold f, long dstOffset) {
-        for (int q = 0; q < size; q++) {
-            f.destination(recvOf(q), dstOffset);
-        }
-    }
-
-    /** This rank's streaming fold, created at first use; null when the machine cannot stream. */
-    private StreamingFold streamingFold() {
-        if (!StreamingFold.available()) {
-            return null;
-        }
-        if (streaming == null) {
-            streaming = new StreamingFold(size, foldSources.length);
-        }
-        streaming.clear();
-        return streaming;
-    }
-
-    /** Adds the fold's sources; false (and the fold cleared) when one of them or a destination is on the heap. */
-    private boolean addStreamingSources(StreamingFold f) {
-        for (int i = 0; i < foldCount; i++) {
-            f.source(foldSources[i], foldOffsets[i]);
-        }
-        if (f.allNative()) {
-            return true;
-        }
-        f.clear();
-        return false;
-    }
-
-    /** Folds {@code n} elements at byte {@code delta} of every added source into {@code into} at 0, 16 sources a pass. */
-    private void foldStrip(MemorySegment into, long delta, long n) {
-        int k = foldCount;
-        int first = Math.min(k, Reducer.MAX_SOURCES);
-        for (int i = 0; i < first; i++) {
-            passSources[i] = foldSources[i];
-            passOffsets[i] = foldOffsets[i] + delta;
-        }
-        reducer.reduceMany(into, 0, passSources, passOffsets, first, n);
-        for (int next = first; next < k; ) {
-            int take = Math.min(Reducer.MAX_SOURCES - 1, k - next);
-            passSources[0] = into;
-            passOffsets[0] = 0;
-            for (int i = 0; i < take; i++) {
-                passSources[1 + i] = foldSources[next + i];
-                passOffsets[1 + i] = foldOffsets[next + i] + delta;
-            }
-            reducer.reduceMany(into, 0, passSources, passOffsets, 1 + take, n);
-            next += take;
-        }
+        fold.copyIntoEveryRecv(src, srcOffset, dstOffset, bytes, nonTemporal);
     }
 
     // ------------------------------------------------------------------ synchronisation
@@ -500,14 +419,14 @@ public final class CollectiveCall {
     public void awaitGlobal(int line, long target) {
         long off = ctrl.globalOffset(line);
         if (!Stamp.reached(ctrl.stampAcquire(off), target)) {
-            awaitSlow(off, target, -1, line);
+            waiter.await(off, target, -1, line);
         }
     }
 
     private long awaitStamp(long off, long target, int peer, int line) {
         long v = ctrl.stampAcquire(off);
         if (!Stamp.reached(v, target)) {
-            v = awaitSlow(off, target, peer, line);
+            v = waiter.await(off, target, peer, line);
         }
         verify(off, v, peer);
         return v;
@@ -517,7 +436,7 @@ public final class CollectiveCall {
      * Compares the call {@code peer} made in this sequence slot with mine, given stamp {@code v} just
      * acquired at {@code off}. A stamp of this collective carries the peer's check word on the same line.
      * A later stamp means the peer has already moved on (it did not need to wait for me, e.g. as a bcast
-     * root): then its ANNOUNCE payload half for this sequence number still holds what it called — it is
+     * root): then its ANNOUNCE payload half for this sequence number still holds its check word — it is
      * rewritten only two collectives later, and the lag check keeps the peer from getting there before
      * this rank enters the next collective.
      */
@@ -530,36 +449,8 @@ public final class CollectiveCall {
             }
         } else if (sv > seq && peer >= 0 && peer != rank) {
             long payload = ControlBlock.payloadOffset(ctrl.offset(peer, ControlBlock.ANNOUNCE), seq);
-            long d = control.get(LONG, payload);
-            long n = control.get(LONG, payload + 8);
-            if (Signature.check(d, n, seq) != check) {
+            if (control.get(LONG, payload + ANNOUNCE_CHECK) != check) {
                 throw mismatch(peer);
-            }
-        }
-    }
-
-    private long awaitSlow(long off, long target, int peer, int line) {
-        long timeout = team.timeoutNanos();
-        long start = System.nanoTime();
-        long nextScan = start + SCAN_INTERVAL_NANOS;
-        for (int idle = 0; ; idle++) {
-            wait.idle(idle);
-            long v = ctrl.stampAcquire(off);
-            if (Stamp.reached(v, target)) {
-                return v;
-            }
-            if (team.isAborted()) {
-                throw team.abortedException(rank);
-            }
-            if (idle % CLOCK_EVERY == 0 || idle > 4096) {
-                long now = System.nanoTime();
-                if (now - nextScan >= 0) {
-                    scanAnnounces();
-                    nextScan = now + SCAN_INTERVAL_NANOS;
-                }
-                if (now - start > timeout) {
-                    throw timeout(peer, line, now - start);
-                }
             }
         }
     }
@@ -575,15 +466,42 @@ public final class CollectiveCall {
             if (Stamp.seq(v) >= seq) {          // q entered this collective (and maybe left it): compare its call
                 verify(off, v, q);
                 seenAnnounce[q] = seq;
+            } else if (Stamp.seq(v) == seq - 1 && seq > 1) {
+                // q is still in the previous collective, which I left without waiting for it (a bcast root):
+                // if it entered that one with another call, it may never leave it (it waits for a partner
+                // that ran something else) — the mismatch must be found here, or this wait times out
+                long c = control.get(LONG, ControlBlock.payloadOffset(off, seq - 1) + ANNOUNCE_CHECK);
+                VarHandle.loadLoadFence();
+                // the half of seq - 1 is rewritten when q enters seq + 1: only a word read while q was before it counts
+                if (Stamp.seq(ctrl.stampOpaque(off)) <= seq && c != previousCheck) {
+                    throw mismatch(q);
+                }
+            }
+        }
+    }
+
+    /**
+     * After this rank's algorithm failed with an unexpected exception: if a rank entered this collective
+     * with another call (e.g. another algorithm, whose buffers or lines this one misread), that mismatch is
+     * the real failure; it is thrown (and the team aborted with it). Returns normally otherwise.
+     */
+    public void rethrowMismatchBehind() {
+        if (seq == 0) {
+            return;
+        }
+        for (int q = 0; q < size; q++) {
+            if (q != rank) {
+                long off = ctrl.offset(q, ControlBlock.ANNOUNCE);
+                long v = ctrl.stampAcquire(off);
+                if (Stamp.seq(v) >= seq) {
+                    verify(off, v, q);
+                }
             }
         }
     }
 
     private CollectiveMismatchException mismatch(int peer) {
-        String mine = Signature.describe(descriptor, count);
-        String theirs = describePeerCall(peer, seq);
-        CollectiveMismatchException e = new CollectiveMismatchException("collective mismatch in collective #" + seq
-                + ": rank " + rank + " called " + mine + " but rank " + peer + " called " + theirs);
+        CollectiveMismatchException e = new CollectiveMismatchException(diagnostics.mismatch(peer));
         if (team.abort(e, rank)) {
             return e;
         }
@@ -591,40 +509,48 @@ public final class CollectiveCall {
                 ? team.abortedException(rank) : e);
     }
 
-    /** What {@code peer} announced for collective {@code s}, read from its ANNOUNCE payload (best effort). */
-    private String describePeerCall(int peer, long s) {
-        long off = ctrl.offset(peer, ControlBlock.ANNOUNCE);
-        long v = ctrl.stampAcquire(off);
-        long payload = ControlBlock.payloadOffset(off, s);
-        long d = control.get(LONG, payload);
-        long n = control.get(LONG, payload + 8);
-        VarHandle.loadLoadFence();
-        if (Stamp.seq(v) != s || ctrl.stampOpaque(off) != v) {
-            return "a different collective (it has moved on to #" + Stamp.seq(ctrl.stampOpaque(off)) + ")";
+    /**
+     * The first buffer of the current (or just failed) collective, over every rank, whose memory session is
+     * no longer alive — "send of rank 1" — or null. {@link #deadBufferOwner} names its rank.
+     */
+    public String deadBuffer() {
+        int q = deadBufferOwner();
+        if (q < 0) {
+            return null;
         }
-        return Signature.describe(d, n);
+        MemorySegment sq = team.slot(q, seq, TeamContext.SEND);
+        boolean sendDead = sq != null && !sq.scope().isAlive();
+        String name = collective == Collective.BCAST ? "buf" : sendDead ? "send" : "recv";
+        return name + " of rank " + q;
     }
 
-    private RuntimeException timeout(int peer, int line, long waitedNanos) {
-        List<Integer> missing = new ArrayList<>();
-        StringBuilder last = new StringBuilder();
+    /** The rank whose published send or receive buffer of this collective is dead, or -1. */
+    public int deadBufferOwner() {
         for (int q = 0; q < size; q++) {
-            long off = ctrl.offset(q, ControlBlock.ANNOUNCE);
-            long entered = Stamp.seq(ctrl.stampAcquire(off));
-            if (entered < seq) {
-                missing.add(q);
-                last.append(last.isEmpty() ? "" : ", ").append("rank ").append(q).append(" last entered #")
-                        .append(entered);
+            if (Stamp.seq(ctrl.stampAcquire(ctrl.offset(q, ControlBlock.ANNOUNCE))) < seq) {
+                continue;                       // q has not published this collective's buffers (its slots are older)
+            }
+            for (int kind : new int[]{TeamContext.SEND, TeamContext.RECV}) {
+                MemorySegment b = team.slot(q, seq, kind);
+                if (b != null && !b.scope().isAlive()) {
+                    return q;
+                }
             }
         }
-        String waitingFor = peer >= 0 ? "rank " + peer + " (" + ctrl.lineName(line) + " line)" : "the central counter";
-        String msg = Signature.describe(descriptor, count) + " (collective #" + seq + ", algorithm " + algorithm
-                + ") timed out on rank " + rank + " after " + (waitedNanos / 1_000_000) + " ms waiting for " + waitingFor
-                + "; ranks that have not entered it: " + missing + (last.isEmpty() ? "" : " (" + last + ")");
-        CollectiveTimeoutException e = new CollectiveTimeoutException(msg, missing);
-        if (team.abort(e, rank)) {
-            return e;
-        }
-        return team.abortedException(rank);
+        return -1;
+    }
+
+    // ------------------------------------------------------------------ for CallDiagnostics
+
+    ControlBlock ctrl() {
+        return ctrl;
+    }
+
+    long descriptor() {
+        return descriptor;
+    }
+
+    int algorithmId() {
+        return algorithmId;
     }
 }

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Picks an algorithm for a call (DESIGN §5): a forced algorithm ({@code Team.Builder.algorithm},
+ * Picks an algorithm for a call (docs/design.md, "Machine model and selection"): a forced algorithm ({@code Team.Builder.algorithm},
  * {@code collbench -a}) always wins; otherwise the supported non-baseline algorithm with the least
  * predicted cost under the team's {@link MachineModel}, ties broken by catalogue order. Deterministic:
  * the same inputs give the same choice on every rank and every run. Costs are evaluated with the
@@ -35,7 +35,7 @@ public final class Selector {
         return forced.get(c);
     }
 
-    /** The algorithm for this call. {@code bytes} as DESIGN §8 counts them (per rank). */
+    /** The algorithm for this call. {@code bytes} per rank, as the CLI contract counts them (docs/design.md). */
     public CollectiveAlgorithm choose(Collective c, int ranks, long count, DType dtype, Op op, long bytes) {
         CollectiveAlgorithm f = forced.get(c);
         if (f != null) {

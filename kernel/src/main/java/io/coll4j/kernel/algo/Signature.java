@@ -14,9 +14,14 @@ import io.coll4j.reductions.Op;
  * <p>The <b>check word</b> ({@link #check}) travels with every flag a rank publishes, in the same cache
  * line as the stamp, so a waiter compares it at no extra line transfer:
  * <pre>
- * bits 63..16  48-bit hash of (descriptor, count)
+ * bits 63..16  48-bit hash of (descriptor, count, algorithm, check word of the rank's previous call)
  * bits 15..0   low 16 bits of the collective's sequence number
  * </pre>
+ * The algorithm is in the hash because ranks running different algorithms wait on lines the others
+ * never write, or read buffers they never published. The previous check word chains every earlier call
+ * into the hash: a mismatch in a collective whose ranks never compared words with each other (a bcast
+ * whose root leaves without waiting, two roots) is still caught at the next collective in which they
+ * do, at the latest the next one that synchronises all ranks.
  * The sequence bits matter because a peer that has already moved on to the next collective may have
  * rewritten the check word before its new stamp: a waiter only compares words whose sequence bits are
  * its own. Two different calls collide with probability 2^-48.
@@ -33,9 +38,19 @@ public final class Signature {
                 | (root < 0 ? 0L : (root + 1L) & 0xFFFF_FFFFL);
     }
 
-    /** The check word of a call at sequence number {@code seq}. */
+    /** The check word of a call at sequence number {@code seq} with no algorithm or history (tests). */
     public static long check(long descriptor, long count, long seq) {
-        return (mix(descriptor * 0x9E3779B97F4A7C15L ^ count) & ~0xFFFFL) | (seq & 0xFFFFL);
+        return check(descriptor, count, 0, 0, seq);
+    }
+
+    /**
+     * The check word of a call at sequence number {@code seq}, run with algorithm {@code algorithm}
+     * ({@link AlgorithmCatalog#id}), after a call whose check word was {@code previous} (0 for the first).
+     */
+    public static long check(long descriptor, long count, int algorithm, long previous, long seq) {
+        long h = mix(descriptor * 0x9E3779B97F4A7C15L ^ count);
+        h = mix(h ^ (algorithm * 0xC2B2AE3D27D4EB4FL) ^ Long.rotateLeft(previous, 29));
+        return (h & ~0xFFFFL) | (seq & 0xFFFFL);
     }
 
     /** True when check word {@code c} was written for the same sequence number as {@code mine}. */

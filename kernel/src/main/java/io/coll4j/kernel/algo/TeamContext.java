@@ -223,6 +223,9 @@ public final class TeamContext {
             return new CollectiveTimeoutException(t.getMessage(), t.missingRanks());
         }
         String who = a.rank() >= 0 ? "rank " + a.rank() + " failed" : "the team was stopped";
+        if (c instanceof io.coll4j.CollectiveInterruptedException && a.rank() >= 0) {
+            who = "rank " + a.rank() + " was interrupted";
+        }
         return new TeamAbortedException("team aborted (" + who + ": " + describe(c) + "); rank " + rank
                 + " cannot continue", c);
     }

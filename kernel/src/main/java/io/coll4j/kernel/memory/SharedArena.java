@@ -1,6 +1,8 @@
 package io.coll4j.kernel.memory;
 
 import io.coll4j.topology.Binder;
+import io.coll4j.topology.Fallbacks;
+import io.coll4j.topology.MemoryBindResult;
 import io.coll4j.topology.NumaNode;
 
 import java.lang.foreign.Arena;
@@ -74,7 +76,11 @@ public final class SharedArena implements AutoCloseable {
 
     private void bind(MemorySegment seg, NumaNode node) {
         if (node != null && binder != null && binder.canBindMemory() && seg.byteSize() >= PAGE) {
-            binder.bindMemory(seg, node);
+            MemoryBindResult r = binder.bindMemory(seg, node);
+            if (!r.bound() && !r.method().equals("none")) {   // "none": nothing was attempted (heap, no whole page)
+                Fallbacks.note("memory binding", "memory not bound to NUMA node P#" + node.osIndex() + " (" + r.method() + ": "
+                        + r.detail() + "); pages stay where first touch put them");
+            }
         }
     }
 

@@ -14,7 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The machine parameters the algorithms' cost functions are written in (DESIGN §5, [HMPI §2.1]):
+ * The machine parameters the algorithms' cost functions are written in (docs/design.md, "Machine model and selection"; [HMPI §2.1]):
  * a read or write of m contiguous bytes costs {@code a + m/b}; {@code a} is a latency (one cache-line
  * transfer between cores), {@code b} a bandwidth. All times in seconds, bandwidths in bytes/second.
  *
@@ -31,7 +31,7 @@ import java.util.Map;
  * @param reduceBandwidthStream  the same from/to DRAM
  * @param cacheCapacity          C of [YHCCL §4.2]: LLC, or LLC + p·L2 for a non-inclusive LLC
  * @param l2Bytes                private L2 per core (sets the default slice size of the sliced algorithms)
- * @param source                 where the numbers come from: "defaults for <topology>" or a profile path
+ * @param source                 where the numbers come from: "defaults for &lt;topology&gt;" or a profile path
  * @param reduceCachedByDtype    {@code reduceBandwidthCached} per element type (every dtype present)
  * @param reduceStreamByDtype    {@code reduceBandwidthStream} per element type (every dtype present)
  * @param callOverhead           o: the software cost of one collective call on a rank (argument checks,

@@ -40,20 +40,36 @@ final class ProfileJson {
         }
     }
 
+    /** A profile is three levels deep; anything much deeper is not one (and would overflow the stack). */
+    static final int MAX_DEPTH = 64;
+    private int depth;
+
     private Object value() {
         if (i >= s.length()) {
             throw error("unexpected end");
         }
         char c = s.charAt(i);
+        if ((c == '{' || c == '[') && depth >= MAX_DEPTH) {
+            throw error("nested deeper than " + MAX_DEPTH + " levels");
+        }
         return switch (c) {
-            case '{' -> object();
-            case '[' -> array();
+            case '{' -> nested(true);
+            case '[' -> nested(false);
             case '"' -> string();
             case 't' -> literal("true", Boolean.TRUE);
             case 'f' -> literal("false", Boolean.FALSE);
             case 'n' -> literal("null", null);
             default -> number();
         };
+    }
+
+    private Object nested(boolean isObject) {
+        depth++;
+        try {
+            return isObject ? object() : array();
+        } finally {
+            depth--;
+        }
     }
 
     private Object literal(String word, Object v) {

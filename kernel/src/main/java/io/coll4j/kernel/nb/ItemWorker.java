@@ -1,6 +1,8 @@
 package io.coll4j.kernel.nb;
 
 import io.coll4j.bindings.copy.Copy;
+import io.coll4j.bindings.copy.NativeOp;
+import io.coll4j.bindings.copy.NativeType;
 import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -111,8 +113,8 @@ public final class ItemWorker {
             for (int i = 0; i < k; i++) {
                 f.source(srcs[i], srcOffsets[i]);
             }
-            if (f.allNative()) {
-                f.run(dtype.ordinal(), op.ordinal(), elements);
+            // false: more memory sessions than the native call can hold; folded below instead
+            if (f.allNative() && f.run(NativeType.valueOf(dtype.name()), NativeOp.valueOf(op.name()), elements)) {
                 f.clear();
                 return;
             }

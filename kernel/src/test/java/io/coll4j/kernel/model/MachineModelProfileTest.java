@@ -1,5 +1,6 @@
 package io.coll4j.kernel.model;
 
+import io.coll4j.internal.TeamInternals;
 import io.coll4j.Team;
 import io.coll4j.reductions.DType;
 import io.coll4j.topology.Topology;
@@ -97,8 +98,8 @@ class MachineModelProfileTest {
         Path f = dir.resolve("team.json");
         Files.writeString(f, sample().toProfileJson(Map.of()));
         try (Team t = Team.builder().ranks(2).topology(TOPO).profile(f).build()) {
-            assertEquals("profile " + f, t.model().source());
-            assertEquals(30e9, t.model().copyBandwidthCached(), 1);
+            assertEquals("profile " + f, TeamInternals.model(t).source());
+            assertEquals(30e9, TeamInternals.model(t).copyBandwidthCached(), 1);
         }
         assertThrows(IllegalArgumentException.class, () -> Team.builder().profile(dir.resolve("missing.json")));
     }

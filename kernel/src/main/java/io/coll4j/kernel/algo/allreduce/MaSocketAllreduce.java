@@ -13,7 +13,7 @@ import io.coll4j.kernel.sync.ControlBlock;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@code ma-socket}: the socket-aware two-level allreduce of [YHCCL §4.3]. The package (socket) is the
+ * {@code ma-socket}: the socket-aware two-level allreduce of [YHCCL §3.3 (socket-aware optimization), §3.4]. The package (socket) is the
  * unit whose links are scarce, so the reduction first stays inside each package and only one partial per
  * package crosses: with k ranks per package and G packages, rank (g, i) — the i-th rank of package g —
  * owns block i of k line-aligned blocks.
@@ -51,7 +51,7 @@ public final class MaSocketAllreduce extends AbstractAlgorithm {
 
     public MaSocketAllreduce() {
         super(Collective.ALLREDUCE, NAME, "two-level: reduce inside each package, one partial per package crosses, allgather inside",
-                "[YHCCL §4.3]");
+                "[YHCCL §3.3]");
     }
 
     /** True when this call has a second level: more than one package, all with the same number of ranks. */

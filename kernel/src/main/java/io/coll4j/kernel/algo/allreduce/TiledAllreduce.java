@@ -10,8 +10,8 @@ import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
 /**
- * Tiled reduce-broadcast [HMPI §2.4, Eq. 8–11]: "each thread computes sequentially one tile of the final
- * result and then broadcasts it". The vector is cut into p tiles of whole cache lines; rank i waits for
+ * Tiled reduce-broadcast [HMPI §2.4, Eq. 8–11]: "each thread [...] compute[s] sequentially one tile of the final
+ * result and then broadcast it to all threads". The vector is cut into p tiles of whole cache lines; rank i waits for
  * every rank's entry (its send buffer is published with the announce), folds tile i of all p send
  * buffers in ONE k-ary pass (ascending rank order) into its scratch and publishes RELEASE; then every
  * rank copies every tile from its owner's scratch into its receive buffer.

@@ -4,6 +4,7 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
+import io.coll4j.kernel.algo.TreeFold;
 import io.coll4j.kernel.algo.TreeShape;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
@@ -38,18 +39,12 @@ public final class TreeAllreduce extends AbstractAlgorithm {
         if (p == 1) {
             return m.callOverhead() + m.copyTime(bytes, 2 * bytes);
         }
-        int h = 32 - Integer.numberOfLeadingZeros(p - 1);
         long ws = 3L * p * bytes;
-        // [HMPI Eq. 5] h levels of a_α + one k = 2 fold (binomial: one child per level on the critical
-        // path; in DRAM 2m read, m of scratch read for ownership and written: B_α·4m), then the one-stage
-        // broadcast: a_α + every rank copying m from the root's scratch, NT stores past the cache as the copy
-        // engine decides (B_α·2pm in DRAM). Past 48 bytes the data is not in the flag line: each pass starts
-        // with a_α for the first line of the peer's buffer [HMPI §2.1: a + b·m]
-        double first = Transfers.inline(bytes) ? 0 : m.lineLatencySameL3();
-        double level = m.lineLatencySameL3() + first + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
-        double bcast = m.lineLatencySameL3() + first
+        // [HMPI Eq. 5] the reduce half (TreeFold.levels), then the one-stage broadcast: a_α + every rank
+        // copying m from the root's scratch, NT stores past the cache as the copy engine decides (B_α·2pm in DRAM)
+        double bcast = m.lineLatencySameL3() + TreeFold.firstLine(m, bytes)
                 + Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
-        return m.callOverhead() + h * level + bcast;
+        return m.callOverhead() + TreeFold.levels(m, p, bytes, ws) + bcast;
     }
 
     @Override
@@ -81,13 +76,7 @@ public final class TreeAllreduce extends AbstractAlgorithm {
         if (call.reproducible()) {
             if (r == 0) {
                 call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
-                call.foldStart();
-                for (int q = 0; q < p; q++) {
-                    if (q != 0) {
-                        call.record("fold", q);
-                    }
-                    call.foldAdd(q == 0 ? call.send() : call.peerSend(q), 0);
-                }
+                TreeFold.everySendBufferInRankOrder(call, 0);
                 foldResult(call, inline);
             }
         } else {
@@ -111,16 +100,7 @@ public final class TreeAllreduce extends AbstractAlgorithm {
         for (int kid : kids) {
             call.await(kid, ControlBlock.ARRIVE, 0);
         }
-        call.foldStart();
-        call.foldAdd(call.send(), 0);
-        for (int kid : kids) {
-            call.record("fold", kid);
-            if (inline) {
-                call.foldAdd(call.control(), call.inlinePayload(kid, ControlBlock.ARRIVE));
-            } else {
-                call.foldAdd(tree.children(kid).length == 0 ? call.peerSend(kid) : call.peerScratch(kid), 0);
-            }
-        }
+        TreeFold.ownAndChildren(call, tree, kids, inline);
         if (r == 0) {
             foldResult(call, inline);
         } else {

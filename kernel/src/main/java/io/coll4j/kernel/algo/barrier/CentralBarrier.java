@@ -7,7 +7,7 @@ import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
 /**
- * Central counter barrier, the baseline of DESIGN §3: every rank atomically increments one team-wide
+ * Central counter barrier, the baseline barrier (docs/design.md, "Algorithm catalogue"): every rank atomically increments one team-wide
  * counter and waits until it reaches a multiple of p.
  *
  * <p>Protocol: the counter counts arrivals at central barriers only and never resets; the k-th central
@@ -22,7 +22,7 @@ public final class CentralBarrier extends AbstractAlgorithm {
     public static final String NAME = "central";
 
     public CentralBarrier() {
-        super(Collective.BARRIER, NAME, "one atomic counter, every rank spins on it", "[DESIGN §3]");
+        super(Collective.BARRIER, NAME, "one atomic counter, every rank spins on it", "coll4j baseline");
     }
 
     @Override

@@ -7,7 +7,7 @@ import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
 /**
- * Dissemination barrier [HMPI §4, Hensgen/Finkel/Manber]: ⌈log2 p⌉ rounds; in round k rank r signals
+ * Dissemination barrier [HMPI §4 and its ref. 7, Hensgen/Finkel/Manber]: ⌈log2 p⌉ rounds; in round k rank r signals
  * rank (r + 2^k) mod p on that rank's dissemination line k and waits for the signal of (r − 2^k) mod p
  * on its own. After the last round every rank has (transitively) heard from every rank, for any p.
  *

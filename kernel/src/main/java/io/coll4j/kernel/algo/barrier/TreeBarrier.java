@@ -8,7 +8,7 @@ import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
 /**
- * Tree barrier with padded flags [HMPI §2.6, §4.4]: an allreduce with zero workload. Arrival goes up
+ * Tree barrier with padded flags [HMPI §2, §2.6]: an allreduce with zero workload. Arrival goes up
  * the hierarchical binomial tree of {@link TreeShape} (each rank waits for its children's ARRIVE, then
  * publishes its own); the release comes down as HMPI's two-stage broadcast: the root publishes
  * RELEASE, package masters wait for the root and publish RELEASE, the other ranks wait for their
@@ -22,7 +22,7 @@ public final class TreeBarrier extends AbstractAlgorithm {
     public static final String NAME = "tree";
 
     public TreeBarrier() {
-        super(Collective.BARRIER, NAME, "binomial arrival tree over packages, two-stage release", "[HMPI §2.6, §4.4]");
+        super(Collective.BARRIER, NAME, "binomial arrival tree over packages, two-stage release", "[HMPI §2, §2.6]");
     }
 
     @Override

@@ -103,22 +103,30 @@ public final class CyclicBarrierBaselines {
 
         @Override
         public void run(CollectiveCall call) {
-            BaselineTeam b = BaselineTeam.of(call);
-            int r = call.rank();
-            int p = call.size();
-            DType dt = call.dtype();
-            long n = call.count();
-            b.inputs[r] = b.input(r, call.send(), dt, n, true);
-            if (r == 0) {
-                b.result = BaselineTeam.ensure(b.result, dt, n);
-            }
-            b.await(call);
-            // read the shared array once: rank 0 may replace it for the next call while we still copy out
-            Object result = b.result;
-            foldChunk(b, result, p, r, n, call);
-            b.await(call);
-            BaselineTeam.copyOut(result, 0, call.recv(), 0, dt, n);
+            Object result = foldIntoSharedArray(call);
+            BaselineTeam.copyOut(result, 0, call.recv(), 0, call.dtype(), call.count());
         }
+    }
+
+    /**
+     * What the allreduce and reduce baselines share: publish my array, await; fold my chunk of all arrays
+     * into the shared result array (rank 0 sizes it); await. Returns the result array, read once: rank 0
+     * may replace it for the next call while a rank still copies out of this one.
+     */
+    static Object foldIntoSharedArray(CollectiveCall call) {
+        BaselineTeam b = BaselineTeam.of(call);
+        int r = call.rank();
+        DType dt = call.dtype();
+        long n = call.count();
+        b.inputs[r] = b.input(r, call.send(), dt, n, true);
+        if (r == 0) {
+            b.result = BaselineTeam.ensure(b.result, dt, n);
+        }
+        b.await(call);
+        Object result = b.result;
+        foldChunk(b, result, call.size(), r, n, call);
+        b.await(call);
+        return result;
     }
 
     /** result[chunk r] = inputs[0] op inputs[1] op … (rank order), in place over the shared result. */
@@ -144,21 +152,9 @@ public final class CyclicBarrierBaselines {
 
         @Override
         public void run(CollectiveCall call) {
-            BaselineTeam b = BaselineTeam.of(call);
-            int r = call.rank();
-            int p = call.size();
-            DType dt = call.dtype();
-            long n = call.count();
-            b.inputs[r] = b.input(r, call.send(), dt, n, true);
-            if (r == 0) {
-                b.result = BaselineTeam.ensure(b.result, dt, n);
-            }
-            b.await(call);
-            Object result = b.result;
-            foldChunk(b, result, p, r, n, call);
-            b.await(call);
-            if (r == call.root()) {
-                BaselineTeam.copyOut(result, 0, call.recv(), 0, dt, n);
+            Object result = foldIntoSharedArray(call);
+            if (call.rank() == call.root()) {
+                BaselineTeam.copyOut(result, 0, call.recv(), 0, call.dtype(), call.count());
             }
         }
     }

@@ -3,12 +3,11 @@ package io.coll4j.kernel.algo.reduce;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.TreeFold;
 import io.coll4j.kernel.algo.TreeShape;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
-
-import java.lang.foreign.MemorySegment;
 
 /**
  * Binary (binomial) tree reduce [HMPI §2.2, §2.6] over the hierarchical tree of {@link TreeShape}:
@@ -39,15 +38,10 @@ public final class TreeReduce extends AbstractAlgorithm {
         if (p == 1) {
             return m.callOverhead() + m.copyTime(bytes, 2 * bytes);
         }
-        int h = 32 - Integer.numberOfLeadingZeros(p - 1);
         long ws = 3L * p * bytes;
-        // [HMPI Eq. 5, reduce half] h levels of a_α + one k = 2 fold (B_α·4m in DRAM: two
-        // inputs read, the partial read for ownership and written), and the leaves'
-        // wait for their parent's ARRIVE before they return (a_α)
-        // past 48 bytes a fold starts with a_α for the first line of the child's buffer [HMPI §2.1: a + b·m]
-        double first = Transfers.inline(bytes) ? 0 : m.lineLatencySameL3();
-        double level = m.lineLatencySameL3() + first + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * bytes, ws));
-        return m.callOverhead() + h * level + m.lineLatencySameL3();
+        // [HMPI Eq. 5, reduce half] (TreeFold.levels), and the leaves' wait for their parent's ARRIVE before
+        // they return (a_α)
+        return m.callOverhead() + TreeFold.levels(m, p, bytes, ws) + m.lineLatencySameL3();
     }
 
     @Override
@@ -97,12 +91,7 @@ public final class TreeReduce extends AbstractAlgorithm {
         for (int kid : kids) {
             call.await(kid, ControlBlock.ARRIVE, 0);
         }
-        call.foldStart();
-        call.foldAdd(call.send(), 0);
-        for (int kid : kids) {
-            call.record("fold", kid);
-            addPartial(call, tree, kid, inline);
-        }
+        TreeFold.ownAndChildren(call, tree, kids, inline);
         if (r == root) {
             call.foldInto(call.recv(), 0, call.count());
         } else if (inline) {
@@ -114,15 +103,6 @@ public final class TreeReduce extends AbstractAlgorithm {
         call.publish(ControlBlock.ARRIVE, 0);
     }
 
-    private static void addPartial(CollectiveCall call, TreeShape tree, int kid, boolean inline) {
-        if (inline) {
-            call.foldAdd(call.control(), call.inlinePayload(kid, ControlBlock.ARRIVE));
-        } else {
-            MemorySegment partial = tree.children(kid).length == 0 ? call.peerSend(kid) : call.peerScratch(kid);
-            call.foldAdd(partial, 0);
-        }
-    }
-
     private static void runRankOrdered(CollectiveCall call) {
         int root = call.root();
         if (call.rank() != root) {
@@ -131,13 +111,7 @@ public final class TreeReduce extends AbstractAlgorithm {
             return;
         }
         call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
-        call.foldStart();
-        for (int q = 0; q < call.size(); q++) {
-            if (q != root) {
-                call.record("fold", q);
-            }
-            call.foldAdd(q == root ? call.send() : call.peerSend(q), 0);
-        }
+        TreeFold.everySendBufferInRankOrder(call, root);
         call.foldInto(call.recv(), 0, call.count());
         // release: nobody's send buffer is read any more
         call.publish(ControlBlock.RELEASE, 0);

@@ -12,7 +12,7 @@ import io.coll4j.kernel.sync.ControlBlock;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The strip-mined movement-avoiding reduction of [YHCCL Alg. 2, §4.2] that the {@code ma-sliced}
+ * The strip-mined sliced reduction (after [YHCCL Alg. 2, §4.3.1]) that the {@code ma-sliced}
  * reduce-scatter, allreduce and reduce share. The message is cut into p blocks (block b is reduced by
  * rank b, its owner) and every block into slices of {@code I = max(min(s/p, I_max), line)} bytes
  * ({@link Slicing}); step j handles slice j of every block:
@@ -29,12 +29,13 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  *
  * Double buffering: the copy-in of slice j+1 (into the other slot) overlaps the owners' folds of slice j
- * [YHCCL §4.2: "the reduction of slice j overlaps the copy of slice j+1"], and the allreduce copy-out of
+ * (the double buffer of YHCCL's pipelined collectives [YHCCL Alg. 3-4]; the overlap is this
+ * implementation's), and the allreduce copy-out of
  * slice j−1 overlaps both. The destination is the owner's receive buffer (allreduce: its block; reduce-
  * scatter: all of it) or, for reduce, the root's receive buffer: threads share one address space, so the
  * owners write the root's result straight into place, all cores folding at once.
  *
- * <p>Data-access volume per rank for allreduce of s bytes (YHCCL's DAV, Table 1): copy-in s read + s
+ * <p>Data-access volume per rank for allreduce of s bytes (YHCCL's DAV, [YHCCL §3.4, Table 2]): copy-in s read + s
  * written, fold p·s/p read (from cache) + s/p written, copy-out (p−1)/p·s read + written: about
  * (3 + 2(p−1)/p)·s plus the fold, 9s per node at p = 2 where {@code direct} needs 5s — MA pays the
  * staging processes need to see each other's data; it keeps its working set in cache slices and keeps

@@ -1,0 +1,157 @@
+package io.coll4j.kernel.algo;
+
+import io.coll4j.CollectiveInterruptedException;
+import io.coll4j.CollectiveTimeoutException;
+import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.sync.Stamp;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The messages of a rank's failed collective — mismatch, timeout, interrupt — written from what every
+ * rank announced on its ANNOUNCE line (descriptor, count, algorithm, check word; two parity halves, so
+ * the previous collective's announcement is still there). Only the failure path uses it.
+ */
+final class CallDiagnostics {
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+
+    private final CollectiveCall call;
+
+    CallDiagnostics(CollectiveCall call) {
+        this.call = call;
+    }
+
+    /** What rank {@code q} announced for collective {@code s}, or null when its half no longer (or not yet) holds it. */
+    private long[] announced(int q, long s) {
+        ControlBlock ctrl = call.ctrl();
+        MemorySegment control = ctrl.segment();
+        long off = ctrl.offset(q, ControlBlock.ANNOUNCE);
+        long v = ctrl.stampAcquire(off);
+        long payload = ControlBlock.payloadOffset(off, s);
+        long d = control.get(LONG, payload + CollectiveCall.ANNOUNCE_DESCRIPTOR);
+        long n = control.get(LONG, payload + CollectiveCall.ANNOUNCE_COUNT);
+        long a = control.get(LONG, payload + CollectiveCall.ANNOUNCE_ALGORITHM);
+        VarHandle.loadLoadFence();
+        long entered = Stamp.seq(v);
+        long after = Stamp.seq(ctrl.stampOpaque(off));
+        // the half of s holds s's announcement from the rank's entry into s until its entry into s + 2: valid
+        // when the rank was in s or s + 1 both before and after the reads (stamps only grow)
+        if (entered < s || after > s + 1) {
+            return null;
+        }
+        return new long[]{d, n, a};
+    }
+
+    private static String describe(long[] call, boolean withAlgorithm) {
+        String c = Signature.describe(call[0], call[1]);
+        return withAlgorithm ? c + " with algorithm " + AlgorithmCatalog.nameOf((int) call[2]) : c;
+    }
+
+    /** The message of a mismatch between this rank's call and {@code peer}'s. */
+    String mismatch(int peer) {
+        long s = call.seq();
+        int rank = call.rank();
+        long[] mine = {call.descriptor(), call.count(), call.algorithmId()};
+        long[] theirs = announced(peer, s);
+        String head = "collective mismatch in collective #" + s + ": rank " + rank + " called ";
+        if (theirs == null && s > 1 && entered(peer) == s - 1) {
+            // the peer is still in the previous collective: that is where the calls differ
+            long[] myPrev = announced(rank, s - 1);
+            long[] theirPrev = announced(peer, s - 1);
+            if (myPrev != null && theirPrev != null) {
+                boolean alg = myPrev[0] == theirPrev[0] && myPrev[1] == theirPrev[1];
+                return "collective mismatch in collective #" + (s - 1) + ": rank " + rank + " called " + describe(myPrev, alg)
+                        + " but rank " + peer + " called " + describe(theirPrev, alg);
+            }
+        }
+        if (theirs == null) {
+            return head + Signature.describe(mine[0], mine[1]) + " but rank " + peer
+                    + " called a different collective (it has moved on to #" + entered(peer) + ")";
+        }
+        boolean sameCall = mine[0] == theirs[0] && mine[1] == theirs[1];
+        if (!sameCall || mine[2] != theirs[2]) {
+            boolean alg = sameCall || mine[2] != theirs[2];
+            return head + describe(mine, alg) + " but rank " + peer + " called " + describe(theirs, alg);
+        }
+        // same call now: their histories differ (a collective in which these two never compared words)
+        long[] myPrev = s > 1 ? announced(rank, s - 1) : null;
+        long[] theirPrev = s > 1 ? announced(peer, s - 1) : null;
+        String now = "collective mismatch detected in collective #" + s + " (" + describe(mine, false)
+                + " on ranks " + rank + " and " + peer + "): ";
+        if (myPrev != null && theirPrev != null && !java.util.Arrays.equals(myPrev, theirPrev)) {
+            boolean alg = myPrev[0] == theirPrev[0] && myPrev[1] == theirPrev[1];
+            return now + "in collective #" + (s - 1) + " rank " + rank + " called " + describe(myPrev, alg)
+                    + " but rank " + peer + " called " + describe(theirPrev, alg);
+        }
+        return now + "their calls differed in a collective before #" + (s > 1 ? s - 1 : s);
+    }
+
+    private long entered(int q) {
+        return Stamp.seq(call.ctrl().stampAcquire(call.ctrl().offset(q, ControlBlock.ANNOUNCE)));
+    }
+
+    /** Where rank {@code q} is: the last collective it entered and what it called there. */
+    private String whereIs(int q) {
+        long e = entered(q);
+        if (e == 0) {
+            return "rank " + q + " has entered no collective";
+        }
+        long[] a = announced(q, e);
+        return "rank " + q + " last entered #" + e + (a == null ? "" : " (" + describe(a, false) + ")");
+    }
+
+    private String waitingFor(int peer, int line, long target) {
+        long s = Stamp.seq(target);
+        if (peer < 0) {
+            return "the central counter";
+        }
+        if (line == ControlBlock.ANNOUNCE) {
+            return "rank " + peer + " to enter collective #" + s;
+        }
+        return "rank " + peer + " (" + call.ctrl().lineName(line) + " line, step " + Stamp.step(target) + ")";
+    }
+
+    /** The exception of a wait that timed out; the team is aborted with it (or the abort that came first). */
+    RuntimeException timeout(int peer, int line, long target, long waitedNanos) {
+        long s = call.seq();
+        // an ANNOUNCE wait may be for an earlier collective (the lag check at entry): name who has not entered that one
+        long entry = line == ControlBlock.ANNOUNCE && peer >= 0 ? Stamp.seq(target) : s;
+        List<Integer> missing = new ArrayList<>();
+        StringBuilder where = new StringBuilder();
+        for (int q = 0; q < call.size(); q++) {
+            if (entered(q) < entry) {
+                missing.add(q);
+                where.append(where.isEmpty() ? "" : "; ").append(whereIs(q));
+            }
+        }
+        if (missing.isEmpty() && peer >= 0) {
+            where.append(whereIs(peer));
+        }
+        String msg = Signature.describe(call.descriptor(), call.count()) + " (collective #" + s + ", algorithm "
+                + call.algorithm() + ") timed out on rank " + call.rank() + " after " + (waitedNanos / 1_000_000)
+                + " ms waiting for " + waitingFor(peer, line, target) + "; ranks that have not entered #" + entry + ": "
+                + missing + (where.isEmpty() ? "" : " (" + where + ")");
+        CollectiveTimeoutException e = new CollectiveTimeoutException(msg, missing);
+        if (call.team().abort(e, call.rank())) {
+            return e;
+        }
+        return call.team().abortedException(call.rank());
+    }
+
+    /** The exception of a wait that ended because the rank's thread was interrupted; the team is aborted with it. */
+    RuntimeException interrupted(int peer, int line, long target) {
+        int rank = call.rank();
+        CollectiveInterruptedException e = new CollectiveInterruptedException("rank " + rank + " (thread "
+                + Thread.currentThread().getName() + ") was interrupted in " + Signature.describe(call.descriptor(), call.count())
+                + " (collective #" + call.seq() + ", algorithm " + call.algorithm() + ") while waiting for "
+                + waitingFor(peer, line, target) + "; the team is aborted", rank);
+        if (call.team().abort(e, rank)) {
+            return e;
+        }
+        return call.team().abortedException(rank);
+    }
+}

@@ -1,0 +1,190 @@
+package io.coll4j.kernel.algo;
+
+import io.coll4j.bindings.copy.NativeOp;
+import io.coll4j.bindings.copy.NativeType;
+import io.coll4j.bindings.copy.StreamingFold;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A rank's element-wise folds, {@code dst = s0 op s1 op … op s(k−1)} left to right, and how each one is
+ * carried out: one k-ary Vector pass ({@link Reducer#reduceMany}) for up to 16 sources, strip mining
+ * beyond, or the native streaming fold ({@link StreamingFold}) when the result should bypass the cache.
+ * Every path gives the bits of the scalar left fold in the order the sources were added. One instance
+ * per rank (owned by its {@link CollectiveCall}); it allocates nothing per call.
+ */
+final class Fold {
+    /** Bytes of the private strip buffer a fold of more than 16 sources goes through (fits L1 with its sources' lines). */
+    static final int STRIP_BYTES = 8 * 1024;
+
+    private static final NativeType[] NATIVE_TYPE = new NativeType[DType.values().length];
+    private static final NativeOp[] NATIVE_OP = new NativeOp[Op.values().length];
+
+    static {
+        for (DType t : DType.values()) {
+            NATIVE_TYPE[t.ordinal()] = NativeType.valueOf(t.name());
+        }
+        for (Op o : Op.values()) {
+            NATIVE_OP[o.ordinal()] = NativeOp.valueOf(o.name());
+        }
+    }
+
+    private final CollectiveCall call;
+    private final MemorySegment[] sources;
+    private final long[] offsets;
+    private final MemorySegment[] passSources = new MemorySegment[Reducer.MAX_SOURCES];
+    private final long[] passOffsets = new long[Reducer.MAX_SOURCES];
+    private int count;
+    private MemorySegment strip;
+    private StreamingFold streaming;
+
+    Fold(CollectiveCall call, int ranks) {
+        this.call = call;
+        this.sources = new MemorySegment[Math.max(ranks + 1, Reducer.MAX_SOURCES)];
+        this.offsets = new long[sources.length];
+    }
+
+    void start() {
+        count = 0;
+    }
+
+    void add(MemorySegment seg, long offset) {
+        sources[count] = seg;
+        offsets[count] = offset;
+        count++;
+    }
+
+    /** See {@link CollectiveCall#foldInto}. */
+    void into(MemorySegment dst, long dstOffset, long elements) {
+        int k = count;
+        Reducer reducer = call.reducer();
+        if (k <= Reducer.MAX_SOURCES) {
+            reducer.reduceMany(dst, dstOffset, sources, offsets, k, elements);
+            return;
+        }
+        if (strip == null) {
+            strip = Arena.ofAuto().allocate(STRIP_BYTES, 64);
+        }
+        int es = call.dtype().size();
+        long perStrip = STRIP_BYTES / es;
+        for (long done = 0; done < elements; done += perStrip) {
+            long n = Math.min(perStrip, elements - done);
+            foldStrip(reducer, strip, done * es, n);
+            MemorySegment.copy(strip, 0, dst, dstOffset + done * es, n * es);
+        }
+    }
+
+    /** See {@link CollectiveCall#foldIntoNonTemporal}. */
+    void intoNonTemporal(MemorySegment dst, long dstOffset, long elements) {
+        StreamingFold f = streamingFold();
+        if (f != null) {
+            f.destination(dst, dstOffset);
+            if (addStreamingSources(f) && f.run(nativeType(), NATIVE_OP[call.op().ordinal()], elements)) {
+                return;
+            }
+        }
+        into(dst, dstOffset, elements);
+    }
+
+    /** See {@link CollectiveCall#foldIntoEveryRecv}. */
+    void intoEveryRecv(long dstOffset, long elements, boolean nonTemporal) {
+        StreamingFold f = nonTemporal ? streamingFold() : null;
+        if (f != null) {
+            addEveryRecv(f, dstOffset);
+            if (addStreamingSources(f) && f.run(nativeType(), NATIVE_OP[call.op().ordinal()], elements)) {
+                return;
+            }
+        }
+        MemorySegment recv = call.recv();
+        into(recv, dstOffset, elements);
+        long bytes = elements * call.dtype().size();
+        for (int q = 0; q < call.size(); q++) {
+            if (q != call.rank()) {
+                MemorySegment.copy(recv, dstOffset, call.peerRecv(q), dstOffset, bytes);
+            }
+        }
+    }
+
+    /** See {@link CollectiveCall#copyIntoEveryRecv}. */
+    void copyIntoEveryRecv(MemorySegment src, long srcOffset, long dstOffset, long bytes, boolean nonTemporal) {
+        StreamingFold f = nonTemporal ? streamingFold() : null;
+        if (f != null) {
+            addEveryRecv(f, dstOffset);
+            f.source(src, srcOffset);
+            // one source: nothing is folded, so the op only has to be a valid one for the type
+            if (f.allNative() && f.run(nativeType(), NativeOp.SUM, bytes / call.dtype().size())) {
+                return;
+            }
+            f.clear();
+        }
+        for (int q = 0; q < call.size(); q++) {
+            Transfers.copy(call, src, srcOffset, recvOf(q), dstOffset, bytes, nonTemporal);
+        }
+    }
+
+    private NativeType nativeType() {
+        return NATIVE_TYPE[call.dtype().ordinal()];
+    }
+
+    /** Rank q's receive buffer: mine, or the one q published. */
+    private MemorySegment recvOf(int q) {
+        return q == call.rank() ? call.recv() : call.peerRecv(q);
+    }
+
+    /** Every rank's receive buffer at {@code dstOffset} as a destination of {@code f}. */
+    private void addEveryRecv(StreamingFold f, long dstOffset) {
+        for (int q = 0; q < call.size(); q++) {
+            f.destination(recvOf(q), dstOffset);
+        }
+    }
+
+    /** This rank's streaming fold, created at first use; null when the machine cannot stream. */
+    private StreamingFold streamingFold() {
+        if (!StreamingFold.available()) {
+            return null;
+        }
+        if (streaming == null) {
+            streaming = new StreamingFold(call.size(), sources.length);
+        }
+        streaming.clear();
+        return streaming;
+    }
+
+    /** Adds the fold's sources; false (and the fold cleared) when one of them or a destination is on the heap. */
+    private boolean addStreamingSources(StreamingFold f) {
+        for (int i = 0; i < count; i++) {
+            f.source(sources[i], offsets[i]);
+        }
+        if (f.allNative()) {
+            return true;
+        }
+        f.clear();
+        return false;
+    }
+
+    /** Folds {@code n} elements at byte {@code delta} of every added source into {@code into} at 0, 16 sources a pass. */
+    private void foldStrip(Reducer reducer, MemorySegment into, long delta, long n) {
+        int k = count;
+        int first = Math.min(k, Reducer.MAX_SOURCES);
+        for (int i = 0; i < first; i++) {
+            passSources[i] = sources[i];
+            passOffsets[i] = offsets[i] + delta;
+        }
+        reducer.reduceMany(into, 0, passSources, passOffsets, first, n);
+        for (int next = first; next < k; ) {
+            int take = Math.min(Reducer.MAX_SOURCES - 1, k - next);
+            passSources[0] = into;
+            passOffsets[0] = 0;
+            for (int i = 0; i < take; i++) {
+                passSources[1 + i] = sources[next + i];
+                passOffsets[1 + i] = offsets[next + i] + delta;
+            }
+            reducer.reduceMany(into, 0, passSources, passOffsets, 1 + take, n);
+            next += take;
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.coll4j.kernel.sync;
+
+/**
+ * The slow path of waiting for a flag: the loop a rank runs when the stamp it needs is not there on
+ * the first acquire-load. The team's {@link WaitStrategy} passes the time; between idles the loop
+ * re-reads the stamp (acquire: pairs with {@link ControlBlock#publish}'s release, so a returned stamp
+ * makes every write its publisher made before it visible), and asks its {@link Watcher} whether the wait
+ * must end for another reason:
+ * <ol>
+ *   <li>the team was aborted ({@link Watcher#checkAborted}, every idle: a volatile read);</li>
+ *   <li>the waiting thread was interrupted ({@link Watcher#interrupted}; the interrupt status is left
+ *       set, and the loop never idles with it set, so a parking strategy cannot turn into a busy spin);</li>
+ *   <li>every {@link #SCAN_INTERVAL_NANOS}, a mismatch scan ({@link Watcher#scan});</li>
+ *   <li>the deadline ({@link Watcher#timedOut}).</li>
+ * </ol>
+ * The clock is read only every {@link #CLOCK_EVERY} idles while spinning (nanoTime costs ~20 ns), and at
+ * every idle once the strategy has had time to start parking.
+ *
+ * <p>One instance per rank (not thread-safe), reused for every wait: it allocates nothing.
+ */
+public final class FlagWait {
+    /** How often a waiting rank runs {@link Watcher#scan}. */
+    public static final long SCAN_INTERVAL_NANOS = 200_000;
+    /** In the spinning phase, read the clock only every this many idles. */
+    static final int CLOCK_EVERY = 64;
+    /** Beyond this many idles the strategy yields or parks: read the clock at every idle. */
+    static final int CLOCK_ALWAYS_AFTER = 4096;
+
+    /** What a waiting rank checks between idles; every method may throw to end the wait. */
+    public interface Watcher {
+        /** Throws when the team was aborted. */
+        void checkAborted();
+
+        /** A periodic look for a rank that entered the collective with another call; throws on a mismatch. */
+        void scan();
+
+        /** The exception for a wait that ended because the thread was interrupted. */
+        RuntimeException interrupted(int peer, int line, long target);
+
+        /** The exception for a wait that took longer than the timeout. */
+        RuntimeException timedOut(int peer, int line, long target, long waitedNanos);
+    }
+
+    private final ControlBlock ctrl;
+    private final WaitStrategy strategy;
+    private final long timeoutNanos;
+    private final Watcher watcher;
+
+    /** @param timeoutNanos the deadline of one wait; {@code Long.MAX_VALUE} for none */
+    public FlagWait(ControlBlock ctrl, WaitStrategy strategy, long timeoutNanos, Watcher watcher) {
+        this.ctrl = ctrl;
+        this.strategy = strategy;
+        this.timeoutNanos = timeoutNanos;
+        this.watcher = watcher;
+    }
+
+    /**
+     * Waits until the stamp at {@code off} reaches {@code target} ({@link Stamp#reached}) and returns the
+     * stamp read. {@code peer} and {@code line} only describe the wait to the watcher (peer -1: a team-wide
+     * counter).
+     */
+    public long await(long off, long target, int peer, int line) {
+        long start = System.nanoTime();
+        long nextScan = start + SCAN_INTERVAL_NANOS;
+        Thread self = Thread.currentThread();
+        for (int idle = 0; ; idle++) {
+            if (self.isInterrupted()) {
+                // checked before idling: with the flag set, parkNanos returns at once and the loop would spin
+                watcher.checkAborted();        // an abort (which interrupts stragglers) is reported as the abort
+                throw watcher.interrupted(peer, line, target);
+            }
+            strategy.idle(idle);
+            // acquire: pairs with the release in ControlBlock.publish of the awaited stamp
+            long v = ctrl.stampAcquire(off);
+            if (Stamp.reached(v, target)) {
+                return v;
+            }
+            watcher.checkAborted();
+            if (idle % CLOCK_EVERY == 0 || idle > CLOCK_ALWAYS_AFTER) {
+                long now = System.nanoTime();
+                if (now - nextScan >= 0) {
+                    watcher.scan();
+                    nextScan = now + SCAN_INTERVAL_NANOS;
+                }
+                if (now - start > timeoutNanos) {
+                    throw watcher.timedOut(peer, line, target, now - start);
+                }
+            }
+        }
+    }
+}
