@@ -1,6 +1,7 @@
 package io.coll4j;
 
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
+import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.reductions.DType;
@@ -757,6 +758,33 @@ public final class Rank implements AutoCloseable {
     /** True while this rank's thread is inside a collective (read by {@link Team#close}). */
     boolean inCall() {
         return (boolean) IN_CALL.getAcquire(this);
+    }
+
+    // ---- shared-view allgather [MPI+MPI §4.1] ----
+
+    private static final SharedViewAllgather SHARED_VIEW = new SharedViewAllgather();
+
+    /**
+     * Gathers {@code sendCount} elements from every rank into ONE shared result and returns a read-only
+     * view of it: block i holds rank i's {@code send} [MPI+MPI §4.1]. Nothing is copied into per-rank
+     * receive buffers — per call the node writes p·b bytes instead of an {@code allgather}'s p·p·b, and
+     * holds one result instead of p (p − 1 copies of the result saved).
+     *
+     * <p>The view is valid until this rank's next collective on this team: after that it may show a
+     * later collective's data or throw {@link IllegalStateException}. Writing to it throws. Every rank
+     * must call {@code allgatherShared} (a rank calling {@code allgather} instead is a mismatch).
+     *
+     * @return a read-only segment of {@code size() * sendCount} elements of {@code dtype}
+     */
+    public MemorySegment allgatherShared(MemorySegment send, long sendCount, DType dtype) {
+        checkCaller();
+        Arguments.count("sendCount", sendCount);
+        Arguments.dtype(dtype);
+        long block = Arguments.bytes(sendCount, dtype, 1);
+        Arguments.bytes(sendCount, dtype, size());
+        Arguments.readable("send", send, block, id);
+        execute(SHARED_VIEW, Collective.ALLGATHER, send, null, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT);
+        return SharedViewAllgather.view(call);
     }
 
     @Override

@@ -97,7 +97,7 @@ public final class Team implements AutoCloseable {
         this.timeout = b.timeout;
         this.reproducible = b.reproducible;
         MachineModel model = b.model != null ? b.model : MachineModel.fromEnvironment(topology, System.getenv());
-        this.selector = new Selector(model, b.forced);
+        this.selector = new Selector(model, b.forced, TeamLayout.of(plan).shape());
         this.arena = new SharedArena(binder);
         boolean ok = false;
         try {

@@ -106,6 +106,14 @@ class CollectiveCorrectnessTest {
             nativeA = rank.allocate(bytes);
             nativeB = rank.allocate(bytes);
         }
+
+        /** Native buffers the caller allocated (e.g. in an arena confined to the rank's thread). */
+        Buffers(MemorySegment nativeA, MemorySegment nativeB, long bytes) {
+            heapA = MemorySegment.ofArray(new long[(int) (bytes / 8 + 1)]);
+            heapB = MemorySegment.ofArray(new long[(int) (bytes / 8 + 1)]);
+            this.nativeA = nativeA;
+            this.nativeB = nativeB;
+        }
     }
 
     static void runCase(Rank rank, Buffers b, Collective c, long count, DType t, Op op, Variant v, long rootSalt,

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The two-stage algorithms use one master per package [HMPI §2.2, Fig. 4]: checked on synthetic
@@ -82,5 +83,97 @@ class TopologyScheduleTest {
         List<Schedule.Event> cross = s.events("fold").stream().filter(e -> e.rank() % 2 != e.peer() % 2).toList();
         assertEquals(1, cross.size(), cross.toString());
         assertEquals(1, cross.get(0).peer());
+    }
+
+    // ---- topology-aware tiled and dissemination allreduce [HMPI §2.3, §2.4] ----
+
+    static int pkg(String topology, int rank) {
+        return topology.equals(TWO) ? rank / 4 : rank / 2;
+    }
+
+    @Test
+    void tiledAllreduceTilesInsidePackagesAndATreeAcross() {
+        for (String topo : List.of(TWO, FOUR)) {
+            int packages = topo.equals(TWO) ? 2 : 4;
+            int q = 8 / packages;
+            Schedule s = run(topo, Collective.ALLREDUCE, "tiled", 0, 100);
+            List<Schedule.Event> crossFolds = s.events("fold").stream().filter(e -> pkg(topo, e.rank()) != pkg(topo, e.peer())).toList();
+            assertEquals(List.of(), crossFolds, topo + ": the tiles are folded inside each package");
+            // the tree: every partial of a package other than 0 is folded once, by the same tile's owner elsewhere
+            List<Schedule.Event> tree = s.events("fold-partial");
+            assertEquals((packages - 1) * q, tree.size(), topo + ": " + tree);
+            for (Schedule.Event e : tree) {
+                assertEquals(e.rank() % q, e.peer() % q, "the same tile: " + e);
+                assertTrue(pkg(topo, e.peer()) > pkg(topo, e.rank()), "lower package folds the higher: " + e);
+            }
+            if (packages == 4) {
+                // binomial: package 0 folds packages 1 and 2, package 2 folds package 3
+                assertEquals(Set.of(1, 2), tree.stream().filter(e -> pkg(topo, e.rank()) == 0).map(e -> pkg(topo, e.peer()))
+                        .collect(Collectors.toSet()));
+                assertEquals(Set.of(3), tree.stream().filter(e -> pkg(topo, e.rank()) == 2).map(e -> pkg(topo, e.peer()))
+                        .collect(Collectors.toSet()));
+            }
+            // broadcast: one cross-package copy per rank outside package 0, from the owner of its tile in package 0
+            List<Schedule.Event> crossCopies = s.events("copy").stream().filter(e -> pkg(topo, e.rank()) != pkg(topo, e.peer())).toList();
+            assertEquals((packages - 1) * q, crossCopies.size(), topo + ": " + crossCopies);
+            for (Schedule.Event e : crossCopies) {
+                assertEquals(e.rank() % q, e.peer(), "from tile " + (e.rank() % q) + "'s owner in package 0: " + e);
+            }
+        }
+    }
+
+    /** Scatter placement: rank r on package r mod G. Rounds inside a package come first, crossing rounds last. */
+    @Test
+    void disseminationAllreduceKeepsEarlyRoundsInsideAPackage() {
+        for (String topo : List.of(TWO, FOUR)) {
+            int packages = topo.equals(TWO) ? 2 : 4;
+            int inside = Integer.numberOfTrailingZeros(8 / packages);
+            for (long count : new long[]{3, 100}) {          // pushed inline, pulled from scratch
+                Schedule s = new Schedule();
+                try (Team team = Team.builder().topology(Topology.load(topo)).ranks(8)
+                        .placement(io.coll4j.topology.Placement.SCATTER)
+                        .algorithm(Collective.ALLREDUCE, "dissemination").recordSchedule(s).build()) {
+                    team.run(rank -> rank.allreduce(new double[(int) count], new double[(int) count], Op.SUM));
+                }
+                for (int r = 0; r < 8; r++) {
+                    int rank = r;
+                    List<Boolean> crosses = s.events("fold").stream().filter(e -> e.rank() == rank)
+                            .map(e -> e.peer() % packages != rank % packages).toList();
+                    assertEquals(3, crosses.size(), topo + " rank " + r + ": " + crosses);
+                    for (int k = 0; k < 3; k++) {
+                        assertEquals(k >= inside, crosses.get(k), topo + " count " + count + " rank " + r + " round " + k
+                                + " (first " + inside + " rounds inside the package): " + crosses);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The two-level tiled and the package-major dissemination compute the right values (exact inputs). */
+    @Test
+    void topologyAwareAllreducesAreCorrect() {
+        for (String topo : List.of(TWO, FOUR)) {
+            for (io.coll4j.topology.Placement placement : List.of(io.coll4j.topology.Placement.COMPACT, io.coll4j.topology.Placement.SCATTER)) {
+                for (String alg : List.of("tiled", "dissemination")) {
+                    java.util.Queue<String> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
+                    try (Team team = Team.builder().topology(Topology.load(topo)).ranks(8).placement(placement)
+                            .algorithm(Collective.ALLREDUCE, alg).build()) {
+                        team.run(rank -> {
+                            CollectiveCorrectnessTest.Buffers b = new CollectiveCorrectnessTest.Buffers(rank, 1025 * 8 + 64);
+                            long salt = 3;
+                            for (long count : new long[]{0, 1, 5, 17, 1025}) {
+                                for (io.coll4j.reductions.DType t : io.coll4j.reductions.DType.values()) {
+                                    for (CollectiveCorrectnessTest.Variant v : CollectiveCorrectnessTest.Variant.values()) {
+                                        salt++;
+                                        CollectiveCorrectnessTest.runCase(rank, b, Collective.ALLREDUCE, count, t, Op.SUM, v, 0, salt, failures);
+                                    }
+                                }
+                            }
+                        });
+                    }
+                    assertTrue(failures.isEmpty(), topo + " " + placement + " " + alg + ": " + failures.stream().limit(5).toList());
+                }
+            }
+        }
     }
 }

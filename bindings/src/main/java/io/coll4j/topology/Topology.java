@@ -40,6 +40,7 @@ public final class Topology {
     private final List<CacheLevel> caches;
     private final Map<Integer, Pu> pusByOsIndex;
     private final long llcBytes;
+    private final String llcNote;
     private final long l2Bytes;
     private final int cacheLineBytes;
     private final boolean llcInclusive;
@@ -66,11 +67,43 @@ public final class Topology {
         this.caches = ix.cacheLevels();
 
         CacheLevel llc = caches.isEmpty() ? null : caches.getLast();
-        this.llcBytes = llc == null ? 0 : llc.sizeBytes();
+        long reported = llc == null ? 0 : llc.sizeBytes();
+        this.llcNote = llc == null ? "" : implausibleLlc(reported, cores.size() / (double) Math.max(1, llc.instances()),
+                numaNodes.stream().mapToLong(NumaNode::memoryBytes).sum());
+        this.llcBytes = llcNote.isEmpty() ? reported : DEFAULT_LLC_BYTES;
         this.llcInclusive = llc == null || llc.inclusive();
         this.l2Bytes = ix.l2BytesPerCore();
         this.cacheLineBytes = caches.stream().filter(c -> c.lineBytes() > 0).findFirst()
                 .map(CacheLevel::lineBytes).orElse(DEFAULT_CACHE_LINE_BYTES);
+    }
+
+    /**
+     * The LLC size used when the reported one is implausible ({@link #llcNote}): a mid-range server LLC
+     * instance. The adaptive copy's cache capacity C [YHCCL §4.2] and the model's defaults derive from it.
+     */
+    public static final long DEFAULT_LLC_BYTES = 8L << 20;
+
+    /**
+     * Largest plausible LLC share per core: 64 MiB. The largest LLCs shipped (stacked-cache server parts)
+     * give a core at most a few tens of MiB; virtual machines report nonsense such as a 508 MB L3 per core
+     * (a KVM guest of this project's build machine), which would disable non-temporal copies entirely.
+     */
+    public static final long MAX_LLC_BYTES_PER_CORE = 64L << 20;
+
+    /** Why a reported LLC size is not believed ("" when it is): more than 64 MiB per core, or more than the memory. */
+    static String implausibleLlc(long bytes, double coresPerInstance, long memoryBytes) {
+        if (bytes <= 0) {
+            return "";
+        }
+        if (bytes > MAX_LLC_BYTES_PER_CORE * Math.max(1, coresPerInstance)) {
+            return String.format(java.util.Locale.ROOT, "reported LLC of %d B per instance (%.3g cores) is implausible "
+                    + "(> 64 MiB per core): using the default %d B", bytes, coresPerInstance, DEFAULT_LLC_BYTES);
+        }
+        if (memoryBytes > 0 && bytes > memoryBytes) {
+            return "reported LLC of " + bytes + " B exceeds the machine's memory (" + memoryBytes + " B): using the default "
+                    + DEFAULT_LLC_BYTES + " B";
+        }
+        return "";
     }
 
     /** Line size assumed when no cache reports one: every x86-64 and most AArch64 parts. */
@@ -200,9 +233,18 @@ public final class Topology {
         return packages;
     }
 
-    /** Size of one instance of the last-level data/unified cache, 0 when there is no cache. */
+    /**
+     * Size of one instance of the last-level data/unified cache, 0 when there is no cache; when the reported
+     * size is implausible ({@link #llcNote} says why), {@link #DEFAULT_LLC_BYTES} instead ({@link #caches}
+     * keeps what was reported).
+     */
     public long llcBytes() {
         return llcBytes;
+    }
+
+    /** Why {@link #llcBytes} is not the reported LLC size, or "" when it is. */
+    public String llcNote() {
+        return llcNote;
     }
 
     /** L2 capacity per core: one L2 instance divided by the cores sharing it; 0 when there is no L2. */

@@ -5,6 +5,7 @@ import io.coll4j.CollectivePlan;
 import io.coll4j.Rank;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
+import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
@@ -47,6 +48,8 @@ final class CollectiveBenchmark {
     private final List<Integer> percentiles;
     private final long maxBytes;
     private final int threads;
+    /** Per rank: the caller of the non-blocking or persistent form being measured, null for a blocking plan. */
+    private final Caller[] forms;
     /** Per rank: native send/recv at the sweep's largest size, and Java arrays for the baseline. */
     /** {@code --consume}: every rank reads its result after each call (timed). */
     private boolean consume;
@@ -72,6 +75,7 @@ final class CollectiveBenchmark {
         this.percentiles = percentiles;
         this.maxBytes = maxBytes;
         this.threads = threads;
+        this.forms = new Caller[threads];
         this.nativeSend = new MemorySegment[threads];
         this.nativeRecv = new MemorySegment[threads];
         this.heapSend = new MemorySegment[threads];
@@ -228,6 +232,33 @@ final class CollectiveBenchmark {
         };
     }
 
+    // ---- -a shared-view (allgather): Rank.allgatherShared, the result read in place ----
+
+    /** True for {@code allgather -a shared-view}: the call is {@link Rank#allgatherShared}, its result the view it returns. */
+    private boolean sharedView(String algorithm) {
+        return collective == Collective.ALLGATHER && SharedViewAllgather.NAME.equals(algorithm);
+    }
+
+    /** One call: the plan, or for {@code shared-view} {@link Rank#allgatherShared} (returns the view; else null). */
+    private MemorySegment invoke(Rank rank, CollectivePlan plan, boolean view, long callCount, MemorySegment send,
+                                 MemorySegment recv) {
+        if (view) {
+            return rank.allgatherShared(send, callCount, dtype);
+        }
+        execute(rank, plan, send, recv);
+        return null;
+    }
+
+    /** One call of the measured form: the blocking plan, or the rank's non-blocking / persistent caller. */
+    private void execute(Rank rank, CollectivePlan plan, MemorySegment send, MemorySegment recv) {
+        Caller f = forms[rank.id()];
+        if (f != null) {
+            f.call(send, recv);
+        } else {
+            plan.execute(send, recv);
+        }
+    }
+
     /** Bytes of the rank-private buffer {@link #readAll} copies through (stays in L1). */
     private static final int SINK_BYTES = 16 * 1024;
 
@@ -255,8 +286,8 @@ final class CollectiveBenchmark {
      * {@code warmup} calls, or fewer once the budget is spent. The ranks agree on when to stop with an
      * allreduce (MAX) of their elapsed time after every chunk, so they all make the same number of calls.
      */
-    private void warmUp(Rank rank, Caller plan, MemorySegment send, MemorySegment recv, long warmup,
-                        MemorySegment sinkBuffer) {
+    private void warmUp(Rank rank, CollectivePlan plan, boolean view, long callCount, MemorySegment send, MemorySegment recv,
+                        long warmup, MemorySegment sinkBuffer) {
         long start = System.nanoTime();
         long[] elapsed = new long[1];
         for (long w = 0; w < warmup; ) {
@@ -264,9 +295,9 @@ final class CollectiveBenchmark {
             MemorySegment out = consume ? output(rank.id(), send, recv) : null;
             long sink = 0;
             for (long i = 0; i < chunk; i++) {
-                plan.call(send, recv);
+                MemorySegment result = invoke(rank, plan, view, callCount, send, recv);
                 if (consume) {
-                    sink += readAll(out, sinkBuffer);
+                    sink += readAll(view ? result : out, sinkBuffer);
                 }
             }
             consumed = sink;
@@ -390,12 +421,16 @@ final class CollectiveBenchmark {
         }
         send = sends[0];
         recv = recvs[0];
-        Caller plan = caller(rank, shape, algorithm, sends, recvs);
+        boolean view = sharedView(algorithm);
+        CollectivePlan plan = rank.plan(collective, shape.callCount(), dtype, op, root,
+                view || algorithm.equals(NONBLOCKING) || algorithm.equals(PERSISTENT) ? "auto" : algorithm);
+        forms[r] = caller(rank, shape, algorithm, sends, recvs);
+        long callCount = shape.callCount();
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment expected = validate ? expected(scratch, rank, shape) : null;
             MemorySegment sinkBuffer = consume ? scratch.allocate(SINK_BYTES, 64) : null;
-            warmUp(rank, plan, send, recv, warmup, sinkBuffer);
+            warmUp(rank, plan, view, callCount, send, recv, warmup, sinkBuffer);
             rank.barrier();
             if (perIteration) {
                 res.iterationNs = new long[(int) n];
@@ -406,15 +441,15 @@ final class CollectiveBenchmark {
                         poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
                     }
                     long t0 = System.nanoTime();
-                    plan.call(send, recv);
+                    MemorySegment result = invoke(rank, plan, view, callCount, send, recv);
                     if (consume) {
-                        consumed = readAll(output(r, send, recv), sinkBuffer);
+                        consumed = readAll(view ? result : output(r, send, recv), sinkBuffer);
                     }
                     long t1 = System.nanoTime();
                     res.iterationNs[i] = t1 - t0;
                     res.totalNs += t1 - t0;
                     if (validate && expected != null) {
-                        res.wrong += wrongElements(collective == Collective.BCAST ? send : recv, expected);
+                        res.wrong += wrongElements(view ? result : collective == Collective.BCAST ? send : recv, expected);
                     }
                 }
             } else {
@@ -426,18 +461,26 @@ final class CollectiveBenchmark {
                 long sink = 0;
                 MemorySegment out = consume ? output(r, send, recv) : null;
                 for (int b = 0; b < batches; b++) {
-                    if (slots == 1 && !consume) {
+                    if (view) {
                         for (long i = 0; i < batch; i++) {
-                            plan.call(send, recv);
+                            MemorySegment result = rank.allgatherShared(sends[slot], callCount, dtype);
+                            if (consume) {
+                                sink += readAll(result, sinkBuffer);
+                            }
+                            slot = slot + 1 == slots ? 0 : slot + 1;
+                        }
+                    } else if (slots == 1 && !consume) {
+                        for (long i = 0; i < batch; i++) {
+                            execute(rank, plan, send, recv);
                         }
                     } else if (slots == 1) {
                         for (long i = 0; i < batch; i++) {
-                            plan.call(send, recv);
+                            execute(rank, plan, send, recv);
                             sink += readAll(out, sinkBuffer);
                         }
                     } else {
                         for (long i = 0; i < batch; i++) {
-                            plan.call(sends[slot], recvs[slot]);
+                            execute(rank, plan, sends[slot], recvs[slot]);
                             if (consume) {
                                 sink += readAll(output(r, sends[slot], recvs[slot]), sinkBuffer);
                             }
@@ -451,8 +494,10 @@ final class CollectiveBenchmark {
                 res.totalNs = t - start;
                 consumed = sink;
             }
-        } finally {
-            plan.close();
+        }
+        if (forms[r] != null) {
+            forms[r].close();
+            forms[r] = null;
         }
         return res;
     }
@@ -479,10 +524,7 @@ final class CollectiveBenchmark {
         return switch (algorithm) {
             case NONBLOCKING -> (s, r) -> issue(rank, s, r, n).await();
             case PERSISTENT -> new PersistentCaller(rank, sends, recvs, n);
-            default -> {
-                CollectivePlan plan = rank.plan(collective, n, dtype, op, root, algorithm);
-                yield plan::execute;
-            }
+            default -> null;
         };
     }
 
@@ -629,7 +671,11 @@ final class CollectiveBenchmark {
      */
     static List<String> algorithms(Collective c, String a) {
         if (a.equalsIgnoreCase("all")) {
-            return AlgorithmCatalog.of(c).stream().map(x -> x.name()).toList();
+            List<String> all = new java.util.ArrayList<>(AlgorithmCatalog.of(c).stream().map(x -> x.name()).toList());
+            if (c == Collective.ALLGATHER) {
+                all.add(SharedViewAllgather.NAME);
+            }
+            return List.copyOf(all);
         }
         java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
         for (String part : a.split(",", -1)) {
@@ -637,7 +683,7 @@ final class CollectiveBenchmark {
             if (name.isEmpty()) {
                 throw new IllegalArgumentException("empty algorithm name in '" + a + "'");
             }
-            if (!name.equals("auto")) {
+            if (!name.equals("auto") && !(c == Collective.ALLGATHER && name.equals(SharedViewAllgather.NAME))) {
                 AlgorithmCatalog.find(c, name);        // IllegalArgumentException listing the valid names
             }
             names.add(name);

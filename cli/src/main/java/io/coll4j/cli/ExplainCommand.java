@@ -64,6 +64,8 @@ final class ExplainCommand implements Callable<Integer> {
         int sizes = 0;
         int goodPicks = 0;
         try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
+            out.println("# priced on " + TeamInternals.selector(team).shape(p) + " (indented: the cost's named terms)");
+            out.flush();
             CollectiveBenchmark bench = null;
             if (measure) {
                 long maxBytes = 0;
@@ -121,6 +123,9 @@ final class ExplainCommand implements Callable<Integer> {
                         tail = String.format(Locale.ROOT, "%14.3f %8.1f%%", measured[k], err * 100);
                     }
                     out.printf(Locale.ROOT, "%12d  %-16s %14.3f%s%n", sh.bytes(), pr.algorithm().name() + mark, predUs, tail);
+                    for (String term : pr.terms()) {
+                        out.printf("%12s    %s%n", "", term);
+                    }
                 }
                 out.flush();
                 if (bench != null && pick >= 0) {

@@ -205,6 +205,9 @@ final class TopoCommand implements Callable<Integer> {
                 : "LLC " + LstopoFormat.size(t.llcBytes()) + " per instance" + (t.llcInclusive() ? " (inclusive)" : " (non-inclusive)"))
                 + ", " + (t.l2Bytes() == 0 ? "no L2" : "L2 " + LstopoFormat.size(t.l2Bytes()) + " per core")
                 + ", line " + t.cacheLineBytes() + " B");
+        if (!t.llcNote().isEmpty()) {
+            out.println("  note: " + t.llcNote());
+        }
         out.println();
         out.println("NUMA nodes:");
         out.printf("  %-6s %-5s %9s %8s  %s%n", "node", "P#", "memory", "package", "PUs (P#)");
@@ -277,6 +280,7 @@ final class TopoCommand implements Callable<Integer> {
         m.put("pus", t.pus().size());
         m.put("memoryBytes", t.memoryBytes());
         m.put("llcBytes", t.llcBytes());
+        m.put("llcNote", t.llcNote());
         m.put("llcInclusive", t.llcInclusive());
         m.put("l2BytesPerCore", t.l2Bytes());
         m.put("cacheLineBytes", t.cacheLineBytes());

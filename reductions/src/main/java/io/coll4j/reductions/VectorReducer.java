@@ -29,7 +29,8 @@ import jdk.incubator.vector.VectorSpecies;
  * native and heap segments deoptimises and recompiles until it runs the non-intrinsified path, 4–15 µs
  * for 4 KiB of F64 where the native loop takes 0.1 µs and the scalar loops 0.2–0.4 µs on heap data.
  * Keeping heap calls out of these loops keeps their profile monomorphic, so no heap call can slow the
- * native path down.
+ * native path down. SUM over heap arrays of the dtype's own type runs as array loops instead
+ * ({@link HeapArraySum}), which C2 vectorises by itself.
  *
  * <p>Loop shapes, as Lucene's {@code PanamaVectorUtilSupport}: vector loops, then the last
  * {@code < LANES} elements through the scalar loops. {@link #reduce2} is one vector per iteration, which
@@ -109,7 +110,7 @@ final class VectorReducer implements Reducer {
     public void reduceInto(MemorySegment dst, long dstOffset, MemorySegment src, long srcOffset, long count) {
         if (ReducerArguments.checkReduceInto(DTYPE, dst, dstOffset, src, srcOffset, count)) {
             reduce2(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
-        } else {
+        } else if (!HeapArraySum.reduce(DTYPE, OP, dst, dstOffset, dst, dstOffset, src, srcOffset, count)) {
             SCALAR.reduce2(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
         }
     }
@@ -119,7 +120,7 @@ final class VectorReducer implements Reducer {
                        MemorySegment b, long bOffset, long count) {
         if (ReducerArguments.checkReduce(DTYPE, dst, dstOffset, a, aOffset, b, bOffset, count)) {
             reduce2(dst, dstOffset, a, aOffset, b, bOffset, count);
-        } else {
+        } else if (!HeapArraySum.reduce(DTYPE, OP, dst, dstOffset, a, aOffset, b, bOffset, count)) {
             SCALAR.reduce2(dst, dstOffset, a, aOffset, b, bOffset, count);
         }
     }
@@ -131,7 +132,10 @@ final class VectorReducer implements Reducer {
         if (k == 1) {
             MemorySegment.copy(srcs[0], srcOffsets[0], dst, dstOffset, count * ELEMENT_BYTES);
         } else if (!allNative) {
-            SCALAR.reduceK(dst, dstOffset, srcs, srcOffsets, k, 0, count);
+            // heap operands: SUM over arrays of the dtype as array loops, anything else element by element
+            if (!HeapArraySum.reduceMany(DTYPE, OP, dst, dstOffset, srcs, srcOffsets, k, count)) {
+                SCALAR.reduceK(dst, dstOffset, srcs, srcOffsets, k, 0, count);
+            }
         } else {
             // k = 2 too: one compiled method for every k, so none of them waits in the interpreter for a
             // separate compilation of reduce2 that only its rare calls would trigger

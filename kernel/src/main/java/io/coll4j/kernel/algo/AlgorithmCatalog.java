@@ -10,6 +10,7 @@ import io.coll4j.kernel.algo.allreduce.PushAllreduce;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSlicedAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSocketAllreduce;
+import io.coll4j.kernel.algo.allreduce.StagedSlicedAllreduce;
 import io.coll4j.kernel.algo.allreduce.TiledAllreduce;
 import io.coll4j.kernel.algo.allreduce.TreeAllreduce;
 import io.coll4j.kernel.algo.barrier.CentralBarrier;
@@ -22,9 +23,11 @@ import io.coll4j.kernel.algo.bcast.PipelinedBcast;
 import io.coll4j.kernel.algo.bcast.TwoStageBcast;
 import io.coll4j.kernel.algo.reduce.DirectReduce;
 import io.coll4j.kernel.algo.reduce.MaSlicedReduce;
+import io.coll4j.kernel.algo.reduce.StagedSlicedReduce;
 import io.coll4j.kernel.algo.reduce.TreeReduce;
 import io.coll4j.kernel.algo.reducescatter.DirectReduceScatter;
 import io.coll4j.kernel.algo.reducescatter.MaSlicedReduceScatter;
+import io.coll4j.kernel.algo.reducescatter.StagedSlicedReduceScatter;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,10 +46,10 @@ public final class AlgorithmCatalog {
                 new DisseminationBarrier(), new TreeBarrier(), new CentralBarrier(),
                 new FlatBcast(), new TwoStageBcast(), new PipelinedBcast(), new DirectBcast(),
                 new TreeReduce(),
-                new DirectReduce(), new MaSlicedReduce(),
+                new DirectReduce(), new MaSlicedReduce(), new StagedSlicedReduce(),
                 new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
-                new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new MaSocketAllreduce(),
-                new DirectReduceScatter(), new MaSlicedReduceScatter(),
+                new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new StagedSlicedAllreduce(), new MaSocketAllreduce(),
+                new DirectReduceScatter(), new MaSlicedReduceScatter(), new StagedSlicedReduceScatter(),
                 new DirectAllgather(), new PushAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         a.addAll(CyclicBarrierBaselines.all());
         ALL = List.copyOf(a);

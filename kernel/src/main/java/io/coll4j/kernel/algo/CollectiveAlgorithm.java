@@ -2,8 +2,11 @@ package io.coll4j.kernel.algo;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+
+import java.util.List;
 
 /**
  * One algorithm for one collective (docs/design.md, "Algorithm catalogue"). Instances are stateless and shared by every rank of
@@ -55,4 +58,20 @@ public interface CollectiveAlgorithm {
 
     /** Runs the collective on the calling rank. */
     void run(CollectiveCall call);
+
+    // ---- topology-aware costs ----
+
+    /**
+     * Predicted time on a team of {@code shape} (ranks and how they spread over packages): what the
+     * selector ranks. Algorithms whose cost depends on the packages (HMPI's a_β and B_β terms [HMPI §2.1])
+     * override it; the default is the flat cost for {@code shape.ranks()} ranks.
+     */
+    default double cost(MachineModel model, TeamShape shape, long bytes) {
+        return cost(model, shape.ranks(), bytes);
+    }
+
+    /** Named terms of the cost for {@code collbench explain} (e.g. copy volumes, the two-level terms); may be empty. */
+    default List<String> costTerms(MachineModel model, TeamShape shape, long bytes) {
+        return List.of();
+    }
 }

@@ -1,6 +1,10 @@
 package io.coll4j.kernel.algo;
 
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
+
+import java.util.List;
+import java.util.Locale;
 
 /**
  * The terms the copy-only collectives (bcast, allgather) build their {@code cost} from, in the
@@ -49,5 +53,48 @@ public final class CopyCost {
      */
     public static double poll(MachineModel m, int n) {
         return n * m.lineLatencySameL3() / 4;
+    }
+
+    // ---- between packages: HMPI's beta terms ----
+
+    /**
+     * HMPI's β terms [HMPI §2.1] for a team on {@code shape}: {@code crossingBytes} (all ranks together)
+     * moved between packages at B_β ({@code crossPackageBandwidth}), and {@code rounds} dependent hand-overs
+     * that cross packages and so cost a_β instead of a_α. 0 on one package.
+     */
+    public static double crossPackage(MachineModel m, TeamShape shape, double crossingBytes, double rounds) {
+        if (shape.packages() < 2) {
+            return 0;
+        }
+        return crossingBytes / m.crossPackageBandwidth()
+                + rounds * Math.max(0, m.lineLatencyCrossPackage() - m.lineLatencySameL3());
+    }
+
+    /**
+     * Bytes a flat algorithm moves between packages when each of its {@code passes} all-to-all passes has
+     * every rank read (or write) {@code (p − 1)/p} of {@code bytes} from its peers: the remote peers' share
+     * of {@code passes·(p − 1)·bytes}.
+     */
+    public static double allToAllCrossing(TeamShape shape, long bytes, int passes) {
+        return passes * (shape.ranks() - 1.0) * bytes * shape.remotePeerShare();
+    }
+
+    /** The {@link #crossPackage} term as {@code explain} prints it (nothing on one package). */
+    public static List<String> crossPackageTerms(MachineModel m, TeamShape shape, double crossingBytes, double rounds) {
+        if (shape.packages() < 2) {
+            return List.of();
+        }
+        return List.of(String.format(Locale.ROOT, "beta: %.0f B between packages / B_beta = %.1f us, %.0f hand-overs at a_beta = %.2f us (%s)",
+                crossingBytes, crossingBytes / m.crossPackageBandwidth() * 1e6, rounds,
+                rounds * Math.max(0, m.lineLatencyCrossPackage() - m.lineLatencySameL3()) * 1e6, shape));
+    }
+
+    /** {@code first} followed by the {@link #crossPackageTerms}. */
+    public static List<String> withCrossPackageTerms(MachineModel m, TeamShape shape, double crossingBytes, double rounds,
+                                                     String first) {
+        List<String> out = new java.util.ArrayList<>();
+        out.add(first);
+        out.addAll(crossPackageTerms(m, shape, crossingBytes, rounds));
+        return List.copyOf(out);
     }
 }

@@ -1,6 +1,7 @@
 package io.coll4j.kernel.algo;
 
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -20,10 +21,26 @@ import java.util.Map;
 public final class Selector {
     private final MachineModel model;
     private final Map<Collective, CollectiveAlgorithm> forced;
+    private final TeamShape shape;
 
     public Selector(MachineModel model, Map<Collective, CollectiveAlgorithm> forced) {
+        this(model, forced, null);
+    }
+
+    /**
+     * A selector for a team of {@code shape} (null: every rank on one package): calls with as many ranks
+     * as the shape are priced on it ({@link CollectiveAlgorithm#cost(MachineModel, TeamShape, long)}), with
+     * the two-level terms of a team that spans packages.
+     */
+    public Selector(MachineModel model, Map<Collective, CollectiveAlgorithm> forced, TeamShape shape) {
         this.model = model;
         this.forced = forced.isEmpty() ? Map.of() : new EnumMap<>(forced);
+        this.shape = shape;
+    }
+
+    /** The shape a call of {@code ranks} ranks is priced on: the team's, or one package. */
+    public TeamShape shape(int ranks) {
+        return shape != null && shape.ranks() == ranks ? shape : TeamShape.flat(ranks);
     }
 
     public MachineModel model() {
@@ -48,7 +65,7 @@ public final class Selector {
             if (AlgorithmCatalog.isBaseline(a) || !a.supports(ranks, count, dtype, op)) {
                 continue;
             }
-            double cost = a.cost(m, ranks, bytes);
+            double cost = a.cost(m, shape(ranks), bytes);
             if (cost < bestCost) {
                 best = a;
                 bestCost = cost;
@@ -67,13 +84,17 @@ public final class Selector {
         MachineModel m = dtype == null ? model : model.forDtype(dtype);
         for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
             if (a.supports(ranks, count, dtype, op)) {
-                out.add(new Prediction(a, a.cost(m, ranks, bytes), a == pick));
+                TeamShape sh = shape(ranks);
+                out.add(new Prediction(a, a.cost(m, sh, bytes), a == pick, a.costTerms(m, sh, bytes)));
             }
         }
         return out;
     }
 
-    /** One algorithm's predicted time (seconds) and whether it is the pick. */
-    public record Prediction(CollectiveAlgorithm algorithm, double seconds, boolean chosen) {
+    /** One algorithm's predicted time (seconds), whether it is the pick, and the named terms {@code explain} prints. */
+    public record Prediction(CollectiveAlgorithm algorithm, double seconds, boolean chosen, List<String> terms) {
+        public Prediction(CollectiveAlgorithm algorithm, double seconds, boolean chosen) {
+            this(algorithm, seconds, chosen, List.of());
+        }
     }
 }

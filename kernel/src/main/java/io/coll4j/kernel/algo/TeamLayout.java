@@ -1,5 +1,6 @@
 package io.coll4j.kernel.algo;
 
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.topology.PlacementPlan;
 import io.coll4j.topology.Pu;
 
@@ -21,6 +22,9 @@ public final class TeamLayout {
     private final int[][] packageGroups;
     private final int[] numaGroupOf;
     private final int[][] numaGroups;
+    private final int[] packageMajor;
+    private final int[] packageMajorIndex;
+    private final TeamShape shape;
 
     private TeamLayout(int[] pkgKey, int[] numaKey) {
         this.size = pkgKey.length;
@@ -28,6 +32,39 @@ public final class TeamLayout {
         this.packageGroups = group(pkgKey, packageGroupOf);
         this.numaGroupOf = new int[size];
         this.numaGroups = group(numaKey, numaGroupOf);
+        this.packageMajor = new int[size];
+        this.packageMajorIndex = new int[size];
+        int v = 0;
+        for (int[] g : packageGroups) {
+            for (int r : g) {
+                packageMajor[v] = r;
+                packageMajorIndex[r] = v++;
+            }
+        }
+        int most = 0;
+        for (int[] g : packageGroups) {
+            most = Math.max(most, g.length);
+        }
+        this.shape = new TeamShape(size, packageGroups.length, most);
+    }
+
+    /**
+     * The rank at position {@code v} of the package-major order: package groups one after another, members
+     * ascending. Numbering ranks this way keeps partners at small distances (r xor 1, r xor 2, …) inside a
+     * package [HMPI §2.3, Fig. 5]; with a compact placement it is the identity.
+     */
+    public int packageMajor(int v) {
+        return packageMajor[v];
+    }
+
+    /** Position of {@code rank} in the package-major order (inverse of {@link #packageMajor}). */
+    public int packageMajorIndex(int rank) {
+        return packageMajorIndex[rank];
+    }
+
+    /** True when every package holds the same number of ranks and there are at least two packages. */
+    public boolean uniformPackages() {
+        return shape.twoLevel();
     }
 
     /** The layout of a placement plan (synthetic topologies included: grouping needs no binding). */
@@ -94,6 +131,11 @@ public final class TeamLayout {
     /** The package master of group {@code g}: its lowest rank. */
     public int packageMaster(int g) {
         return packageGroups[g][0];
+    }
+
+    /** Ranks and packages as the cost functions see them ({@link TeamShape}). */
+    public TeamShape shape() {
+        return shape;
     }
 
     public int numaCount() {

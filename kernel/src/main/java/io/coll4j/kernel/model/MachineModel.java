@@ -144,6 +144,24 @@ public record MachineModel(
                 source, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
     }
 
+    /**
+     * This model for a team spread over {@code packages} packages: each package's DRAM serves its own
+     * ranks, so the congestion term's bandwidth (B_α, {@code memoryBandwidth}, per package) is
+     * {@code packages} times larger [HMPI §2.1]. The β terms (traffic between packages) are the cost
+     * functions' to add. One package: this model.
+     */
+    public MachineModel forPackages(int packages) {
+        if (packages < 1) {
+            throw new IllegalArgumentException("packages must be >= 1, got " + packages);
+        }
+        if (packages == 1) {
+            return this;
+        }
+        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
+                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth * packages, crossPackageBandwidth, reduceBandwidthCached,
+                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
+    }
+
     /** The same numbers with another {@code source}. */
     public MachineModel withSource(String newSource) {
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,

@@ -34,7 +34,7 @@ public interface WaitStrategy {
         return YieldingWaitStrategy.INSTANCE;
     }
 
-    /** The default spin → yield → park back-off for a rank with a core of its own. */
+    /** The default back-off for a rank with a core of its own: spin ~100 µs, then park (no yield phase: see BackoffWaitStrategy). */
     static WaitStrategy backoff() {
         return BackoffWaitStrategy.DEDICATED;
     }

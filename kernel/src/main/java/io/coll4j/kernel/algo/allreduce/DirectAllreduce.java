@@ -8,9 +8,11 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.algo.Slicing;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /**
  * Direct allreduce: a reduce-scatter and an allgather with no copy-in, because thread ranks share one
@@ -109,6 +111,21 @@ public final class DirectAllreduce extends AbstractAlgorithm {
         long n = Math.max(1, slices(block, slice(block, m.defaultMaxSliceBytes())));
         double sync = 3 * CopyCost.flag(m) + (n + 2) * CopyCost.poll(m, p - 1);
         return m.callOverhead() + sync + Math.max(fold + copies, dram);
+    }
+
+    /**
+     * On several packages [HMPI §2.1]: each package's DRAM serves its ranks, and two all-to-all passes
+     * (the owners read their block of every send buffer, every rank copies the other blocks from their owners) cross packages for the remote peers' share; 3 dependent hand-overs cross at a_β.
+     */
+    @Override
+    public double cost(MachineModel m, TeamShape shape, long bytes) {
+        return cost(m.forPackages(shape.packages()), shape.ranks(), bytes)
+                + CopyCost.crossPackage(m, shape, CopyCost.allToAllCrossing(shape, bytes, 2), 3);
+    }
+
+    @Override
+    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
+        return CopyCost.crossPackageTerms(m, shape, CopyCost.allToAllCrossing(shape, bytes, 2), 3);
     }
 
     @Override

@@ -3,16 +3,27 @@ package io.coll4j.kernel.algo.allreduce;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.barrier.DisseminationBarrier;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
+import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /**
  * Dissemination / recursive-doubling allreduce with HMPI's non-power-of-two handling [HMPI §2.3, Eq. 6–7].
+ *
+ * <p>Topology [HMPI §2.3, Fig. 5]: the algorithm runs on the package-major numbering of the ranks
+ * ({@link TeamLayout#packageMajor}: package groups one after another), so with q ranks per package (a
+ * power of two) the first log2 q rounds pair ranks of one package and only the last ⌈log2 s⌉ rounds cross
+ * packages, whatever the placement (compact placement: the numbering is the identity). Below, r and the
+ * partners are package-major indices; excess ranks take the tail of that order, so an excess rank's
+ * partner may sit on another package (HMPI lets it copy from a thread of its own socket instead).
  *
  * <p>Overview, p' = the largest power of two ≤ p, R = log2 p':
  * <pre>
@@ -38,9 +49,10 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
 
     /**
      * Peer-written control lines per rank (the recursive-doubling lines, after the dissemination
-     * barrier's): ⌈log2 p⌉. Line {@code line(p, k)} of rank r, for {@code k < log2 p'}, is written only by
-     * {@code r xor 2^k}; the last, {@code k = ⌈log2 p⌉ − 1} when p is not a power of two, only by r's fold
-     * partner {@code r ± p'} [HMPI §2.3] — one fixed writer each, as the control block requires.
+     * barrier's): ⌈log2 p⌉. With v the rank's package-major index ({@link TeamLayout#packageMajorIndex}),
+     * line {@code line(p, k)} of rank v, for {@code k < log2 p'}, is written only by {@code v xor 2^k}; the
+     * last, {@code k = ⌈log2 p⌉ − 1} when p is not a power of two, only by v's fold partner {@code v ± p'}
+     * [HMPI §2.3] — one fixed writer each for the team's life, as the control block requires.
      */
     public static int peerLines(int p) {
         return DisseminationBarrier.rounds(p);
@@ -77,6 +89,27 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         return m.callOverhead() + 2 * copy + rounds * round + excess;
     }
 
+    /**
+     * On several packages [HMPI Eq. 6]: each package's DRAM serves its ranks, and the last ⌈log2 s⌉ rounds
+     * cross packages, every rank moving its full vector (p·s bytes per round, hand-overs at a_β).
+     */
+    @Override
+    public double cost(MachineModel m, TeamShape shape, long bytes) {
+        double rounds = crossRounds(shape);
+        return cost(m.forPackages(shape.packages()), shape.ranks(), bytes)
+                + CopyCost.crossPackage(m, shape, rounds * shape.ranks() * bytes, rounds);
+    }
+
+    @Override
+    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
+        double rounds = crossRounds(shape);
+        return CopyCost.crossPackageTerms(m, shape, rounds * shape.ranks() * bytes, rounds);
+    }
+
+    private static double crossRounds(TeamShape shape) {
+        return shape.packages() < 2 ? 0 : 32 - Integer.numberOfLeadingZeros(shape.packages() - 1);
+    }
+
     static long stride(long bytes) {
         return (bytes + 63) & ~63L;
     }
@@ -89,7 +122,7 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         if (call.reproducible()) {
             return bytes;
         }
-        if (Transfers.inline(bytes) || call.rank() >= pw) {
+        if (Transfers.inline(bytes) || call.team().layout().packageMajorIndex(call.rank()) >= pw) {
             return 0;
         }
         return (Integer.numberOfTrailingZeros(pw) + 1) * stride(bytes);
@@ -117,7 +150,8 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
     /** Inline messages: values are pushed into the partner's recursive-doubling line. */
     private static void runPush(CollectiveCall call) {
         int p = call.size();
-        int r = call.rank();
+        TeamLayout layout = call.team().layout();
+        int r = layout.packageMajorIndex(call.rank());
         int pw = Integer.highestOneBit(p);
         int rounds = Integer.numberOfTrailingZeros(pw);
         int base = line(p, 0);
@@ -127,32 +161,34 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         MemorySegment ctl = call.control();
         Reducer red = call.reducer();
         if (r >= pw) {
-            int partner = r - pw;
+            int partner = layout.packageMajor(r - pw);
             Transfers.copy(call, call.send(), 0, ctl, call.inlinePayload(partner, spare), bytes, false);
             // release: my vector, into my partner's spare line (I am its only writer)
             call.publishTo(partner, spare, 0);
             call.awaitFrom(partner, spare, 0);
             call.record("copy", partner);
-            Transfers.copy(call, ctl, call.inlinePayload(r, spare), call.recv(), 0, bytes, false);
+            Transfers.copy(call, ctl, call.inlinePayload(call.rank(), spare), call.recv(), 0, bytes, false);
             return;
         }
         MemorySegment cur = call.local();
         Transfers.copy(call, call.send(), 0, cur, 0, bytes, false);
         boolean hasExcess = r + pw < p;
         if (hasExcess) {
-            call.awaitFrom(r + pw, spare, 0);
-            call.record("fold", r + pw);
-            red.reduceInto(cur, 0, ctl, call.inlinePayload(r, spare), count);   // x_r op x_e: lower first
+            int e = layout.packageMajor(r + pw);
+            call.awaitFrom(e, spare, 0);
+            call.record("fold", e);
+            red.reduceInto(cur, 0, ctl, call.inlinePayload(call.rank(), spare), count);   // x_r op x_e: lower first
         }
         for (int k = 0; k < rounds; k++) {
-            int q = r ^ (1 << k);
+            int vq = r ^ (1 << k);
+            int q = layout.packageMajor(vq);
             Transfers.copy(call, cur, 0, ctl, call.inlinePayload(q, base + k), bytes, false);
             // release: my running value, in q's line k (q xor 2^k = me is its only writer)
             call.publishTo(q, base + k, 0);
             call.awaitFrom(q, base + k, 0);
             call.record("fold", q);
-            long in = call.inlinePayload(r, base + k);
-            if (r < q) {
+            long in = call.inlinePayload(call.rank(), base + k);
+            if (r < vq) {
                 red.reduce(cur, 0, cur, 0, ctl, in, count);
             } else {
                 red.reduce(cur, 0, ctl, in, cur, 0, count);
@@ -160,7 +196,7 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         }
         Transfers.copy(call, cur, 0, call.recv(), 0, bytes, false);
         if (hasExcess) {
-            int e = r + pw;
+            int e = layout.packageMajor(r + pw);
             Transfers.copy(call, cur, 0, ctl, call.inlinePayload(e, spare), bytes, false);
             call.publishTo(e, spare, 0);
         }
@@ -169,7 +205,8 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
     /** Larger messages: each rank keeps the value entering round k in slot k of its scratch. */
     private static void runPull(CollectiveCall call) {
         int p = call.size();
-        int r = call.rank();
+        TeamLayout layout = call.team().layout();
+        int r = layout.packageMajorIndex(call.rank());
         int pw = Integer.highestOneBit(p);
         int rounds = Integer.numberOfTrailingZeros(pw);
         long bytes = call.bytes();
@@ -177,7 +214,7 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         long stride = stride(bytes);
         Reducer red = call.reducer();
         if (r >= pw) {
-            int partner = r - pw;
+            int partner = layout.packageMajor(r - pw);
             // my send buffer (published with the announce) is read by my partner before it publishes RELEASE
             call.await(partner, ControlBlock.RELEASE, 0);
             call.record("copy", partner);
@@ -187,14 +224,16 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         MemorySegment slots = call.scratch();
         boolean hasExcess = r + pw < p;
         if (hasExcess) {
-            call.await(r + pw, ControlBlock.ANNOUNCE, 0);
-            call.record("fold", r + pw);
-            red.reduce(slots, 0, call.send(), 0, call.peerSend(r + pw), 0, count);
+            int e = layout.packageMajor(r + pw);
+            call.await(e, ControlBlock.ANNOUNCE, 0);
+            call.record("fold", e);
+            red.reduce(slots, 0, call.send(), 0, call.peerSend(e), 0, count);
         } else {
             Transfers.copy(call, call.send(), 0, slots, 0, bytes, false);
         }
         for (int k = 0; k < rounds; k++) {
-            int q = r ^ (1 << k);
+            int vq = r ^ (1 << k);
+            int q = layout.packageMajor(vq);
             // release: slot k holds my value entering round k
             call.publish(ControlBlock.ARRIVE, k);
             call.await(q, ControlBlock.ARRIVE, k);
@@ -202,7 +241,7 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
             MemorySegment theirs = call.peerScratch(q);
             long in = k * stride;
             long out = (k + 1) * stride;
-            if (r < q) {
+            if (r < vq) {
                 red.reduce(slots, out, slots, in, theirs, in, count);
             } else {
                 red.reduce(slots, out, theirs, in, slots, in, count);

@@ -6,11 +6,15 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
-import io.coll4j.kernel.algo.sliced.MovementAvoidingSlices;
+import io.coll4j.kernel.algo.sliced.StagedSlices;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
+import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.sync.ControlBlock;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * {@code ma-socket}: the socket-aware two-level allreduce of [YHCCL §3.3 (socket-aware optimization), §3.4]. The package (socket) is the
@@ -40,11 +44,12 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Memory: one partial of s/k bytes per rank (scratch): one message per package, G·s in all.
  *
- * <p>Cost: the model has no topology input ({@code cost(model, p, bytes)}), so it is priced as
- * {@code ma-sliced} — what it runs on one package — and, tying with it, never chosen over it (the selector
- * keeps the first of equal costs, catalogue order); forcing it ({@code -a ma-socket}) on a multi-package
- * machine is the way to use it. (An added cross-package latency made {@code explain} mispredict it by
- * ~80% on one package.)
+ * <p>Cost: on one package (or packages of unequal size, where it runs {@code staged-sliced}) it is priced as
+ * {@code staged-sliced}, and ties keep {@code staged-sliced} (catalogue order). On a team of G packages × k
+ * ranks ({@link #cost(MachineModel, TeamShape, long)}) it has HMPI's two-level terms [HMPI §2.1]: phase 1 a
+ * k-ary fold of s/k, phase 2 a G-ary fold of s/k whose G − 1 remote partials cross packages (G·(G − 1)·s
+ * bytes in all, over B_β, one hand-over at a_β), phase 3 a copy of (k − 1)/k·s inside the package, and
+ * each package's DRAM serving its own ranks. {@code explain} prints the three phases and the β term.
  */
 public final class MaSocketAllreduce extends AbstractAlgorithm {
     public static final String NAME = "ma-socket";
@@ -72,13 +77,59 @@ public final class MaSocketAllreduce extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        return MovementAvoidingSlices.cost(m, p, bytes, Collective.ALLREDUCE);
+        return StagedSlices.cost(m, p, bytes, Collective.ALLREDUCE);
+    }
+
+    /** The two-level cost on G packages × k ranks (class comment); flat ({@code staged-sliced}) otherwise. */
+    @Override
+    public double cost(MachineModel m, TeamShape shape, long bytes) {
+        if (!shape.twoLevel() || shape.ranks() == 1) {
+            return cost(m, shape.ranks(), bytes);
+        }
+        double[] t = phases(m, shape, bytes);
+        return m.callOverhead() + t[0] + Math.max(t[1] + t[2] + t[3], t[4]) + t[5];
+    }
+
+    /** sync, phase 1, phase 2, phase 3, DRAM, β — seconds. */
+    private static double[] phases(MachineModel flat, TeamShape shape, long bytes) {
+        int p = shape.ranks();
+        int g = shape.packages();
+        int k = shape.ranksPerPackage();
+        MachineModel m = flat.forPackages(g);
+        long block = (bytes + k - 1) / k;
+        long ws = 2L * p * bytes;
+        // announce, ARRIVE (partials), RELEASE (blocks), DONE: four hand-overs, polls of k − 1 mates and G − 1 counterparts
+        double sync = 4 * CopyCost.flag(m) + 2 * CopyCost.poll(m, k - 1) + CopyCost.poll(m, g - 1);
+        double phase1 = m.foldTime(block, k, ws);
+        double phase2 = m.foldTime(block, g, ws);
+        double phase3 = CopyCost.copyOut(m, bytes - block, ws);
+        // send buffers read, partials written and read, receive buffers written
+        double dram = CopyCost.dram(m, 2L * p * bytes + 2L * g * bytes, ws);
+        double beta = CopyCost.crossPackage(flat, shape, crossingBytes(shape, bytes), 1);
+        return new double[]{sync, phase1, phase2, phase3, dram, beta};
+    }
+
+    /** Phase 2: every rank reads the G − 1 remote partials of its block, G·(G − 1)·s bytes in all. */
+    static double crossingBytes(TeamShape shape, long bytes) {
+        int g = shape.packages();
+        return (double) g * (g - 1) * bytes;
+    }
+
+    @Override
+    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
+        if (!shape.twoLevel() || shape.ranks() == 1) {
+            return List.of("one level: runs staged-sliced");
+        }
+        double[] t = phases(m, shape, bytes);
+        return CopyCost.withCrossPackageTerms(m, shape, crossingBytes(shape, bytes), 1, String.format(Locale.ROOT,
+                "two-level: phase 1 fold in package %.1f us, phase 2 fold of %d partials %.1f us, phase 3 copy %.1f us,"
+                        + " DRAM %.1f us, sync %.2f us", t[1] * 1e6, shape.packages(), t[2] * 1e6, t[3] * 1e6, t[4] * 1e6, t[0] * 1e6));
     }
 
     @Override
     public long scratchBytes(CollectiveCall call) {
         if (!twoLevel(call)) {
-            return MovementAvoidingSlices.scratchBytes(call);
+            return StagedSlices.scratchBytes(call);
         }
         int k = call.team().layout().packageMembers(0).length;
         return Tiles.of(call.count(), k, call.dtype().size()).perTile() * call.dtype().size();
@@ -92,7 +143,7 @@ public final class MaSocketAllreduce extends AbstractAlgorithm {
     @Override
     public void run(CollectiveCall call) {
         if (!twoLevel(call)) {
-            MovementAvoidingSlices.run(call);
+            StagedSlices.run(call);
             return;
         }
         TeamLayout l = call.team().layout();

@@ -7,7 +7,10 @@ import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
+
+import java.util.List;
 
 /**
  * Push allreduce: the owner of block i folds block i of every rank's send buffer in ONE k-ary pass
@@ -80,6 +83,21 @@ public final class PushAllreduce extends AbstractAlgorithm {
         double dram = CopyCost.dram(m, 2L * p * bytes, ws);
         double sync = 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1);
         return m.callOverhead() + sync + Math.max(fold, dram);
+    }
+
+    /**
+     * On several packages [HMPI §2.1]: each package's DRAM serves its ranks, and two all-to-all passes
+     * (the owners read their block of every send buffer and write it into every receive buffer) cross packages for the remote peers' share; 2 dependent hand-overs cross at a_β.
+     */
+    @Override
+    public double cost(MachineModel m, TeamShape shape, long bytes) {
+        return cost(m.forPackages(shape.packages()), shape.ranks(), bytes)
+                + CopyCost.crossPackage(m, shape, CopyCost.allToAllCrossing(shape, bytes, 2), 2);
+    }
+
+    @Override
+    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
+        return CopyCost.crossPackageTerms(m, shape, CopyCost.allToAllCrossing(shape, bytes, 2), 2);
     }
 
     @Override

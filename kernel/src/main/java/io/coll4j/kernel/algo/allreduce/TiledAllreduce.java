@@ -7,19 +7,45 @@ import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
+import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.sync.ControlBlock;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * Tiled reduce-broadcast [HMPI §2.4, Eq. 8–11]: "each thread [...] compute[s] sequentially one tile of the final
- * result and then broadcast it to all threads". The vector is cut into p tiles of whole cache lines; rank i waits for
- * every rank's entry (its send buffer is published with the announce), folds tile i of all p send
- * buffers in ONE k-ary pass (ascending rank order) into its scratch and publishes RELEASE; then every
- * rank copies every tile from its owner's scratch into its receive buffer.
+ * result and then broadcast it to all threads".
  *
- * <p>Reduction order: the scalar left fold x0 op x1 op … op x(p−1), element by element — bitwise the
- * reference, so it needs no separate reproducible mode. In place is safe: rank j writes tile i of its
- * buffer only after owner i has published, i.e. finished reading tile i everywhere, and no other rank
- * reads it. Tile copies start at one's own tile + 1 so the p copies of one tile are spread out in time.
+ * <p><b>One package</b> (or packages of unequal size, or {@code reproducible(true)}): the vector is cut
+ * into p tiles of whole cache lines; rank i waits for every rank's entry (its send buffer is published
+ * with the announce), folds tile i of all p send buffers in ONE k-ary pass (ascending rank order) into its
+ * scratch and publishes RELEASE; then every rank copies every tile from its owner's scratch into its
+ * receive buffer. Reduction order: the scalar left fold x0 op x1 op … op x(p−1) — bitwise the reference.
+ *
+ * <p><b>Several packages</b>, G packages of q ranks: "we use the tiled approach only within sockets; …
+ * a tree reduction performs better at that stage" [HMPI §2.4, Fig. 7]. The vector is cut into q tiles;
+ * rank (g, i), the i-th rank of package g:
+ * <pre>
+ * 1. folds tile i of its package's q send buffers (ascending rank) into its scratch: partial P(g, i)
+ *                                                            → publish ARRIVE 0 once its subtree is in
+ * 2. binomial tree over the packages, ⌈log2 G⌉ levels: at level k, (g, i) with g mod 2^(k+1) = 0 awaits
+ *    ARRIVE of (g + 2^k, i) and folds P(g, i) ← P(g, i) op P(g + 2^k, i)   (lower package first)
+ *    → (0, i) holds tile i of the result                        → publish RELEASE 0
+ * 3. broadcast, two-stage [HMPI §2.2]: (g, i) copies tile i from (0, i)'s scratch into its receive buffer
+ *    (one cross-package copy of s/q per rank, (G − 1)·s in all) → publish AUX 0; every rank copies the
+ *    other tiles from its package mates' receive buffers → publish DONE, await every DONE
+ * </pre>
+ * Only the tree levels and the stage-one copy cross packages. Reduction order: per tile, each package's
+ * ranks left to right, then the packages as a balanced tree ((P0 op P1) op (P2 op P3)) — the same on
+ * every rank and every run, but not the rank-ordered fold for floats; {@code reproducible(true)} runs the
+ * one-package protocol.
+ *
+ * <p>In place is safe: a rank writes tile t of its receive buffer only after tile t's owner in its package
+ * has finished phase 1 (it awaited a later stamp of it), and tile t of its send buffer is read by nobody
+ * else. Tile copies start at one's own tile + 1 so the copies of one tile are spread out in time.
  */
 public final class TiledAllreduce extends AbstractAlgorithm {
     public static final String NAME = "tiled";
@@ -46,8 +72,56 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         return m.callOverhead() + 3 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold + gather;
     }
 
+    /** The two-level form on G × q ranks [HMPI Eq. 8–11]: q-ary folds in the package, ⌈log2 G⌉ tree levels at a_β + B_β. */
+    @Override
+    public double cost(MachineModel m, TeamShape shape, long bytes) {
+        if (!shape.twoLevel()) {
+            return cost(m, shape.ranks(), bytes);
+        }
+        int p = shape.ranks();
+        int q = shape.ranksPerPackage();
+        MachineModel mg = m.forPackages(shape.packages());
+        long tile = (bytes + q - 1) / q;
+        long ws = 2L * p * bytes + (long) shape.packages() * bytes;
+        double levels = treeLevels(shape.packages());
+        double fold = Math.max(mg.foldTime(tile, q, ws), mg.dramTime((p + 2L) * bytes, ws));
+        double tree = levels * (m.lineLatencyCrossPackage() + mg.foldTime(tile, 2, ws));
+        double gather = Math.max(CopyCost.copyOut(mg, bytes, ws), mg.dramTime(2L * p * bytes, ws));
+        return m.callOverhead() + 5 * m.lineLatencySameL3() + CopyCost.poll(m, q - 1) + fold + tree + gather
+                + CopyCost.crossPackage(m, shape, crossingBytes(shape, bytes), 1);
+    }
+
+    /** Tree levels move (G − 1) partials of s per tile set; the stage-one copies (G − 1)·s more. */
+    private static double crossingBytes(TeamShape shape, long bytes) {
+        return 2.0 * (shape.packages() - 1) * bytes;
+    }
+
+    private static int treeLevels(int packages) {
+        return 32 - Integer.numberOfLeadingZeros(packages - 1);
+    }
+
+    @Override
+    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
+        if (!shape.twoLevel()) {
+            return List.of();
+        }
+        return CopyCost.withCrossPackageTerms(m, shape, crossingBytes(shape, bytes), 1, String.format(Locale.ROOT,
+                "two-level: tiles in package (q = %d), tree of %d level(s) across packages, two-stage broadcast",
+                shape.ranksPerPackage(), treeLevels(shape.packages())));
+    }
+
+    /** True when this call runs the two-level protocol. */
+    static boolean twoLevel(CollectiveCall call) {
+        return !call.reproducible() && call.team().layout().uniformPackages();
+    }
+
     @Override
     public long scratchBytes(CollectiveCall call) {
+        if (twoLevel(call)) {
+            TeamLayout l = call.team().layout();
+            int q = l.packageMembers(0).length;
+            return Tiles.of(call.count(), q, call.dtype().size()).perTile() * call.dtype().size();
+        }
         Tiles t = Tiles.of(call.count(), call.size(), call.dtype().size());
         return t.length(call.rank()) * call.dtype().size();
     }
@@ -63,6 +137,10 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         int r = call.rank();
         int es = call.dtype().size();
         if (Transfers.alone(call)) {
+            return;
+        }
+        if (twoLevel(call)) {
+            runTwoLevel(call);
             return;
         }
         Tiles tiles = Tiles.of(call.count(), p, es);
@@ -94,5 +172,88 @@ public final class TiledAllreduce extends AbstractAlgorithm {
                         len * es, nt);
             }
         }
+    }
+
+    /** Several packages of q ranks: tiles in the package, a tree across packages, a two-stage broadcast. */
+    private static void runTwoLevel(CollectiveCall call) {
+        TeamLayout l = call.team().layout();
+        int r = call.rank();
+        int es = call.dtype().size();
+        int g = l.packageGroupOf(r);
+        int packages = l.packageCount();
+        int[] mates = l.packageMembers(g);
+        int q = mates.length;
+        int i = indexOf(mates, r);
+        Tiles tiles = Tiles.of(call.count(), q, es);
+        long off = tiles.start(i) * es;
+        long n = tiles.length(i);
+        MemorySegment partial = call.scratch();
+        // acquire: every rank's buffers, published with its announce
+        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
+        // 1. my tile of my package's send buffers, ascending rank
+        if (n > 0) {
+            call.foldStart();
+            for (int m : mates) {
+                if (m != r) {
+                    call.record("fold", m);
+                }
+                call.foldAdd(m == r ? call.send() : call.peerSend(m), off);
+            }
+            call.foldInto(partial, 0, n);
+        }
+        // 2. binomial tree over the packages: fold my children's partials, lower package first
+        for (int k = 0; (1 << k) < packages; k++) {
+            if ((g & ((2 << k) - 1)) != 0) {
+                break;                                   // g is a child at this level
+            }
+            int child = g + (1 << k);
+            if (child < packages) {
+                int c = l.packageMembers(child)[i];
+                // acquire: pairs with c's release of ARRIVE: its subtree's partial of tile i is complete
+                call.await(c, ControlBlock.ARRIVE, 0);
+                call.record("fold-partial", c);
+                if (n > 0) {
+                    call.reducer().reduceInto(partial, 0, call.peerScratch(c), 0, n);
+                }
+            }
+        }
+        int top = l.packageMembers(0)[i];
+        if (g != 0) {
+            // release: my subtree's partial of tile i; pairs with my tree parent's await
+            call.publish(ControlBlock.ARRIVE, 0);
+            // 3a. stage one: tile i of the result, from the root of the tree
+            call.await(top, ControlBlock.RELEASE, 0);
+            call.record("copy", top);
+        } else {
+            // release: tile i of the result is final in my scratch; pairs with the counterparts' copies
+            call.publish(ControlBlock.RELEASE, 0);
+        }
+        boolean nt = call.copy().useNonTemporal(2L * call.size() * call.bytes(), false);
+        if (n > 0) {
+            Transfers.copy(call, g == 0 ? partial : call.peerScratch(top), 0, call.recv(), off, n * es, nt);
+        }
+        // release: tile i is final in my receive buffer; pairs with my package mates' copies
+        call.publish(ControlBlock.AUX, 0);
+        // 3b. stage two: the other tiles from my package mates' receive buffers
+        for (int d = 1; d < q; d++) {
+            int j = (i + d) % q;
+            int m = mates[j];
+            call.await(m, ControlBlock.AUX, 0);
+            call.record("copy", m);
+            long o = tiles.start(j) * es;
+            Transfers.copy(call, call.peerRecv(m), o, call.recv(), o, tiles.length(j) * es, nt);
+        }
+        // release: I no longer read anyone's buffers; pairs with every rank's final await
+        call.publish(ControlBlock.DONE, 0);
+        call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+
+    private static int indexOf(int[] a, int v) {
+        for (int x = 0; x < a.length; x++) {
+            if (a[x] == v) {
+                return x;
+            }
+        }
+        throw new IllegalStateException("rank " + v + " is not in its package's member list");
     }
 }

@@ -4,13 +4,13 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.sliced.MaSlicedAlgorithm;
 
 /**
- * {@code ma-sliced} reduce [YHCCL Alg. 2]: the strip-mined movement-avoiding reduction of {@link
- * io.coll4j.kernel.algo.sliced.MovementAvoidingSlices} (protocol, double buffering, reduction order,
- * scratch and buffer reuse are stated there); the owners fold their blocks straight into the root's receive
- * buffer, every core working.
+ * {@code ma-sliced} reduce [YHCCL §3.5]: YHCCL's movement-avoiding reduction of {@link
+ * io.coll4j.kernel.algo.sliced.MovementAvoidingReduction} (protocol, double buffering, reduction order,
+ * scratch and buffer reuse are stated there) into the shared slices, then the root copies the result out.
+ * Copy-in per rank 2·s/p, DAV per node s·(3p + 1).
  */
 public final class MaSlicedReduce extends MaSlicedAlgorithm {
     public MaSlicedReduce() {
-        super(Collective.REDUCE, "slices staged in a double buffer, owners fold their blocks into the root's buffer");
+        super(Collective.REDUCE, "MA reduce-scatter into shared slices (one copy-in per slice group) + the root copies out");
     }
 }

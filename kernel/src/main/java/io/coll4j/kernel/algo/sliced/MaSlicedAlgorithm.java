@@ -3,31 +3,53 @@ package io.coll4j.kernel.algo.sliced;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
+
+import java.util.List;
+import java.util.Locale;
 
 /**
- * The {@code ma-sliced} algorithms [YHCCL Alg. 2] of reduce-scatter, allreduce and reduce: one protocol,
- * {@link MovementAvoidingSlices}, which states the synchronisation, double buffering, reduction order,
- * scratch and buffer reuse; the subclasses name the collective.
+ * The {@code ma-sliced} algorithms of reduce-scatter, allreduce and reduce: YHCCL's movement-avoiding
+ * reduction A' [YHCCL §3.2–3.5, Alg. 2], {@link MovementAvoidingReduction}, which states the
+ * synchronisation, double buffering, reduction order, scratch and buffer reuse; the subclasses name the
+ * collective. Copy-in per rank: 2·s/p (s/p read + s/p written), 2·s per node [YHCCL Thm 3.1]. With
+ * {@code reproducible(true)} a call runs {@link StagedSlices} (rank-ordered fold) instead.
  */
 public abstract class MaSlicedAlgorithm extends AbstractAlgorithm {
     public static final String NAME = "ma-sliced";
 
     protected MaSlicedAlgorithm(Collective collective, String summary) {
-        super(collective, NAME, summary, "[YHCCL Alg. 2]");
+        super(collective, NAME, summary, "[YHCCL §3.2-3.5, Alg. 2]");
     }
 
     @Override
     public final double cost(MachineModel m, int p, long bytes) {
-        return MovementAvoidingSlices.cost(m, p, bytes, collective());
+        return MovementAvoidingReduction.cost(m, p, bytes, collective());
+    }
+
+    @Override
+    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
+        return CopyCost.withCrossPackageTerms(m, shape, MovementAvoidingReduction.crossingBytes(shape, bytes, collective()),
+                MovementAvoidingReduction.crossingRounds(m, shape, bytes), String.format(Locale.ROOT, "copy-in per rank 2*s/p = %d B (s/p read + s/p written; %d B per node)",
+                MovementAvoidingReduction.copyInBytesPerRank(p, bytes), p * MovementAvoidingReduction.copyInBytesPerRank(p, bytes)));
+    }
+
+    /** On several packages: each package's DRAM serves its ranks, plus the β terms of {@link MovementAvoidingReduction#crossingBytes}. */
+    @Override
+    public final double cost(MachineModel m, TeamShape shape, long bytes) {
+        return cost(m.forPackages(shape.packages()), shape.ranks(), bytes) + CopyCost.crossPackage(m, shape,
+                MovementAvoidingReduction.crossingBytes(shape, bytes, collective()), MovementAvoidingReduction.crossingRounds(m, shape, bytes));
     }
 
     @Override
     public final long scratchBytes(CollectiveCall call) {
-        return MovementAvoidingSlices.scratchBytes(call);
+        return call.reproducible() ? StagedSlices.scratchBytes(call) : MovementAvoidingReduction.scratchBytes(call);
     }
 
-    /** Every rank awaits every rank's RELEASE of the first slice (or, for an empty message, its announce). */
+    /** Every rank's result depends on a chain through every rank's first step (or, empty, on every announce). */
     @Override
     public final boolean observesAllEntries(int rank, int root, int ranks) {
         return true;
@@ -35,6 +57,10 @@ public abstract class MaSlicedAlgorithm extends AbstractAlgorithm {
 
     @Override
     public final void run(CollectiveCall call) {
-        MovementAvoidingSlices.run(call);
+        if (call.reproducible()) {
+            StagedSlices.run(call);
+        } else {
+            MovementAvoidingReduction.run(call);
+        }
     }
 }

@@ -7,15 +7,22 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.algo.Slicing;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * The strip-mined sliced reduction (after [YHCCL Alg. 2, §4.3.1]) that the {@code ma-sliced}
- * reduce-scatter, allreduce and reduce share. The message is cut into p blocks (block b is reduced by
- * rank b, its owner) and every block into slices of {@code I = max(min(s/p, I_max), line)} bytes
- * ({@link Slicing}); step j handles slice j of every block:
+ * The staged sliced reduction that the {@code staged-sliced} reduce-scatter, allreduce and reduce share
+ * (and that {@code ma-sliced} runs under {@code reproducible(true)}, for its rank-ordered fold): every rank
+ * copies ALL p blocks of its send buffer, slice by slice, into its own staging slots, and each owner then
+ * folds its block from the p ranks' slots in one k-ary pass. This is the DPML-style staging [YHCCL §3.3]
+ * contrasts A' with — copy-in s read + s written = <b>2·s per rank, 2·s·p per node</b> (YHCCL's
+ * {@code ma-sliced}, {@link MovementAvoidingReduction}, copies in 2·s per node) — kept because its
+ * fold order is the rank order and because thread ranks let the owners write results straight into
+ * place. The message is cut into p blocks (block b is reduced by rank b, its owner) and every block into
+ * slices of {@code I = max(min(s/p, I_max), line)} bytes ({@link Slicing}); step j handles slice j of
+ * every block:
  *
  * <pre>
  * every rank r, step j:
@@ -30,16 +37,14 @@ import java.lang.foreign.MemorySegment;
  *
  * Double buffering: the copy-in of slice j+1 (into the other slot) overlaps the owners' folds of slice j
  * (the double buffer of YHCCL's pipelined collectives [YHCCL Alg. 3-4]; the overlap is this
- * implementation's), and the allreduce copy-out of
- * slice j−1 overlaps both. The destination is the owner's receive buffer (allreduce: its block; reduce-
+ * implementation's), and the allreduce copy-out of slice j−1 overlaps both. The destination is the owner's receive buffer (allreduce: its block; reduce-
  * scatter: all of it) or, for reduce, the root's receive buffer: threads share one address space, so the
  * owners write the root's result straight into place, all cores folding at once.
  *
  * <p>Data-access volume per rank for allreduce of s bytes (YHCCL's DAV, [YHCCL §3.4, Table 2]): copy-in s read + s
  * written, fold p·s/p read (from cache) + s/p written, copy-out (p−1)/p·s read + written: about
- * (3 + 2(p−1)/p)·s plus the fold, 9s per node at p = 2 where {@code direct} needs 5s — MA pays the
- * staging processes need to see each other's data; it keeps its working set in cache slices and keeps
- * every core's reads sequential. Scratch: 2 slots × p slices × I per rank (≤ 2·p·I_max, independent of s).
+ * (3 + 2(p−1)/p)·s plus the fold, 9s per node at p = 2 where {@code direct} needs 5s; it keeps its
+ * working set in cache slices and keeps every core's reads sequential. Scratch: 2 slots × p slices × I per rank (≤ 2·p·I_max, independent of s).
  *
  * <p>Reduction order: the fold adds ranks 0, 1, …, p−1 left to right, so every result element is bitwise
  * the scalar rank-ordered fold (also under {@code reproducible(true)}), on every rank and every run.
@@ -50,11 +55,11 @@ import java.lang.foreign.MemorySegment;
  * overwritten (by its own fold, its own copy-out or, for reduce, by the owners) only after its own copy-in
  * of that slice, which precedes its RELEASE for the step.
  */
-public final class MovementAvoidingSlices {
+public final class StagedSlices {
     /** Slots of the staging ring per owner: double buffering. */
     static final int SLOTS = 2;
 
-    private MovementAvoidingSlices() {
+    private StagedSlices() {
     }
 
     /** The p blocks of a call: allreduce/reduce split {@code count} at line granularity; reduce-scatter's are equal. */
@@ -117,6 +122,24 @@ public final class MovementAvoidingSlices {
         double rounds = 2.0 * n + (c == Collective.ALLREDUCE ? 1 : 0);
         double sync = rounds * (CopyCost.flag(m) + CopyCost.poll(m, p - 1)) + m.lineLatencySameL3();
         return m.callOverhead() + sync + Math.max(copyIn + fold + copyOut, dram);
+    }
+
+    /**
+     * Bytes between packages on {@code shape} [HMPI §2.1]: the owners fold from every rank's staging (one
+     * all-to-all pass); allreduce copies the other blocks from their owners, reduce's owners write the
+     * remote share of s into the root's buffer.
+     */
+    public static double crossingBytes(TeamShape shape, long bytes, Collective c) {
+        double out = c == Collective.ALLREDUCE ? CopyCost.allToAllCrossing(shape, bytes, 1)
+                : c == Collective.REDUCE ? bytes * shape.remotePeerShare() : 0;
+        return CopyCost.allToAllCrossing(shape, bytes, 1) + out;
+    }
+
+    /** Dependent hand-overs that cross packages: two per slice (RELEASE, then ARRIVE). */
+    public static double crossingRounds(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
+        long block = (bytes + p - 1) / p;
+        return 2.0 * Math.max(1, steps(block, Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice()));
     }
 
     /** Runs the call on this rank (reduce-scatter, allreduce or reduce, as the call says). */

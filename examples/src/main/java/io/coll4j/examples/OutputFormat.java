@@ -1,0 +1,6 @@
+package io.coll4j.examples;
+
+/** {@code --format table|csv|json}. */
+public enum OutputFormat {
+    TABLE, CSV, JSON
+}

@@ -1,0 +1,123 @@
+package io.coll4j.examples;
+
+import org.ejml.data.DMatrixRMaj;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every workload at a small size: each implementation against the single-thread result. */
+class WorkloadsTest {
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3})
+    void conjugateGradientMatchesSingleThread(int threads) throws Exception {
+        int n = 13;   // not divisible by 2 or 3: uneven slabs
+        ConjugateGradient cg = new ConjugateGradient(n, 1e-9, 1000, threads, 3);
+        double[] b = ConjugateGradient.rhs(n, 3);
+        ConjugateGradient.Result ref = cg.solve(Outcome.SINGLE, b);
+        assertTrue(cg.trueResidual(ref, b) < 1e-8, "single converged");
+        for (String impl : new String[]{Outcome.COLL4J, Outcome.CYCLIC_BARRIER, Outcome.STREAMS}) {
+            ConjugateGradient.Result r = cg.solve(impl, b);
+            assertTrue(cg.check(r, ref, cg.trueResidual(r, b)), impl + ": " + r.iterations() + " vs " + ref.iterations() + " iterations");
+            assertClose(ref.x(), r.x(), 1e-7, impl);
+        }
+    }
+
+    @Test
+    void conjugateGradientOnMoreRanksThanPlanes() throws Exception {
+        ConjugateGradient cg = new ConjugateGradient(2, 1e-9, 100, 3, 5);   // one rank has an empty slab
+        double[] b = ConjugateGradient.rhs(2, 5);
+        ConjugateGradient.Result ref = cg.solve(Outcome.SINGLE, b);
+        for (String impl : new String[]{Outcome.COLL4J, Outcome.CYCLIC_BARRIER}) {
+            assertClose(ref.x(), cg.solve(impl, b).x(), 1e-9, impl);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void kMeansMatchesSingleThread(int threads) throws Exception {
+        KMeans km = new KMeans(20_001, 5, 6, 8, threads, 9);
+        km.generate();
+        KMeans.Result ref = km.cluster(Outcome.SINGLE);
+        for (String impl : new String[]{Outcome.COLL4J, Outcome.CYCLIC_BARRIER}) {
+            KMeans.Result r = km.cluster(impl);
+            assertEquals(ref.distortion(), r.distortion(), 1e-9 * ref.distortion(), impl);
+            assertClose(ref.centroids(), r.centroids(), 1e-9, impl);
+        }
+        KMeans.Result smile = km.cluster(Outcome.SMILE);
+        assertTrue(km.distortion(smile.centroids()) <= smile.distortion() * (1 + 1e-9), "smile's centroids are a Lloyd result");
+        assertTrue(smile.distortion() < 1.5 * ref.distortion(), "smile finds a comparable clustering: " + smile.distortion());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void sgdMatchesSingleThread(int threads) throws Exception {
+        Sgd sgd = new Sgd(5000, 8, 8, 150, 2f, threads, 4);
+        sgd.generate();
+        Sgd.Result ref = sgd.train(Outcome.SINGLE);
+        double refAccuracy = sgd.accuracy(ref.w());
+        assertTrue(refAccuracy > 0.6, "the model learns: accuracy " + refAccuracy);
+        for (String impl : new String[]{Outcome.COLL4J, Outcome.CYCLIC_BARRIER}) {
+            Sgd.Result r = sgd.train(impl);
+            assertEquals(refAccuracy, sgd.accuracy(r.w()), Sgd.ACCURACY_TOLERANCE, impl);
+            float maxDiff = 0;
+            for (int i = 0; i < ref.w().length; i++) {
+                maxDiff = Math.max(maxDiff, Math.abs(ref.w()[i] - r.w()[i]));
+            }
+            assertTrue(maxDiff < 1e-3, impl + ": weights differ by " + maxDiff);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 4})   // 1x2, 1x3 and 2x2 grids (4 ranks oversubscribe 2 cores)
+    void summaMatchesSingleThread(int threads) throws Exception {
+        Summa s = new Summa(67, 16, threads, 8);
+        s.generate();
+        DMatrixRMaj ref = s.multiply(Outcome.SINGLE).c();
+        assertTrue(s.check(ref), "Freivalds accepts the reference");
+        for (String impl : new String[]{Outcome.COLL4J, Outcome.EJML_MT}) {
+            DMatrixRMaj c = s.multiply(impl).c();
+            assertTrue(s.check(c), impl);
+            assertClose(ref.data, c.data, 1e-12, impl);
+        }
+    }
+
+    @Test
+    void freivaldsRejectsAWrongProduct() throws Exception {
+        Summa s = new Summa(40, 8, 2, 1);
+        s.generate();
+        DMatrixRMaj c = s.multiply(Outcome.COLL4J).c();
+        c.set(17, 23, c.get(17, 23) + 1e-3);
+        assertTrue(!s.check(c));
+    }
+
+    @Test
+    void processGridIsAsSquareAsPAllows() {
+        assertEquals(new ProcessGrid(1, 2), ProcessGrid.of(2));
+        assertEquals(new ProcessGrid(2, 2), ProcessGrid.of(4));
+        assertEquals(new ProcessGrid(2, 3), ProcessGrid.of(6));
+        assertEquals(new ProcessGrid(1, 5), ProcessGrid.of(5));
+        for (int n : new int[]{1, 7, 100}) {
+            for (int parts = 1; parts <= Math.min(n, 7); parts++) {
+                for (int k = 0; k < n; k++) {
+                    int b = ProcessGrid.owner(n, parts, k);
+                    assertTrue(ProcessGrid.start(n, parts, b) <= k && k < ProcessGrid.start(n, parts, b + 1));
+                }
+            }
+        }
+    }
+
+    private static void assertClose(double[] want, double[] got, double tol, String what) {
+        assertEquals(want.length, got.length, what);
+        double scale = 0;
+        for (double v : want) {
+            scale = Math.max(scale, Math.abs(v));
+        }
+        for (int i = 0; i < want.length; i++) {
+            assertEquals(want[i], got[i], tol * Math.max(scale, 1), what + " [" + i + "]");
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.coll4j.reductions;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The array-loop SUM for heap operands: bitwise the scalar left fold, at every k, offset and aliasing. */
+class HeapArraySumTest {
+    private static final long[] COUNTS = {0, 1, 7, 16, 1000, 4099};
+
+    private static MemorySegment heap(DType t, int n) {
+        return switch (t) {
+            case F32 -> MemorySegment.ofArray(new float[n]);
+            case F64 -> MemorySegment.ofArray(new double[n]);
+            case I32 -> MemorySegment.ofArray(new int[n]);
+            case I64 -> MemorySegment.ofArray(new long[n]);
+            default -> throw new IllegalArgumentException(t.toString());
+        };
+    }
+
+    @Test
+    void foldsEveryKAndOffsetLikeTheScalarLoop() {
+        SplittableRandom rnd = new SplittableRandom(7);
+        for (DType t : new DType[]{DType.F32, DType.F64, DType.I32, DType.I64}) {
+            Reducer vec = Reducers.of(t, Op.SUM);
+            Reducer scalar = new ScalarReducer(t, Op.SUM);
+            for (long count : COUNTS) {
+                for (int k = 2; k <= 5; k++) {
+                    int off = rnd.nextInt(3);
+                    MemorySegment[] srcs = new MemorySegment[k];
+                    long[] offs = new long[k];
+                    for (int j = 0; j < k; j++) {
+                        srcs[j] = heap(t, (int) count + 3);
+                        TestValues.fill(srcs[j], 0, t, count + 3, rnd);
+                        offs[j] = (long) off * t.size();
+                    }
+                    MemorySegment got = heap(t, (int) count + 3);
+                    MemorySegment want = heap(t, (int) count + 3);
+                    vec.reduceMany(got, (long) off * t.size(), srcs, offs, k, count);
+                    scalar.reduceMany(want, (long) off * t.size(), srcs, offs, k, count);
+                    // NaN payloads may differ (Java leaves them open), every other bit must not
+                    ReductionAssertions.assertSameResult(t, Op.SUM, want, 0, got, 0, count + 3, t + " k=" + k + " count=" + count);
+                }
+            }
+        }
+    }
+
+    @Test
+    void inPlaceOnEverySourceGivesTheScalarResult() {
+        SplittableRandom rnd = new SplittableRandom(11);
+        DType t = DType.F32;
+        Reducer vec = Reducers.of(t, Op.SUM);
+        Reducer scalar = new ScalarReducer(t, Op.SUM);
+        int k = 4;
+        int n = 1001;
+        for (int alias = 0; alias < k; alias++) {
+            MemorySegment[] a = new MemorySegment[k];
+            MemorySegment[] b = new MemorySegment[k];
+            long[] offs = new long[k];
+            for (int j = 0; j < k; j++) {
+                a[j] = heap(t, n);
+                TestValues.fill(a[j], 0, t, n, rnd);
+                b[j] = heap(t, n);
+                MemorySegment.copy(a[j], 0, b[j], 0, 4L * n);
+            }
+            vec.reduceMany(a[alias], 0, a, offs, k, n);      // dst is source `alias` (a later one declines to the scalar loop)
+            scalar.reduceMany(b[alias], 0, b, offs, k, n);
+            ReductionAssertions.assertSameResult(t, Op.SUM, b[alias], 0, a[alias], 0, n, "alias " + alias);
+        }
+    }
+
+    @Test
+    void declinesWhatItCannotDo() {
+        MemorySegment f = MemorySegment.ofArray(new float[8]);
+        MemorySegment bytes = MemorySegment.ofArray(new byte[32]);
+        MemorySegment[] two = {f, f};
+        long[] offs = {0, 0};
+        assertFalse(HeapArraySum.reduceMany(DType.F32, Op.MAX, f, 0, two, offs, 2, 8), "MAX");
+        assertFalse(HeapArraySum.reduceMany(DType.F32, Op.SUM, bytes, 0, new MemorySegment[]{bytes, bytes}, offs, 2, 8), "byte[] backing");
+        assertFalse(HeapArraySum.reduceMany(DType.F32, Op.SUM, f, 2, two, offs, 2, 1), "offset inside an element");
+        assertFalse(HeapArraySum.reduceMany(DType.F32, Op.SUM, f, 0, new MemorySegment[]{MemorySegment.ofArray(new float[8]), f, f},
+                new long[]{0, 0, 0}, 3, 8), "dst is a later source");
+        assertTrue(HeapArraySum.reduceMany(DType.F32, Op.SUM, f, 0, two, offs, 2, 8));
+        assertEquals(0f, ((float[]) f.heapBase().orElseThrow())[0]);
+    }
+}
