@@ -20,4 +20,5 @@ module io.coll4j {
     exports io.coll4j.kernel.algo to io.coll4j.cli, io.coll4j.jmh, io.coll4j.jcstress;
     exports io.coll4j.kernel.model to io.coll4j.cli, io.coll4j.jmh;
     exports io.coll4j.kernel.memory to io.coll4j.jcstress;
+    exports io.coll4j.kernel.nb to io.coll4j.jcstress;
 }

@@ -1000,6 +1000,293 @@ public final class Rank implements AutoCloseable {
         return n / size();
     }
 
+    // ------------------------------------------------------------------ non-blocking, persistent and chained collectives
+
+    /** Issue number of this rank's last non-blocking call or persistent init (the same sequence on every rank). */
+    private long issued;
+
+    /**
+     * Non-blocking {@link #barrier()}: complete once every rank has issued it. Non-blocking calls are
+     * matched across ranks by issue order — every rank must issue the same non-blocking and persistent-init
+     * calls in the same order — independently of the blocking collectives. Any number may be outstanding
+     * and they may be awaited in any order (see {@link Request}).
+     */
+    public Request ibarrier() {
+        checkCaller();
+        return issue(Collective.BARRIER, null, null, 0, null, null, -1);
+    }
+
+    /** Non-blocking {@link #bcast(MemorySegment, long, DType, int)}. */
+    public Request ibcast(MemorySegment buf, long count, DType dtype, int root) {
+        checkCaller();
+        validate(Collective.BCAST, buf, buf, count, dtype, null, root);
+        return issue(Collective.BCAST, buf, buf, count, dtype, null, root);
+    }
+
+    /** Non-blocking {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)}. */
+    public Request ireduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+        checkCaller();
+        validate(Collective.REDUCE, send, recv, count, dtype, op, root);
+        return issue(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root);
+    }
+
+    /** Non-blocking {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)}. */
+    public Request iallreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        checkCaller();
+        validate(Collective.ALLREDUCE, send, recv, count, dtype, op, -1);
+        return issue(Collective.ALLREDUCE, send, recv, count, dtype, op, -1);
+    }
+
+    /** Non-blocking {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)}. */
+    public Request ireduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
+        checkCaller();
+        validate(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1);
+        return issue(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1);
+    }
+
+    /** Non-blocking {@link #allgather(MemorySegment, MemorySegment, long, DType)}. */
+    public Request iallgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
+        checkCaller();
+        validate(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1);
+        return issue(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1);
+    }
+
+    /** Persistent {@link #barrier()} (see {@link PersistentRequest}); issued like a non-blocking call. */
+    public PersistentRequest barrierInit() {
+        checkCaller();
+        return init(Collective.BARRIER, null, null, 0, null, null, -1);
+    }
+
+    /** Persistent {@link #bcast(MemorySegment, long, DType, int)} bound to {@code buf}. */
+    public PersistentRequest bcastInit(MemorySegment buf, long count, DType dtype, int root) {
+        checkCaller();
+        validate(Collective.BCAST, buf, buf, count, dtype, null, root);
+        return init(Collective.BCAST, buf, buf, count, dtype, null, root);
+    }
+
+    /** Persistent {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} bound to its buffers. */
+    public PersistentRequest reduceInit(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+        checkCaller();
+        validate(Collective.REDUCE, send, recv, count, dtype, op, root);
+        return init(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root);
+    }
+
+    /** Persistent {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
+    public PersistentRequest allreduceInit(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        checkCaller();
+        validate(Collective.ALLREDUCE, send, recv, count, dtype, op, -1);
+        return init(Collective.ALLREDUCE, send, recv, count, dtype, op, -1);
+    }
+
+    /** Persistent {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
+    public PersistentRequest reduceScatterInit(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
+        checkCaller();
+        validate(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1);
+        return init(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1);
+    }
+
+    /** Persistent {@link #allgather(MemorySegment, MemorySegment, long, DType)} bound to its buffers. */
+    public PersistentRequest allgatherInit(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
+        checkCaller();
+        validate(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1);
+        return init(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1);
+    }
+
+    /**
+     * A plan bound to buffers: the persistent form of {@code plan}'s collective ({@code recv} ignored for
+     * barrier and bcast, as by {@link CollectivePlan#execute}). Runs the non-blocking schedule, not the
+     * plan's blocking algorithm.
+     */
+    public PersistentRequest init(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
+        checkCaller();
+        if (plan == null) {
+            throw new IllegalArgumentException("plan must not be null");
+        }
+        Collective c = plan.collective();
+        MemorySegment r = c == Collective.BCAST ? send : recv;
+        if (c != Collective.BARRIER) {
+            validate(c, send, r, plan.count(), plan.dtype(), plan.op(), plan.root());
+        }
+        return switch (c) {
+            case BARRIER -> init(c, null, null, 0, null, null, -1);
+            case REDUCE -> init(c, send, id == plan.root() ? recv : null, plan.count(), plan.dtype(), plan.op(), plan.root());
+            default -> init(c, send, r, plan.count(), plan.dtype(), plan.op(), plan.root());
+        };
+    }
+
+    /**
+     * A schedule of collectives and local steps run as one request [PAMI §4.1–4.2], e.g. reduce-scatter →
+     * a function on this rank's block → allgather. Every rank must build the same schedule of collectives.
+     */
+    public Chain chain() {
+        checkCaller();
+        return new Chain(this);
+    }
+
+    private Request issue(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+        if (context.isAborted()) {
+            throw context.abortedException(id);
+        }
+        io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, recv);
+        return io.coll4j.kernel.nb.CollectiveRequest.oneShot(engine, x, id);
+    }
+
+    private PersistentRequest init(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
+                                   int root) {
+        if (context.isAborted()) {
+            throw context.abortedException(id);
+        }
+        io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, true, send, recv);
+        return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine, x, id);
+    }
+
+    /** Joins a chain's collective stage under the next issue number; the chain posts it when the stage is reached. */
+    io.coll4j.kernel.nb.CollectiveRequest joinStage(Collective c, MemorySegment send, MemorySegment recv, long count,
+                                                     DType dtype, Op op, int root) {
+        if (context.isAborted()) {
+            throw context.abortedException(id);
+        }
+        io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
+        MemorySegment r = c == Collective.REDUCE && id != root ? null : recv;
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, r);
+        return io.coll4j.kernel.nb.CollectiveRequest.unposted(engine, x, id);
+    }
+
+    /** The checks of the blocking method of collective {@code c}, before anything is shared. */
+    void validate(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+        if (c == Collective.BARRIER) {
+            return;
+        }
+        Arguments.count(c == Collective.REDUCE_SCATTER ? "recvCount" : c == Collective.ALLGATHER ? "sendCount" : "count", count);
+        Arguments.dtype(dtype);
+        if (c.reduces()) {
+            Arguments.op(op, dtype);
+        }
+        if (c.rooted()) {
+            Arguments.root(root, size());
+        }
+        switch (c) {
+            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, dtype, 1), id);
+            case REDUCE -> {
+                long bytes = Arguments.bytes(count, dtype, 1);
+                Arguments.readable("send", send, bytes, id);
+                if (id == root) {
+                    Arguments.writable("recv", recv, bytes, id);
+                    Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+                }
+            }
+            case ALLREDUCE -> {
+                long bytes = Arguments.bytes(count, dtype, 1);
+                Arguments.readable("send", send, bytes, id);
+                Arguments.writable("recv", recv, bytes, id);
+                Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
+            }
+            case REDUCE_SCATTER -> {
+                long block = Arguments.bytes(count, dtype, 1);
+                long total = Arguments.bytes(count, dtype, size());
+                Arguments.readable("send", send, total, id);
+                Arguments.writable("recv", recv, block, id);
+                if (Arguments.overlap(send, total, recv, block)) {
+                    throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
+                }
+            }
+            case ALLGATHER -> {
+                long block = Arguments.bytes(count, dtype, 1);
+                long total = Arguments.bytes(count, dtype, size());
+                Arguments.readable("send", send, block, id);
+                Arguments.writable("recv", recv, total, id);
+                if (Arguments.overlap(send, block, recv, total)
+                        && !Arguments.sameStart(send, recv.asSlice(Math.min(id * block, recv.byteSize())))) {
+                    throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
+                }
+            }
+            default -> { }
+        }
+    }
+
+    // ------------------------------------------------------------------ sub-teams
+
+    /** How many splits this rank has made (the same on every rank: split is a collective of the team). */
+    private long splits;
+
+    /**
+     * {@code MPI_Comm_split}: a collective of this team (every rank calls it, in the same order as its other
+     * blocking collectives). Ranks with the same {@code color} form a sub-team, ordered by {@code key} and
+     * then by their rank here; the calling thread gets its rank in it, attached and ready to use. A rank
+     * passing {@link Team#UNDEFINED} joins none and gets null.
+     *
+     * <p>The sub-team is a team of its own: its placement is its members' PUs, so the selector, the
+     * algorithms and the layout see its own topology; it has its own control lines, so it may run
+     * collectives while this team runs others (each thread, of course, is in one collective at a time).
+     * Closing: every member calls {@link #close()} on its sub-team rank when done; afterwards any thread
+     * may close the sub-team ({@code rank.team().close()}) to free its memory; closing the parent closes
+     * every sub-team still open, aborting ranks still inside a collective of it. An abort of the parent
+     * aborts its sub-teams.
+     *
+     * @throws IllegalArgumentException when {@code color} is negative and not {@link Team#UNDEFINED}
+     */
+    public Rank split(int color, int key) {
+        checkCaller();
+        if (color < 0 && color != Team.UNDEFINED) {
+            throw new IllegalArgumentException("color must be >= 0 or Team.UNDEFINED, got " + color);
+        }
+        long[] all = new long[2 * size()];
+        allgather(new long[]{color, key}, all);
+        long split = ++splits;
+        if (color == Team.UNDEFINED) {
+            return null;
+        }
+        java.util.List<int[]> members = new java.util.ArrayList<>();
+        for (int q = 0; q < size(); q++) {
+            if (all[2 * q] == color) {
+                members.add(new int[]{(int) all[2 * q + 1], q});
+            }
+        }
+        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        int[] order = new int[members.size()];
+        int mine = -1;
+        for (int i = 0; i < order.length; i++) {
+            order[i] = members.get(i)[1];
+            if (order[i] == id) {
+                mine = i;
+            }
+        }
+        Team sub = team.subTeam(split, color, order);
+        return sub.attach(mine);
+    }
+
+    /** {@link #split} by package: one sub-team per processor package, ranks in their order here. */
+    public Rank splitByPackage() {
+        return split(Math.max(0, pu().pkg()), id);
+    }
+
+    /** {@link #split} by NUMA node: one sub-team per node, ranks in their order here. */
+    public Rank splitByNuma() {
+        return split(Math.max(0, pu().numa()), id);
+    }
+
+    /**
+     * {@link #split} into the team of package leaders (the lowest rank of each package), the bridge of a
+     * two-level schedule [PAMI §4.2, MPI+MPI]; every other rank gets null.
+     */
+    public Rank splitLeaders() {
+        int pkg = pu().pkg();
+        boolean leader = true;
+        for (int q = 0; q < id; q++) {
+            if (team.placement().pu(q).pkg() == pkg) {
+                leader = false;
+                break;
+            }
+        }
+        return split(leader ? 0 : Team.UNDEFINED, id);
+    }
+
+    void checkOwner() {
+        checkCaller();
+    }
+
     /**
      * What this rank reports for an unexpected exception {@code e} from its algorithm, with the team aborted
      * and the blame on the right rank: a rank that entered this collective with another call (another

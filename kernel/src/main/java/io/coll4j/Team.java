@@ -84,6 +84,8 @@ public final class Team implements AutoCloseable {
     private final Rank[] ranks;
     private final AtomicBoolean running = new AtomicBoolean();
     private volatile boolean closed;
+    /** Non-blocking and persistent collectives: issue window, futures, optional progress thread. */
+    private final io.coll4j.kernel.nb.NonBlockingEngine nonBlocking;
 
     private Team(Builder b) {
         this.topology = b.topology != null ? b.topology : Topology.host();
@@ -114,6 +116,7 @@ public final class Team implements AutoCloseable {
             for (int r = 0; r < size; r++) {
                 ranks[r] = new Rank(this, r);
             }
+            this.nonBlocking = new io.coll4j.kernel.nb.NonBlockingEngine(context, b.progressThread);
             ok = true;
         } finally {
             if (!ok) {
@@ -349,6 +352,15 @@ public final class Team implements AutoCloseable {
                 Thread.yield();
             }
         }
+        // outstanding requests never block close: their futures fail, the progress thread stops first
+        nonBlocking.close();
+        // sub-teams die with their parent (ranks still in one of their collectives are aborted)
+        for (Team child : children) {
+            child.close();
+        }
+        if (parent != null) {
+            parent.childClosed(this);
+        }
         closeArena();
     }
 
@@ -384,6 +396,15 @@ public final class Team implements AutoCloseable {
         return closed;
     }
 
+    io.coll4j.kernel.nb.NonBlockingEngine nonBlocking() {
+        return nonBlocking;
+    }
+
+    /** True when the team runs a progress thread for its non-blocking collectives. */
+    public boolean hasProgressThread() {
+        return nonBlocking.hasProgressThread();
+    }
+
     TeamContext context() {
         return context;
     }
@@ -400,6 +421,91 @@ public final class Team implements AutoCloseable {
     NumaNode nodeOf(int r) {
         int numa = plan.pu(r).numa();
         return numa >= 0 && numa < topology.numaNodes().size() ? topology.numaNodes().get(numa) : null;
+    }
+
+    // ------------------------------------------------------------------ sub-teams
+
+    /** The color of a rank that joins no sub-team in {@link Rank#split} (MPI_UNDEFINED): it gets null. */
+    public static final int UNDEFINED = -1;
+
+    /** Sub-teams being built, by (split number, color): the first member builds, the others take the same. */
+    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.CompletableFuture<Team>> forming =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Sub-teams made from this team and not yet closed: closed with it. */
+    private final java.util.Set<Team> children = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The team this one was split from, or null. */
+    private Team parent;
+
+    /** The team this one was split from ({@link Rank#split}), or null for a team built with a builder. */
+    public Team parent() {
+        return parent;
+    }
+
+    /**
+     * The sub-team of {@code members} (parent rank ids, in sub-team rank order) for split number {@code split}
+     * and {@code color}: built once, by whichever member gets here first, on the members' own PUs (so its
+     * placement, layout, selector and algorithms see its own topology), with this team's model, wait
+     * strategy, timeout, forced algorithms and reproducibility. It has its own control block and arena, so
+     * it and this team can run collectives at the same time.
+     */
+    Team subTeam(long split, int color, int[] members) {
+        String key = split + "/" + color;
+        java.util.concurrent.CompletableFuture<Team> mine = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<Team> f = forming.putIfAbsent(key, mine);
+        if (f == null) {
+            f = mine;
+            try {
+                Builder b = builder().ranks(members.length).topology(topology).waitStrategy(waitStrategy).timeout(timeout)
+                        .model(selector.model()).reproducible(reproducible).maxSliceBytes(context.maxSliceBytes());
+                if (plan.placement().binds()) {
+                    int[] pus = new int[members.length];
+                    for (int i = 0; i < members.length; i++) {
+                        pus[i] = plan.pu(members[i]).osIndex();
+                    }
+                    b.placement(Placement.explicit(pus));
+                } else {
+                    b.placement(plan.placement());
+                }
+                for (io.coll4j.Collective c : io.coll4j.Collective.values()) {
+                    CollectiveAlgorithm forced = selector.forced(c);
+                    if (forced != null) {
+                        b.algorithm(c, forced.name());
+                    }
+                }
+                Team sub = b.build();
+                sub.parent = this;
+                children.add(sub);
+                // an abort of this team stops ranks blocked in the sub-team too
+                context.onAbort(() -> sub.context.abort(context.abortState().cause(), -1));
+                mine.complete(sub);
+            } catch (RuntimeException | Error e) {
+                mine.completeExceptionally(e);
+                throw e;
+            }
+        }
+        Team sub;
+        try {
+            sub = f.get(Math.max(1, timeout.isZero() ? Long.MAX_VALUE / 2 : timeout.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("building the sub-team failed: " + e.getCause(), e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("the sub-team was not built within the timeout", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the sub-team was built", e);
+        }
+        if (sub.joined.incrementAndGet() == sub.size) {
+            forming.remove(key);
+        }
+        return sub;
+    }
+
+    /** Members of a sub-team that have taken it from {@link #subTeam} (the last one clears the entry). */
+    private final java.util.concurrent.atomic.AtomicInteger joined = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Forgets a closed sub-team. */
+    private void childClosed(Team child) {
+        children.remove(child);
     }
 
     @Override
@@ -420,6 +526,7 @@ public final class Team implements AutoCloseable {
         private boolean reproducible;
         private io.coll4j.kernel.algo.Schedule schedule;
         private long maxSliceBytes;
+        private boolean progressThread;
 
         private Builder() {
         }
@@ -514,6 +621,16 @@ public final class Team implements AutoCloseable {
         /** Records who reads whose memory in every collective (tests, diagnostics); off by default. Internal. */
         Builder recordSchedule(io.coll4j.kernel.algo.Schedule schedule) {
             this.schedule = Objects.requireNonNull(schedule, "schedule");
+            return this;
+        }
+
+        /**
+         * Runs a progress thread for the team's non-blocking and persistent collectives (default false):
+         * it works on every fully posted collective, so results complete while all ranks compute. Worth a
+         * spare core; without one it only takes time from the ranks.
+         */
+        public Builder progressThread(boolean progressThread) {
+            this.progressThread = progressThread;
             return this;
         }
 

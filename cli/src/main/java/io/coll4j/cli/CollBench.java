@@ -36,6 +36,8 @@ import java.io.PrintWriter;
                 TuneCommand.class,
                 ExplainCommand.class,
                 ListCommand.class,
+                CompositionCommands.Chain.class,
+                CompositionCommands.Split.class,
                 SoakCommand.class,
         })
 public final class CollBench implements Runnable {

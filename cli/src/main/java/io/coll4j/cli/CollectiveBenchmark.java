@@ -48,6 +48,8 @@ final class CollectiveBenchmark {
     private final List<Integer> percentiles;
     private final long maxBytes;
     private final int threads;
+    /** Per rank: the caller of the non-blocking or persistent form being measured, null for a blocking plan. */
+    private final Caller[] forms;
     /** Per rank: native send/recv at the sweep's largest size, and Java arrays for the baseline. */
     /** {@code --consume}: every rank reads its result after each call (timed). */
     private boolean consume;
@@ -73,6 +75,7 @@ final class CollectiveBenchmark {
         this.percentiles = percentiles;
         this.maxBytes = maxBytes;
         this.threads = threads;
+        this.forms = new Caller[threads];
         this.nativeSend = new MemorySegment[threads];
         this.nativeRecv = new MemorySegment[threads];
         this.heapSend = new MemorySegment[threads];
@@ -255,8 +258,18 @@ final class CollectiveBenchmark {
         if (view) {
             return rank.allgatherShared(send, callCount, dtype);
         }
-        plan.run(send, recv);
+        execute(rank, plan, send, recv);
         return null;
+    }
+
+    /** One call of the measured form: the blocking plan, or the rank's non-blocking / persistent caller. */
+    private void execute(Rank rank, VectorLayouts.Call plan, MemorySegment send, MemorySegment recv) {
+        Caller f = forms[rank.id()];
+        if (f != null) {
+            f.call(send, recv);
+        } else {
+            plan.run(send, recv);
+        }
     }
 
     /** Bytes of the rank-private buffer {@link #readAll} copies through (stays in L1). */
@@ -423,7 +436,9 @@ final class CollectiveBenchmark {
         recv = recvs[0];
         boolean view = sharedView(algorithm);
         VectorLayouts.Call plan = VectorLayouts.call(rank.plan(collective, shape.callCount(), dtype, op, root,
-                view ? "auto" : algorithm), collective, shape.callCount(), rank.size(), r);
+                view || algorithm.equals(NONBLOCKING) || algorithm.equals(PERSISTENT) ? "auto" : algorithm),
+                collective, shape.callCount(), rank.size(), r);
+        forms[r] = caller(rank, shape, algorithm, sends, recvs);
         long callCount = shape.callCount();
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
@@ -470,16 +485,16 @@ final class CollectiveBenchmark {
                         }
                     } else if (slots == 1 && !consume) {
                         for (long i = 0; i < batch; i++) {
-                            plan.run(send, recv);
+                            execute(rank, plan, send, recv);
                         }
                     } else if (slots == 1) {
                         for (long i = 0; i < batch; i++) {
-                            plan.run(send, recv);
+                            execute(rank, plan, send, recv);
                             sink += readAll(out, sinkBuffer);
                         }
                     } else {
                         for (long i = 0; i < batch; i++) {
-                            plan.run(sends[slot], recvs[slot]);
+                            execute(rank, plan, sends[slot], recvs[slot]);
                             if (consume) {
                                 sink += readAll(output(r, sends[slot], recvs[slot]), sinkBuffer);
                             }
@@ -494,7 +509,106 @@ final class CollectiveBenchmark {
                 consumed = sink;
             }
         }
+        if (forms[r] != null) {
+            forms[r].close();
+            forms[r] = null;
+        }
         return res;
+    }
+
+    // ---- non-blocking and persistent forms (--nonblocking, --persistent) ----
+
+    /** The name of the row that measures {@code rank.iXXX(...).await()} ({@code --nonblocking}). */
+    static final String NONBLOCKING = "nonblocking";
+    /** The name of the row that measures {@code start(); await()} of a persistent request ({@code --persistent}). */
+    static final String PERSISTENT = "persistent";
+
+    /** One timed call of the form being measured. */
+    interface Caller extends AutoCloseable {
+        void call(MemorySegment send, MemorySegment recv);
+
+        @Override
+        default void close() {
+        }
+    }
+
+    /** The blocking plan of {@code algorithm}, or the non-blocking or persistent form. */
+    private Caller caller(Rank rank, Shape shape, String algorithm, MemorySegment[] sends, MemorySegment[] recvs) {
+        long n = shape.callCount();
+        return switch (algorithm) {
+            case NONBLOCKING -> (s, r) -> issue(rank, s, r, n).await();
+            case PERSISTENT -> new PersistentCaller(rank, sends, recvs, n);
+            default -> null;
+        };
+    }
+
+    DType dtype() {
+        return dtype;
+    }
+
+    Op op() {
+        return op;
+    }
+
+    /** Issues the collective in its non-blocking form. */
+    io.coll4j.Request issue(Rank rank, MemorySegment s, MemorySegment r, long n) {
+        return switch (collective) {
+            case BARRIER -> rank.ibarrier();
+            case BCAST -> rank.ibcast(s, n, dtype, root);
+            case REDUCE -> rank.ireduce(s, r, n, dtype, op, root);
+            case ALLREDUCE -> rank.iallreduce(s, r, n, dtype, op);
+            case REDUCE_SCATTER -> rank.ireduceScatter(s, r, n, dtype, op);
+            case ALLGATHER -> rank.iallgather(s, r, n, dtype);
+            default -> throw new IllegalArgumentException(collective.cliName() + " has no non-blocking form");
+        };
+    }
+
+    /**
+     * Persistent requests bound once per buffer slot (one for a warm run); a call is {@code start();
+     * await()} of the slot's request — the same slot as the last call needs no lookup.
+     */
+    private final class PersistentCaller implements Caller {
+        private final MemorySegment[] sends;
+        private final io.coll4j.PersistentRequest[] requests;
+        private int last;
+
+        PersistentCaller(Rank rank, MemorySegment[] sends, MemorySegment[] recvs, long n) {
+            this.sends = sends;
+            this.requests = new io.coll4j.PersistentRequest[sends.length];
+            for (int k = 0; k < sends.length; k++) {
+                MemorySegment s = sends[k];
+                MemorySegment r = recvs[k];
+                requests[k] = switch (collective) {
+                    case BARRIER -> rank.barrierInit();
+                    case BCAST -> rank.bcastInit(s, n, dtype, root);
+                    case REDUCE -> rank.reduceInit(s, r, n, dtype, op, root);
+                    case ALLREDUCE -> rank.allreduceInit(s, r, n, dtype, op);
+                    case REDUCE_SCATTER -> rank.reduceScatterInit(s, r, n, dtype, op);
+                    case ALLGATHER -> rank.allgatherInit(s, r, n, dtype);
+                    default -> throw new IllegalArgumentException(collective.cliName() + " has no persistent form");
+                };
+            }
+        }
+
+        @Override
+        public void call(MemorySegment send, MemorySegment recv) {
+            if (sends[last] != send) {
+                last = 0;
+                while (sends[last] != send) {
+                    last++;
+                }
+            }
+            io.coll4j.PersistentRequest r = requests[last];
+            r.start();
+            r.await();
+        }
+
+        @Override
+        public void close() {
+            for (io.coll4j.PersistentRequest r : requests) {
+                r.close();
+            }
+        }
     }
 
     private MemorySegment array(long bytes) {

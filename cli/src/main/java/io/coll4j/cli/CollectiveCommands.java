@@ -54,6 +54,18 @@ final class CollectiveCommands {
         @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw busbw against message size, one line per algorithm, into a PNG")
         Path plot;
 
+        @Option(names = "--nonblocking", description = "also measure the non-blocking form, rank.iXXX(...).await(), as algorithm 'nonblocking'")
+        boolean nonblocking;
+
+        @Option(names = "--persistent", description = "also measure the persistent form, start(); await() of a request bound once, as algorithm 'persistent'")
+        boolean persistent;
+
+        @Option(names = "--overlap", paramLabel = "US|auto",
+                description = "overlap measurement instead of the sweep: every rank posts the non-blocking form; the last rank computes for "
+                        + "US microseconds (auto: the measured blocking time A), the others wait at once; reports C, A and T "
+                        + "(the computing rank's post-to-completion time; adds CSV columns compute_us,blocking_us,overlap_us)")
+        String overlap;
+
         abstract Collective collective();
 
         @Override
@@ -73,7 +85,18 @@ final class CollectiveCommands {
                 throw new IllegalArgumentException("--plot " + plot + ": the file name must end in .png");
             }
             int p = setup.threads();
-            List<String> algs = CollectiveBenchmark.algorithms(c, algorithm);
+            List<String> algs = new ArrayList<>(CollectiveBenchmark.algorithms(c, algorithm));
+            if ((nonblocking || persistent) && c.ordinal() > Collective.ALLGATHER.ordinal()) {
+                throw new IllegalArgumentException((nonblocking ? "--nonblocking" : "--persistent") + ": " + c.cliName()
+                        + " has no non-blocking or persistent form yet (barrier, bcast, reduce, allreduce,"
+                        + " reduce-scatter and allgather have)");
+            }
+            if (nonblocking) {
+                algs.add(CollectiveBenchmark.NONBLOCKING);
+            }
+            if (persistent) {
+                algs.add(CollectiveBenchmark.PERSISTENT);
+            }
             // everything that can be refused is refused before a byte is measured or written
             Resources.threads(p, setup.topology().pus().size());
             long largest = 0;
@@ -90,6 +113,9 @@ final class CollectiveCommands {
             output.checkWritable();
             if (plot != null) {
                 Resources.writableFile("--plot", plot);
+            }
+            if (overlap != null) {
+                return OverlapBenchmark.run(this, c, setup, fmt, algs);
             }
 
             PrintWriter out = output.open(spec.commandLine().getOut());
@@ -150,7 +176,7 @@ final class CollectiveCommands {
             return 0;
         }
 
-        private Map<String, Object> header(Collective c, Team team, RunOptions.Setup setup) {
+        Map<String, Object> header(Collective c, Team team, RunOptions.Setup setup) {
             Map<String, Object> h = new LinkedHashMap<>();
             h.put("collective", c.cliName());
             h.put("threads", team.size());

@@ -1,0 +1,255 @@
+package io.coll4j.cli;
+
+import io.coll4j.Rank;
+import io.coll4j.Request;
+import io.coll4j.Team;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * Measurements of the composed forms against their blocking equivalents, contenders alternated call by
+ * call in one run (a shared machine drifts): {@code collbench chain} (reduce-scatter → local step →
+ * allgather as one chain, and a pipelined allreduce with a step per chunk) and {@code collbench split}
+ * (sub-teams of a split against a stand-alone team).
+ */
+final class CompositionCommands {
+    private CompositionCommands() {
+    }
+
+    private static final ValueLayout.OfDouble D = ValueLayout.JAVA_DOUBLE;
+
+    /** The local step both contenders run: one pass over the block (scale by 0.5). */
+    static void halve(MemorySegment seg, long first, long count) {
+        for (long i = first; i < first + count; i++) {
+            seg.setAtIndex(D, i, seg.getAtIndex(D, i) * 0.5);
+        }
+    }
+
+    static String stats(String name, long[] ns) {
+        return stats(name, ns, 1e3, "us");
+    }
+
+    static String stats(String name, long[] v, double div, String unit) {
+        long[] s = v.clone();
+        Arrays.sort(s);
+        return String.format(Locale.ROOT, "%-46s min %10.1f %s   median %10.1f %s   max %10.1f %s", name, s[0] / div, unit,
+                s[s.length / 2] / div, unit, s[s.length - 1] / div, unit);
+    }
+
+    @Command(name = "chain", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "Chained collectives against blocking calls, alternated: reduce-scatter -> halve my block -> allgather "
+                    + "(chain vs three blocking calls), and allreduce -> halve (pipelined in chunks vs blocking allreduce + step).")
+    static final class Chain implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-t", "--threads"}, defaultValue = "2", description = "ranks (default ${DEFAULT-VALUE})")
+        int threads;
+
+        @Option(names = {"-m", "--size"}, defaultValue = "64M", description = "bytes of the whole vector (default ${DEFAULT-VALUE})")
+        String size;
+
+        @Option(names = {"-n", "--repetitions"}, defaultValue = "10", description = "timed repetitions of each contender (default ${DEFAULT-VALUE})")
+        int repetitions;
+
+        @Option(names = "--chunks", defaultValue = "8", description = "chunks of the pipelined allreduce (default ${DEFAULT-VALUE})")
+        int chunks;
+
+        @Override
+        public Integer call() {
+            long bytes = SizeRange.parseSize(size);
+            int p = threads;
+            if (p < 1 || repetitions < 1 || chunks < 1) {
+                throw new IllegalArgumentException("--threads, --repetitions and --chunks must be >= 1");
+            }
+            long block = bytes / 8 / p;
+            long n = block * p;
+            long[][] t = new long[4][repetitions];
+            long[] wrong = new long[1];
+            PrintWriter out = spec.commandLine().getOut();
+            try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(120)).build()) {
+                team.run(rank -> {
+                    MemorySegment send = rank.allocate(n * 8), mine = rank.allocate(block * 8), all = rank.allocate(n * 8);
+                    MemorySegment recv = rank.allocate(n * 8);
+                    for (long i = 0; i < n; i++) {
+                        send.setAtIndex(D, i, rank.id() + i % 5);
+                    }
+                    for (int rep = -2; rep < repetitions; rep++) {
+                        for (int k = 0; k < 4; k++) {
+                            rank.barrier();
+                            long t0 = System.nanoTime();
+                            switch (k) {
+                                case 0 -> {
+                                    rank.reduceScatter(send, mine, block, DType.F64, Op.SUM);
+                                    halve(mine, 0, block);
+                                    rank.allgather(mine, all, block, DType.F64);
+                                }
+                                case 1 -> rank.chain().reduceScatter(send, mine, block, DType.F64, Op.SUM)
+                                        .then(() -> halve(mine, 0, block))
+                                        .allgather(mine, all, block, DType.F64).start().await();
+                                case 2 -> {
+                                    rank.allreduce(send, recv, n, DType.F64, Op.SUM);
+                                    halve(recv, 0, n);
+                                }
+                                case 3 -> rank.chain().allreducePipelined(send, recv, n, DType.F64, Op.SUM, chunks,
+                                        (f, c) -> halve(recv, f, c)).start().await();
+                                default -> { }
+                            }
+                            long dt = System.nanoTime() - t0;
+                            long[] m = {dt};
+                            rank.allreduce(m, m, Op.MAX);
+                            if (rep >= 0 && rank.id() == 0) {
+                                t[k][rep] = m[0];
+                            }
+                            MemorySegment result = k < 2 ? all : recv;
+                            for (long i = 0; i < n; i += 4099) {
+                                double want = (p * (i % 5) + p * (p - 1) / 2.0) * 0.5;
+                                if (result.getAtIndex(D, i) != want) {
+                                    synchronized (wrong) {
+                                        wrong[0]++;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+            out.printf(Locale.ROOT, "# collbench chain: %d ranks, %d bytes f64 sum, %d repetitions alternated (slowest rank per repetition)%n",
+                    p, n * 8, repetitions);
+            out.println(stats("blocking reduce-scatter + halve + allgather", t[0]));
+            out.println(stats("chain    reduce-scatter -> halve -> allgather", t[1]));
+            out.println(stats("blocking allreduce + halve", t[2]));
+            out.println(stats("pipelined allreduce -> halve (" + chunks + " chunks)", t[3]));
+            out.printf(Locale.ROOT, "chain / blocking (median): %.3f   pipelined / blocking (median): %.3f   wrong: %d%n",
+                    median(t[1]) / median(t[0]), median(t[3]) / median(t[2]), wrong[0]);
+            out.flush();
+            return wrong[0] == 0 ? 0 : Errors.VALIDATION_FAILED;
+        }
+    }
+
+    static double median(long[] ns) {
+        long[] s = ns.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    @Command(name = "split", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "8-byte allreduce on the sub-teams of a split (p ranks into p/2 teams of 2) against a stand-alone "
+                    + "team of 2, alternated: each sub-team alone, both sub-teams at once (each followed by the parent's barrier).")
+    static final class Split implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-t", "--threads"}, defaultValue = "4", description = "ranks of the parent, even (default ${DEFAULT-VALUE})")
+        int threads;
+
+        @Option(names = {"-i", "--iterations"}, defaultValue = "20000", description = "allreduces per timed batch (default ${DEFAULT-VALUE})")
+        int iterations;
+
+        @Option(names = {"-n", "--repetitions"}, defaultValue = "9", description = "timed batches of each contender (default ${DEFAULT-VALUE})")
+        int repetitions;
+
+        @Override
+        public Integer call() {
+            if (threads < 2 || threads % 2 != 0) {
+                throw new IllegalArgumentException("--threads must be even and >= 2, got " + threads);
+            }
+            long[] alone = new long[repetitions];
+            long[] aloneSame = new long[repetitions];
+            long[] subAlone = new long[repetitions];
+            long[] subBoth = new long[repetitions];
+            long[] wrong = new long[1];
+            int it = iterations;
+            try (Team team = Team.builder().ranks(threads).build(); Team pair = Team.builder().ranks(2).build();
+                 Team pairSame = Team.builder().ranks(2).waitStrategy(team.waitStrategy()).build()) {
+                Rank[] subs = new Rank[threads];
+                team.run(rank -> {
+                    Rank s = rank.split(rank.id() / 2, rank.id());
+                    s.close();                   // detach: each batch below attaches its thread anew
+                    subs[rank.id()] = s;
+                });
+                for (int rep = -2; rep < repetitions; rep++) {
+                    int r = rep;
+                    pair.run(rank -> {
+                        long t = loop(rank, it, wrong);
+                        if (r >= 0 && rank.id() == 0) {
+                            alone[r] = t;
+                        }
+                    });
+                    pairSame.run(rank -> {
+                        long t = loop(rank, it, wrong);
+                        if (r >= 0 && rank.id() == 0) {
+                            aloneSame[r] = t;
+                        }
+                    });
+                    for (boolean both : new boolean[]{false, true}) {
+                        team.run(rank -> {
+                            Rank sub = subs[rank.id()];
+                            try (Rank attached = sub.team().attach(sub.id())) {
+                                rank.barrier();
+                                if (both || rank.id() < 2) {
+                                    long t = loop(attached, it, wrong);
+                                    if (r >= 0 && rank.id() == 0) {
+                                        (both ? subBoth : subAlone)[r] = t;
+                                    }
+                                }
+                                rank.barrier();          // the parent's barrier follows the sub-teams' allreduces
+                            }
+                        });
+                    }
+                }
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            out.printf(Locale.ROOT, "# collbench split: 8-byte f64 sum allreduce, %d per batch, %d batches alternated; parent %d ranks split in teams of 2 (%d CPUs)%n",
+                    iterations, repetitions, threads, Runtime.getRuntime().availableProcessors());
+            out.println(stats("stand-alone team of 2, per allreduce", alone, 1e3, "ns"));
+            out.println(stats("stand-alone team of 2, parent's wait strategy", aloneSame, 1e3, "ns"));
+            out.println(stats("sub-team of 2 alone, per allreduce", subAlone, 1e3, "ns"));
+            out.println(stats("sub-teams of 2 all at once, per allreduce", subBoth, 1e3, "ns"));
+            double ref = Math.min(median(alone), median(aloneSame));
+            out.printf(Locale.ROOT, "sub-team alone / best stand-alone (median): %.3f   all at once / best stand-alone (median): %.3f   wrong: %d%n",
+                    median(subAlone) / ref, median(subBoth) / ref, wrong[0]);
+            out.printf(Locale.ROOT, "# a sub-team inherits its parent's wait strategy; all at once puts %d ranks on %d CPUs%n",
+                    threads, Runtime.getRuntime().availableProcessors());
+            out.flush();
+            return wrong[0] == 0 ? 0 : Errors.VALIDATION_FAILED;
+        }
+
+        /** Picoseconds per allreduce (printed as ns with one decimal), after a warm-up of the same length. */
+        private static long loop(Rank rank, int iterations, long[] wrong) {
+            double[] v = new double[1];
+            long bad = 0;
+            for (int w = 0; w < 2; w++) {
+                long t0 = System.nanoTime();
+                for (int i = 0; i < iterations; i++) {
+                    v[0] = rank.id() + 1;
+                    rank.allreduce(v, v, Op.SUM);
+                    if (v[0] != 3.0) {
+                        bad++;
+                    }
+                }
+                long dt = System.nanoTime() - t0;
+                if (w == 1) {
+                    if (bad > 0) {
+                        synchronized (wrong) {
+                            wrong[0] += bad;
+                        }
+                    }
+                    return dt * 1000 / iterations;
+                }
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,450 @@
+package io.coll4j.kernel.nb;
+
+import io.coll4j.Collective;
+import io.coll4j.CollectiveTimeoutException;
+import io.coll4j.bindings.copy.Copy;
+import io.coll4j.kernel.algo.Signature;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+import io.coll4j.reductions.Reducers;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * One non-blocking (or persistent) collective of a team, shared by its ranks: a resumable state machine
+ * in the sense of [PAMI §3]. It is created by the first rank that issues it, found by the others under
+ * the same issue number (ranks issue non-blocking collectives in the same order, as in MPI), and then
+ * driven by whoever has time: a rank that waits or polls, or the team's progress thread. No step belongs
+ * to a particular rank, so a rank that posts and goes off to compute finds its result done when it
+ * comes back if a peer was waiting meanwhile.
+ *
+ * <h2>Two schedules</h2>
+ * <b>Sliced</b> (messages beyond {@link #STAGE_MAX_BYTES} per rank, and barrier): the work is cut into
+ * items of whole cache lines, claimed through {@link RoundCounters}; each item reads its inputs in
+ * place from the ranks' send buffers and writes its output into every receive buffer that needs it:
+ * <pre>
+ * allreduce  item j        fold slice j of send_0..send_{p−1} → slice j of every recv   (push, [YHCCL §4.1])
+ * reduce     item j        fold slice j of every send → slice j of recv_root
+ * bcast      item j        copy slice j of buf_root → every other buf
+ * reduce-scatter (q, j)    fold slice j of block q of every send → recv_q
+ * allgather  (q, j)        copy slice j of send_q → block q of every recv
+ * </pre>
+ * Every output element is written by exactly one item, after that item read all of its inputs, so in
+ * place is safe; stores are non-temporal iff W = 2·p·s exceeds the cache [YHCCL §4.2]. A round is
+ * complete for every rank at once, when the last item is finished: no rank's buffers are read or
+ * written after any rank's request completes.
+ *
+ * <p><b>Staged</b> (small messages): each rank copies its contribution into its own region of this
+ * exchange's staging array and publishes the round number in a stamp on the same cache line (release),
+ * like the inline payloads of the blocking collectives: one line transfer carries flag and data, and there
+ * is no shared counter to contend on. Each rank's output ("part") is then computed from the staged copies
+ * once every stamp has reached the round — one hand-over per round instead of the sliced schedule's two,
+ * and a rank's send buffer is free again as soon as it posted. A part is done by its own rank (or, in a
+ * team with a progress thread, claimed with a CAS by whichever thread gets it). Each region has two
+ * payload halves, used by rounds of alternating parity; round r + 2 may overwrite half r mod 2 because a
+ * rank posts r + 2 only after its request of r + 1 completed, which needed every rank to post r + 1, which
+ * each did only after its part of round r — the last reader of that half — was done.
+ *
+ * <h2>Happens-before</h2>
+ * <ol>
+ *   <li>Sliced: a rank's writes before its post (send buffer, buffer references) → every worker of round
+ *       r ({@link RoundCounters#post()} → {@link RoundCounters#allPosted}); an item's outputs → the
+ *       request's completion ({@link RoundCounters#finish} → {@link RoundCounters#complete}).</li>
+ *   <li>Staged: the staged copy → every reader of round r (release store of the rank's stamp → acquire
+ *       load in {@code stagedPosted}); a part's output → its rank's completion (release store of
+ *       {@code partDone[q]} → its acquire load in {@link #done}).</li>
+ *   <li>Buffer references are written by their rank before its post in program order, so (1) and (2)
+ *       publish them too.</li>
+ * </ol>
+ */
+public final class Exchange {
+    /** Largest per-rank contribution carried through the staging area (one or two cache lines per rank). */
+    public static final long STAGE_MAX_BYTES = 256;
+    /** Smallest sliced item: below this the claim traffic costs more than the parallel work saves. */
+    static final long MIN_ITEM_BYTES = 4096;
+
+    final long id;
+    final Collective collective;
+    final long count;
+    final DType dtype;
+    final Op op;
+    final int root;
+    final boolean persistent;
+    final int creator;
+    private final int p;
+    private final int es;
+    private final Reducer reducer;
+    final MemorySegment[] send;
+    final MemorySegment[] recv;
+    private final AtomicInteger joined = new AtomicInteger();
+    private final AtomicLongArray joinedBy;
+    final RoundCounters counters;
+    private final boolean staged;
+    private final long stageBytes;
+    private final long stageHalf;
+    private final long rankStride;
+    /** Staged: per rank one region of whole 128-byte lines: [stamp | payload half 0 | payload half 1]. */
+    private final long[] stageArray;
+    private final MemorySegment staging;
+    /** Whether parts may be taken by other threads (a progress thread): then they are claimed with a CAS. */
+    private final boolean claimParts;
+    private final AtomicLongArray partClaim;
+    private final AtomicLongArray partDone;
+    private final AtomicLongArray postedBy;
+    private final long sliceElements;
+    private final long itemsPerBlock;
+    private final boolean nonTemporal;
+    private final Copy copy;
+    private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
+
+    /** A future of rank {@code rank}'s request for round {@code round}. */
+    record Waiter(int rank, long round, CompletableFuture<Void> future) {
+    }
+
+    private static final java.lang.invoke.VarHandle STAMP = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+
+    Exchange(long id, int creator, int p, Collective collective, long count, DType dtype, Op op, int root,
+             boolean persistent, long maxSliceBytes, Copy copy, boolean claimParts) {
+        this.claimParts = claimParts;
+        this.id = id;
+        this.creator = creator;
+        this.p = p;
+        this.collective = collective;
+        this.count = count;
+        this.dtype = dtype;
+        this.op = op;
+        this.root = root;
+        this.persistent = persistent;
+        this.copy = copy;
+        this.es = dtype == null ? 1 : dtype.size();
+        this.reducer = collective.reduces() ? Reducers.of(dtype, op) : null;
+        this.send = new MemorySegment[p];
+        this.recv = new MemorySegment[p];
+        this.joinedBy = new AtomicLongArray(p);
+        this.postedBy = new AtomicLongArray(p);
+        long contribution = switch (collective) {
+            case BARRIER -> 0;
+            case REDUCE_SCATTER -> count * es * p;
+            default -> count * es;
+        };
+        this.staged = collective != Collective.BARRIER && contribution <= STAGE_MAX_BYTES;
+        long total = collective == Collective.REDUCE_SCATTER || collective == Collective.ALLGATHER ? count * es * p : count * es;
+        this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
+        if (staged) {
+            this.stageBytes = contribution;
+            // the stamp and a small payload share one cache line: one transfer carries flag and data
+            this.stageHalf = (contribution + 7) / 8 * 8;
+            this.rankStride = (8 + 2 * stageHalf + 127) / 128 * 128;
+            this.stageArray = new long[(int) (p * rankStride / 8)];
+            this.staging = MemorySegment.ofArray(stageArray);
+            this.partClaim = new AtomicLongArray(p);
+            this.partDone = new AtomicLongArray(p);
+            this.sliceElements = 0;
+            this.itemsPerBlock = 0;
+            this.counters = new RoundCounters(p, 0);
+        } else {
+            this.stageBytes = 0;
+            this.stageHalf = 0;
+            this.rankStride = 0;
+            this.stageArray = null;
+            this.staging = null;
+            this.partClaim = null;
+            this.partDone = null;
+            // per block (reduce-scatter, allgather) or per vector: count elements, cut into slices
+            long sliceBytes = sliceBytes(total, p, maxSliceBytes);
+            this.sliceElements = Math.max(1, sliceBytes / es);
+            this.itemsPerBlock = collective == Collective.BARRIER ? 0 : (count + sliceElements - 1) / sliceElements;
+            long items = collective == Collective.REDUCE_SCATTER || collective == Collective.ALLGATHER
+                    ? itemsPerBlock * p : itemsPerBlock;
+            this.counters = new RoundCounters(p, items);
+        }
+    }
+
+    /**
+     * Item size: about four items per rank so that a waiting rank can take over a late peer's share
+     * (work stealing needs more items than workers), at least {@link #MIN_ITEM_BYTES}, at most the
+     * team's I_max [YHCCL §5.1], in whole cache lines.
+     */
+    static long sliceBytes(long bytes, int p, long maxSliceBytes) {
+        long s = Math.min(maxSliceBytes, Math.max(MIN_ITEM_BYTES, bytes / (4L * p)));
+        return Math.max(64, s / 64 * 64);
+    }
+
+    public boolean staged() {
+        return staged;
+    }
+
+    /** Work items per round of the sliced schedule (0 when staged). */
+    public long items() {
+        return counters.items();
+    }
+
+    // ------------------------------------------------------------------ matching
+
+    boolean sameCall(Collective c, long n, DType t, Op o, int r, boolean pers) {
+        return collective == c && count == n && dtype == t && op == o && root == r && persistent == pers;
+    }
+
+    String describe() {
+        return (persistent ? "persistent " : "") + Signature.describe(Signature.descriptor(collective, dtype, op, root), count);
+    }
+
+    /** Records rank {@code rank}'s buffers; true for the last rank to join. */
+    boolean register(int rank, MemorySegment s, MemorySegment r) {
+        send[rank] = s;
+        recv[rank] = r;
+        joinedBy.set(rank, 1);
+        return joined.incrementAndGet() == p;
+    }
+
+    /** Every rank has found this exchange: its slot in the issue window may be reused. */
+    boolean allJoined() {
+        return joined.get() == p;
+    }
+
+    List<Integer> notJoined() {
+        List<Integer> m = new ArrayList<>();
+        for (int q = 0; q < p; q++) {
+            if (joinedBy.get(q) == 0) {
+                m.add(q);
+            }
+        }
+        return m;
+    }
+
+    // ------------------------------------------------------------------ rounds
+
+    /** Rank {@code rank} publishes its inputs for round {@code round}; true when this post completed the round's posting. */
+    boolean post(int rank, long round) {
+        if (staged) {
+            MemorySegment s = collective == Collective.BCAST && rank != root ? null : send[rank];
+            if (s != null) {
+                MemorySegment.copy(s, 0, staging, stageOffset(round, rank), stageBytes);
+            }
+            // release: the staged copy → every reader whose acquire of my stamp sees this round (stagedPosted)
+            STAMP.setRelease(stageArray, (int) (rank * rankStride / 8), round);
+            return false;
+        }
+        postedBy.lazySet(rank, round);
+        // release: my send buffer and buffer references → every reader of this round
+        return counters.post();
+    }
+
+    boolean allPosted(long round) {
+        return staged ? stagedPosted(round) : counters.allPosted(round);
+    }
+
+    /** Staged: every rank's stamp has reached {@code round} (acquire loads; each pairs with that rank's post). */
+    private boolean stagedPosted(long round) {
+        for (int q = 0; q < p; q++) {
+            if ((long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) < round) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    List<Integer> notPosted(long round) {
+        List<Integer> m = new ArrayList<>();
+        for (int q = 0; q < p; q++) {
+            long posted = staged ? (long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) : postedBy.get(q);
+            if (posted < round) {
+                m.add(q);
+            }
+        }
+        return m;
+    }
+
+    /** True when rank {@code rank}'s result of round {@code round} is complete (acquire). */
+    boolean done(int rank, long round) {
+        if (staged) {
+            // acquire: pairs with the release of partDone in part()
+            return partDone.getAcquire(rank) >= round;
+        }
+        return counters.complete(round);
+    }
+
+    /**
+     * Does one piece of round {@code round}'s work if there is one: the part of rank {@code rank} (staged;
+     * {@code rank < 0}: any rank's), or the next unclaimed item (sliced). Returns true when it did work.
+     */
+    boolean progress(ItemWorker w, int rank, long round) {
+        if (!allPosted(round)) {
+            return false;
+        }
+        if (staged) {
+            if (rank >= 0) {
+                return part(w, rank, round);
+            }
+            boolean any = false;
+            for (int q = 0; q < p; q++) {
+                any |= part(w, q, round);
+            }
+            return any;
+        }
+        long i = counters.claim(round);
+        if (i < 0) {
+            return false;
+        }
+        item(w, i);
+        w.forget();
+        if (counters.finish(round)) {
+            signal();
+        }
+        return true;
+    }
+
+    /** Called by the poster that completed a round's posting: a barrier has no items, so it is complete now. */
+    void posted(long round) {
+        if (!staged && counters.items() == 0) {
+            signal();
+        }
+    }
+
+    private boolean part(ItemWorker w, int q, long round) {
+        if (claimParts ? !partClaim.compareAndSet(q, round - 1, round) : partDone.getPlain(q) >= round) {
+            return false;
+        }
+        long half = 8 + ((round - 1) & 1) * stageHalf;
+        long stageStride = rankStride;
+        long n = count;
+        switch (collective) {
+            case ALLREDUCE, REDUCE -> {
+                if (collective == Collective.ALLREDUCE || q == root) {
+                    for (int s = 0; s < p; s++) {
+                        w.source(s, staging, half + s * stageStride);
+                    }
+                    foldStaged(w, recv[q], 0, n);
+                }
+            }
+            case BCAST -> {
+                if (q != root) {
+                    MemorySegment.copy(staging, half + root * stageStride, recv[q], 0, n * es);
+                }
+            }
+            case ALLGATHER -> {
+                for (int s = 0; s < p; s++) {
+                    MemorySegment.copy(staging, half + s * stageStride, recv[q], s * n * es, n * es);
+                }
+            }
+            case REDUCE_SCATTER -> {
+                for (int s = 0; s < p; s++) {
+                    w.source(s, staging, half + s * stageStride + q * n * es);
+                }
+                foldStaged(w, recv[q], 0, n);
+            }
+            case BARRIER -> { }
+        }
+        // release: rank q's output is written; pairs with done()'s acquire
+        partDone.setRelease(q, round);
+        signal();
+        return true;
+    }
+
+    /** Folds the staged sources into {@code dst}, which is never one of them (the sources are copies). */
+    private void foldStaged(ItemWorker w, MemorySegment dst, long off, long n) {
+        w.fold(reducer, dtype, dst, off, p, n);
+    }
+
+    private long stageOffset(long round, int rank) {
+        return rank * rankStride + 8 + ((round - 1) & 1) * stageHalf;
+    }
+
+    /** Executes sliced item {@code i} (see the class comment for what each collective's item does). */
+    private void item(ItemWorker w, long i) {
+        long q = 0;
+        long j = i;
+        if (collective == Collective.REDUCE_SCATTER || collective == Collective.ALLGATHER) {
+            q = i / itemsPerBlock;
+            j = i % itemsPerBlock;
+        }
+        long first = j * sliceElements;
+        long n = Math.min(sliceElements, count - first);
+        long bytes = n * es;
+        switch (collective) {
+            case ALLREDUCE, REDUCE -> {
+                for (int s = 0; s < p; s++) {
+                    w.source(s, send[s], first * es);
+                }
+                if (collective == Collective.REDUCE) {
+                    w.dest(0, recv[root], first * es);
+                    w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
+                } else {
+                    for (int d = 0; d < p; d++) {
+                        w.dest(d, recv[d], first * es);
+                    }
+                    w.foldToAll(reducer, dtype, op, p, p, n, nonTemporal, copy);
+                }
+            }
+            case REDUCE_SCATTER -> {
+                long src = (q * count + first) * es;
+                for (int s = 0; s < p; s++) {
+                    w.source(s, send[s], src);
+                }
+                w.dest(0, recv[(int) q], first * es);
+                w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
+            }
+            case BCAST -> {
+                for (int s = 0; s < p; s++) {
+                    if (s != root) {
+                        ItemWorker.copy(copy, send[root], first * es, recv[s], first * es, bytes, nonTemporal);
+                    }
+                }
+            }
+            case ALLGATHER -> {
+                long dst = (q * count + first) * es;
+                for (int s = 0; s < p; s++) {
+                    ItemWorker.copy(copy, send[(int) q], first * es, recv[s], dst, bytes, nonTemporal);
+                }
+            }
+            case BARRIER -> { }
+        }
+    }
+
+    // ------------------------------------------------------------------ futures
+
+    /** Adds a future completed when rank {@code rank}'s round {@code round} is done (or the team fails). */
+    void addWaiter(Waiter w) {
+        waiters.add(w);
+        signal();
+    }
+
+    boolean hasWaiters() {
+        return !waiters.isEmpty();
+    }
+
+    /** Completes every waiter whose round is done. Idempotent; called after every completion event. */
+    void signal() {
+        if (waiters.isEmpty()) {
+            return;
+        }
+        for (Waiter w : waiters) {
+            if (done(w.rank(), w.round())) {
+                w.future().complete(null);
+                waiters.remove(w);
+            }
+        }
+    }
+
+    /** Completes every waiter exceptionally (team aborted or closed). */
+    void fail(java.util.function.IntFunction<Throwable> cause) {
+        for (Waiter w : waiters) {
+            w.future().completeExceptionally(cause.apply(w.rank()));
+            waiters.remove(w);
+        }
+    }
+
+    CollectiveTimeoutException timeout(int rank, long round, long waitedNanos) {
+        List<Integer> missing = notPosted(round);
+        return new CollectiveTimeoutException("non-blocking " + describe() + " (issue #" + id + ", round " + round
+                + ") timed out on rank " + rank + " after " + waitedNanos / 1_000_000 + " ms; ranks that have not posted it: "
+                + missing, missing);
+    }
+}

@@ -1,0 +1,167 @@
+package io.coll4j.kernel.nb;
+
+import io.coll4j.bindings.copy.Copy;
+import io.coll4j.bindings.copy.NativeOp;
+import io.coll4j.bindings.copy.NativeType;
+import io.coll4j.bindings.copy.StreamingFold;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * The private tools of one thread that executes work items of non-blocking collectives (a rank thread
+ * or the progress thread): source tables, a strip buffer for folds of more than
+ * {@link Reducer#MAX_SOURCES} sources, and a streaming fold. Not thread-safe: one per thread.
+ */
+public final class ItemWorker {
+    /** Bytes of the private strip a fold of more than 16 sources goes through (stays in L1). */
+    static final int STRIP_BYTES = 8 * 1024;
+
+    private final int ranks;
+    private final MemorySegment[] srcs;
+    private final long[] srcOffsets;
+    private final MemorySegment[] dsts;
+    private final long[] dstOffsets;
+    private final MemorySegment[] pass = new MemorySegment[Reducer.MAX_SOURCES];
+    private final long[] passOffsets = new long[Reducer.MAX_SOURCES];
+    private MemorySegment strip;
+    private StreamingFold streaming;
+
+    public ItemWorker(int ranks) {
+        this.ranks = ranks;
+        this.srcs = new MemorySegment[ranks];
+        this.srcOffsets = new long[ranks];
+        this.dsts = new MemorySegment[ranks];
+        this.dstOffsets = new long[ranks];
+    }
+
+    /** Destination {@code d} of the next {@link #foldToAll}. */
+    void dest(int d, MemorySegment seg, long offset) {
+        dsts[d] = seg;
+        dstOffsets[d] = offset;
+    }
+
+    /** Source {@code i} of the next fold. */
+    void source(int i, MemorySegment seg, long offset) {
+        srcs[i] = seg;
+        srcOffsets[i] = offset;
+    }
+
+    /**
+     * Folds sources 0..k−1 (left to right: bitwise the scalar left fold in that order) over
+     * {@code elements} elements into {@code dst@dstOffset}, which may be exactly one of the sources.
+     */
+    void fold(Reducer reducer, DType dtype, MemorySegment dst, long dstOffset, int k, long elements) {
+        if (elements == 0) {
+            return;
+        }
+        if (k <= Reducer.MAX_SOURCES) {
+            reducer.reduceMany(dst, dstOffset, srcs, srcOffsets, k, elements);
+            return;
+        }
+        // dst may alias a source beyond the first pass: fold each strip privately, then write it once
+        if (strip == null) {
+            strip = Arena.ofAuto().allocate(STRIP_BYTES, 64);
+        }
+        int es = dtype.size();
+        long perStrip = STRIP_BYTES / es;
+        for (long done = 0; done < elements; done += perStrip) {
+            long n = Math.min(perStrip, elements - done);
+            long delta = done * es;
+            int first = Reducer.MAX_SOURCES;
+            for (int i = 0; i < first; i++) {
+                pass[i] = srcs[i];
+                passOffsets[i] = srcOffsets[i] + delta;
+            }
+            reducer.reduceMany(strip, 0, pass, passOffsets, first, n);
+            for (int next = first; next < k; ) {
+                int take = Math.min(Reducer.MAX_SOURCES - 1, k - next);
+                pass[0] = strip;
+                passOffsets[0] = 0;
+                for (int i = 0; i < take; i++) {
+                    pass[1 + i] = srcs[next + i];
+                    passOffsets[1 + i] = srcOffsets[next + i] + delta;
+                }
+                reducer.reduceMany(strip, 0, pass, passOffsets, 1 + take, n);
+                next += take;
+            }
+            MemorySegment.copy(strip, 0, dst, dstOffset + delta, n * es);
+        }
+        Arrays.fill(pass, null);
+    }
+
+    /**
+     * Folds sources 0..k−1 into destinations 0..nd−1 set by {@link #dest} (one result, written to
+     * each). With {@code nonTemporal}, through the native streaming fold (each 1 KiB of every source is
+     * read before any destination is written, so a destination may be exactly a source) [YHCCL §4.1];
+     * otherwise a fold into the first destination and copies from there.
+     */
+    void foldToAll(Reducer reducer, DType dtype, Op op, int nd, int k,
+                   long elements, boolean nonTemporal, Copy copy) {
+        if (elements == 0 || nd == 0) {
+            return;
+        }
+        if (nonTemporal && StreamingFold.available()) {
+            StreamingFold f = streaming();
+            for (int d = 0; d < nd; d++) {
+                f.destination(dsts[d], dstOffsets[d]);
+            }
+            for (int i = 0; i < k; i++) {
+                f.source(srcs[i], srcOffsets[i]);
+            }
+            // false: more memory sessions than the native call can hold; folded below instead
+            if (f.allNative() && f.run(NativeType.valueOf(dtype.name()), NativeOp.valueOf(op.name()), elements)) {
+                f.clear();
+                return;
+            }
+            f.clear();
+        }
+        fold(reducer, dtype, dsts[0], dstOffsets[0], k, elements);
+        long bytes = elements * dtype.size();
+        for (int d = 1; d < nd; d++) {
+            copy(copy, dsts[0], dstOffsets[0], dsts[d], dstOffsets[d], bytes, nonTemporal);
+        }
+    }
+
+    /** Copies {@code bytes}; a range onto itself (in place) is skipped; non-temporal only between native segments. */
+    static void copy(Copy copy, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes,
+                     boolean nonTemporal) {
+        if (bytes == 0 || sameRange(src, srcOffset, dst, dstOffset)) {
+            return;
+        }
+        if (nonTemporal && src.isNative() && dst.isNative() && Copy.nativeAvailable()) {
+            copy.copy(dst, dstOffset, src, srcOffset, bytes, true);
+        } else {
+            MemorySegment.copy(src, srcOffset, dst, dstOffset, bytes);
+        }
+    }
+
+    static boolean sameRange(MemorySegment a, long aOff, MemorySegment b, long bOff) {
+        if (a == b) {
+            return aOff == bOff;
+        }
+        if (a.isNative() && b.isNative()) {
+            return a.address() + aOff == b.address() + bOff;
+        }
+        return a.heapBase().isPresent() && b.heapBase().isPresent() && a.heapBase().get() == b.heapBase().get()
+                && a.address() + aOff == b.address() + bOff;
+    }
+
+    private StreamingFold streaming() {
+        if (streaming == null) {
+            streaming = new StreamingFold(ranks, Math.max(ranks, Reducer.MAX_SOURCES));
+        }
+        streaming.clear();
+        return streaming;
+    }
+
+    /** Drops references to the last fold's buffers (so a finished collective's buffers are not kept alive). */
+    void forget() {
+        Arrays.fill(srcs, null);
+        Arrays.fill(dsts, null);
+    }
+}

@@ -1,0 +1,242 @@
+package io.coll4j.kernel.nb;
+
+import io.coll4j.Collective;
+import io.coll4j.CollectiveMismatchException;
+import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A team's non-blocking collectives: the issue window where ranks find each other's {@link Exchange}s,
+ * the registry of futures an abort must fail, and the optional progress thread.
+ *
+ * <h2>Matching by issue order</h2>
+ * Every rank numbers the non-blocking and persistent-init calls it makes 1, 2, 3, … (the same sequence
+ * on every rank, as MPI requires). Call n lives in slot {@code n mod WINDOW}: the first rank to issue n
+ * creates its exchange and installs it with a CAS; the others find it there and compare their call with
+ * it (a difference is a {@link CollectiveMismatchException} for the whole team). The last rank to find
+ * it clears the slot, so the window never keeps a finished exchange (or its buffers) alive, and the slot
+ * is free for n + WINDOW once every rank has found n — not once n is complete: requests hold their exchange
+ * directly, so the window bounds how far ranks may drift apart in issuing, not how many requests may be
+ * outstanding. Blocking collectives use the control block and are not ordered against these.
+ *
+ * <h2>Progress</h2>
+ * By default no thread runs in the background: an exchange moves when a rank of the team polls
+ * ({@code isDone}), waits ({@code await}) or calls {@code progress()}. With a progress thread
+ * ({@code Team.Builder.progressThread(true)}), the rank whose post completes a round's posting queues the
+ * exchange and unparks the thread, which then works through it like a waiting rank would.
+ */
+public final class NonBlockingEngine implements AutoCloseable {
+    /** Issue numbers a rank may be ahead of the slowest rank to find its calls. */
+    public static final int WINDOW = 1024;
+    private static final long PROGRESS_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long STAGED_RECHECK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+
+    private final TeamContext context;
+    private final int size;
+    private final AtomicReferenceArray<Exchange> slots = new AtomicReferenceArray<>(WINDOW);
+    private final Set<Exchange> withFutures = ConcurrentHashMap.newKeySet();
+    private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
+    private final Thread progressThread;
+    private final ThreadLocal<ItemWorker> workers;
+    private volatile boolean closed;
+
+    private record Ready(Exchange exchange, long round) {
+    }
+
+    public NonBlockingEngine(TeamContext context, boolean progressThread) {
+        this.context = context;
+        this.size = context.size();
+        this.workers = ThreadLocal.withInitial(() -> new ItemWorker(size));
+        context.onAbort(() -> failAll());
+        if (progressThread) {
+            this.progressThread = Thread.ofPlatform().daemon(true).name("coll4j-progress").unstarted(this::progressLoop);
+            this.progressThread.start();
+        } else {
+            this.progressThread = null;
+        }
+    }
+
+    public TeamContext context() {
+        return context;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /** The calling thread's item worker for this team. */
+    ItemWorker worker() {
+        return workers.get();
+    }
+
+    public boolean hasProgressThread() {
+        return progressThread != null;
+    }
+
+    /**
+     * Rank {@code rank}'s part of issuing call {@code id}: finds or creates its exchange, checks that it is
+     * the same call, and registers the rank's buffers. Waits (progressing nothing, bounded by the team
+     * timeout) only when the slot still holds call {@code id − WINDOW} that some rank has not found yet.
+     */
+    public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
+                         MemorySegment send, MemorySegment recv) {
+        int i = (int) (id % WINDOW);
+        long start = 0;
+        Exchange e;
+        for (int idle = 0; ; idle++) {
+            e = slots.get(i);
+            if (e != null && e.id == id) {
+                break;
+            }
+            if (e == null || (e.id == id - WINDOW && e.allJoined())) {
+                Exchange n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
+                        context.copy(), progressThread != null);
+                if (slots.compareAndSet(i, e, n)) {
+                    e = n;
+                    break;
+                }
+                continue;
+            }
+            if (e.id != id - WINDOW) {
+                throw new IllegalStateException("non-blocking call #" + id + " of rank " + rank + " found call #" + e.id
+                        + " in its slot: more than " + WINDOW + " calls between the ranks' issue points");
+            }
+            if (context.isAborted()) {
+                throw context.abortedException(rank);
+            }
+            long now = System.nanoTime();
+            if (start == 0) {
+                start = now;
+            } else if (now - start > context.timeoutNanos()) {
+                throw abortWith(new io.coll4j.CollectiveTimeoutException("non-blocking call #" + id + " on rank " + rank
+                        + " waited " + (now - start) / 1_000_000 + " ms for ranks " + e.notJoined() + " to issue call #" + e.id,
+                        e.notJoined()), rank);
+            }
+            context.waitStrategy().idle(idle);
+        }
+        if (!e.sameCall(c, count, dtype, op, root, persistent)) {
+            Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
+                    context.copy(), progressThread != null);
+            throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + ": rank "
+                    + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
+        }
+        if (e.register(rank, send, recv)) {
+            // every rank has found it: the slot's reference is no longer needed (nor may it keep the
+            // exchange's buffers alive)
+            slots.compareAndSet(i, e, null);
+        }
+        return e;
+    }
+
+    private RuntimeException abortWith(RuntimeException e, int rank) {
+        if (context.abort(e, rank)) {
+            return e;
+        }
+        return context.abortedException(rank);
+    }
+
+    /** Posts round {@code round} of {@code x} for {@code rank}; wakes the progress thread when the round is fully posted. */
+    public void post(Exchange x, int rank, long round) {
+        boolean complete = x.post(rank, round);
+        if (complete) {
+            x.posted(round);
+        }
+        // a staged post cannot tell whether it was the last (no shared counter): the thread checks
+        if (progressThread != null && (complete || x.staged())) {
+            ready.add(new Ready(x, round));
+            LockSupport.unpark(progressThread);
+        }
+    }
+
+    /** Registers a future on {@code x} so that an abort or close completes it exceptionally. */
+    void watch(Exchange x, Exchange.Waiter w) {
+        withFutures.add(x);
+        x.addWaiter(w);
+        if (!x.hasWaiters()) {
+            withFutures.remove(x);
+        }
+        if (context.isAborted() || closed) {
+            failAll();
+        }
+    }
+
+    /** Signals the exchange's waiters and forgets it when none is left. */
+    void settle(Exchange x) {
+        x.signal();
+        if (!x.hasWaiters()) {
+            withFutures.remove(x);
+        }
+    }
+
+    private void failAll() {
+        for (Exchange x : withFutures) {
+            x.fail(r -> context.isAborted() ? context.abortedException(r)
+                    : new IllegalStateException("the team was closed before the collective completed"));
+            withFutures.remove(x);
+        }
+    }
+
+    private void progressLoop() {
+        ItemWorker w = new ItemWorker(size);
+        while (!closed) {
+            Ready r = ready.poll();
+            if (r == null) {
+                LockSupport.parkNanos(PROGRESS_PARK_NANOS);
+                continue;
+            }
+            if (r.exchange().staged() && !r.exchange().allPosted(r.round())) {
+                ready.add(r);                    // not every rank has posted yet: look again shortly
+                LockSupport.parkNanos(STAGED_RECHECK_NANOS);
+                continue;
+            }
+            try {
+                while (!closed && !context.isAborted() && r.exchange().progress(w, -1, r.round())) {
+                    // keep taking items of this round until none is left
+                }
+                settle(r.exchange());
+            } catch (RuntimeException | Error t) {
+                if (!closed) {
+                    context.abort(t, -1);
+                }
+            }
+        }
+    }
+
+    /**
+     * Stops the progress thread (waiting for it to leave the item it is in, so nothing touches the team's
+     * memory afterwards) and fails every future still registered. Requests nobody awaited hold nothing
+     * of the team's but their exchange, which the garbage collector frees with them.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (progressThread != null) {
+            LockSupport.unpark(progressThread);
+            try {
+                progressThread.join(TimeUnit.SECONDS.toMillis(2));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        failAll();
+        for (int i = 0; i < WINDOW; i++) {
+            slots.set(i, null);
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+}
