@@ -61,6 +61,9 @@ final class Fold {
 
     /** See {@link CollectiveCall#foldInto}. */
     void into(MemorySegment dst, long dstOffset, long elements) {
+        if (elements == 0) {
+            return;     // a 0-element call may have no scratch (dst null): nothing to fold
+        }
         int k = count;
         Reducer reducer = call.reducer();
         if (k <= Reducer.MAX_SOURCES) {
