@@ -63,6 +63,15 @@ public interface Reducer {
         reduceMany(dst, dstOffset, srcs, srcOffsets, srcs.length, count);
     }
 
+    /**
+     * False for a {@link UserOp} declared non-commutative: collectives then fold in ascending rank order
+     * (every algorithm's {@code reproducible(true)} order), as MPI requires of non-commutative ops. Every
+     * built-in op is commutative.
+     */
+    default boolean commutative() {
+        return true;
+    }
+
     /** Largest k {@link #reduceMany} accepts. */
     int MAX_SOURCES = 16;
 }

@@ -65,13 +65,16 @@ public final class Reducers {
     }
 
     /**
-     * The reducer for (dtype, op): vector when available (see the class comment), else scalar.
+     * The reducer for (dtype, op): vector when available (see the class comment), else scalar. For
+     * {@link Op#AVG} it is the SUM reducer (its {@code op()} says SUM): AVG folds as SUM and divides once at
+     * the end ({@link Averages}). Pair types (MINLOC/MAXLOC) always get the scalar loops.
      *
      * @throws IllegalArgumentException when an argument is null or {@code op} is bitwise and
      *         {@code dtype} floating (naming both)
      */
     public static Reducer of(DType dtype, Op op) {
         checkPair(dtype, op);
+        op = op.foldOp();
         if (Vectorization.FACTORY != null) {
             return vectorReducer(dtype, op);
         }
@@ -86,6 +89,7 @@ public final class Reducers {
     /** The scalar reference reducer for (dtype, op): plain loops, always available. */
     public static Reducer scalar(DType dtype, Op op) {
         checkPair(dtype, op);
+        op = op.foldOp();
         return SCALAR[index(dtype, op)];
     }
 
@@ -96,6 +100,7 @@ public final class Reducers {
      */
     public static Reducer vector(DType dtype, Op op) {
         checkPair(dtype, op);
+        op = op.foldOp();
         if (Vectorization.FACTORY == null) {
             throw new IllegalStateException("vector reductions are not available: " + Vectorization.REASON);
         }
@@ -135,6 +140,14 @@ public final class Reducers {
             throw new IllegalArgumentException("op is null");
         }
         op.checkSupports(dtype);
+        if (op == Op.USER) {
+            throw new IllegalArgumentException("op user has no built-in reducer (a UserOp brings its own: UserOp.reducer())");
+        }
+    }
+
+    /** True when (dtype, op) has a reducer of its own: supported, not AVG (SUM's) and not USER (the UserOp's). */
+    static boolean ownKernel(DType dtype, Op op) {
+        return op.supports(dtype) && op.foldOp() == op && op != Op.USER;
     }
 
     private static int index(DType dtype, Op op) {
@@ -145,7 +158,7 @@ public final class Reducers {
         Reducer[] all = new Reducer[DType.values().length * OPS];
         for (DType t : DType.values()) {
             for (Op o : Op.values()) {
-                if (o.supports(t)) {
+                if (ownKernel(t, o)) {
                     all[index(t, o)] = new ScalarReducer(t, o);
                 }
             }

@@ -99,6 +99,24 @@ final class ScalarReducer implements Reducer, ReductionKernel {
                     }
                     dst.set(I64, dstOffset + at, acc);
                 }
+                case F16, BF16, U32, U64 -> {
+                    long acc = ElementOps.get(dtype, srcs[0], srcOffsets[0] + at);
+                    for (int j = 1; j < k; j++) {
+                        acc = ElementOps.apply(dtype, op, acc, ElementOps.get(dtype, srcs[j], srcOffsets[j] + at));
+                    }
+                    ElementOps.set(dtype, dst, dstOffset + at, acc);
+                }
+                case F32_I32, F64_I64, I32_I32, I64_I64 -> {
+                    // the left fold picks a winning source; the pair is copied once, after every source's
+                    // pair i has been read, so dst may be any source exactly
+                    int w = 0;
+                    for (int j = 1; j < k; j++) {
+                        if (!PairOps.firstWins(dtype, op, srcs[w], srcOffsets[w] + at, srcs[j], srcOffsets[j] + at)) {
+                            w = j;
+                        }
+                    }
+                    MemorySegment.copy(srcs[w], srcOffsets[w] + at, dst, dstOffset + at, size);
+                }
             }
         }
     }
@@ -108,14 +126,15 @@ final class ScalarReducer implements Reducer, ReductionKernel {
         return "scalar " + dtype.cliName() + " " + op.cliName();
     }
 
-    /** {@code a op b} for F32; the definition every F32 kernel is checked against. */
+    /** {@code a op b} for F32 (AVG combines as SUM); the definition every F32 kernel is checked against. */
     static float apply(Op op, float a, float b) {
         return switch (op) {
             case SUM -> a + b;
             case PROD -> a * b;
             case MIN -> Math.min(a, b);
             case MAX -> Math.max(a, b);
-            case BAND, BOR, BXOR -> throw new IllegalArgumentException("op " + op.cliName() + " is not defined for dtype f32");
+            case AVG -> a + b;
+            case BAND, BOR, BXOR, MINLOC, MAXLOC, USER -> throw new IllegalArgumentException("op " + op.cliName() + " is not defined for dtype f32");
         };
     }
 
@@ -126,7 +145,8 @@ final class ScalarReducer implements Reducer, ReductionKernel {
             case PROD -> a * b;
             case MIN -> Math.min(a, b);
             case MAX -> Math.max(a, b);
-            case BAND, BOR, BXOR -> throw new IllegalArgumentException("op " + op.cliName() + " is not defined for dtype f64");
+            case AVG -> a + b;
+            case BAND, BOR, BXOR, MINLOC, MAXLOC, USER -> throw new IllegalArgumentException("op " + op.cliName() + " is not defined for dtype f64");
         };
     }
 
@@ -140,6 +160,8 @@ final class ScalarReducer implements Reducer, ReductionKernel {
             case BAND -> a & b;
             case BOR -> a | b;
             case BXOR -> a ^ b;
+            case AVG -> a + b;
+            case MINLOC, MAXLOC, USER -> throw new IllegalArgumentException("op " + op.cliName() + " is not an element op of integers");
         };
     }
 
@@ -153,6 +175,8 @@ final class ScalarReducer implements Reducer, ReductionKernel {
             case BAND -> a & b;
             case BOR -> a | b;
             case BXOR -> a ^ b;
+            case AVG -> a + b;
+            case MINLOC, MAXLOC, USER -> throw new IllegalArgumentException("op " + op.cliName() + " is not an element op of integers");
         };
     }
 
@@ -202,8 +226,27 @@ final class ScalarReducer implements Reducer, ReductionKernel {
                     case BAND -> bandI64(d, dOff, a, aOff, b, bOff, n);
                     case BOR -> borI64(d, dOff, a, aOff, b, bOff, n);
                     case BXOR -> bxorI64(d, dOff, a, aOff, b, bOff, n);
+                    default -> throw new AssertionError(op);
                 }
             }
+            case F16, BF16, U32, U64 -> elements(d, dOff, a, aOff, b, bOff, n);
+            case F32_I32, F64_I64, I32_I32, I64_I64 -> pairs(d, dOff, a, aOff, b, bOff, n);
+        }
+    }
+
+    /** The types without loops of their own: one {@link ElementOps#apply} per element, on raw bits. */
+    private void elements(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        int size = dtype.size();
+        for (long i = 0; i < n * size; i += size) {
+            ElementOps.set(dtype, d, dOff + i,
+                    ElementOps.apply(dtype, op, ElementOps.get(dtype, a, aOff + i), ElementOps.get(dtype, b, bOff + i)));
+        }
+    }
+
+    private void pairs(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
+        int size = dtype.size();
+        for (long i = 0; i < n * size; i += size) {
+            PairOps.combine(dtype, op, d, dOff + i, a, aOff + i, b, bOff + i);
         }
     }
 

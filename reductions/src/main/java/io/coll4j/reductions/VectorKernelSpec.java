@@ -19,16 +19,30 @@ record VectorKernelSpec(DType dtype, Op op, VectorSpecies<?> species, VectorOper
 
     static VectorKernelSpec of(DType dtype, Op op, int bits) {
         op.checkSupports(dtype);
-        VectorOperators.Binary operator = switch (op) {
+        if (!hasLanes(dtype)) {
+            throw new IllegalArgumentException("dtype " + dtype.cliName() + " has no lane-wise vector kernel");
+        }
+        // U32/U64 share I32/I64's lanes: only MIN and MAX differ, as unsigned compares
+        VectorOperators.Binary operator = switch (op.foldOp()) {
             case SUM -> VectorOperators.ADD;
             case PROD -> VectorOperators.MUL;
-            case MIN -> VectorOperators.MIN;
-            case MAX -> VectorOperators.MAX;
+            case MIN -> dtype.isUnsigned() ? VectorOperators.UMIN : VectorOperators.MIN;
+            case MAX -> dtype.isUnsigned() ? VectorOperators.UMAX : VectorOperators.MAX;
             case BAND -> VectorOperators.AND;
             case BOR -> VectorOperators.OR;
             case BXOR -> VectorOperators.XOR;
+            case AVG, MINLOC, MAXLOC, USER -> throw new IllegalArgumentException("op " + op.cliName() + " has no lane-wise operator");
         };
         return new VectorKernelSpec(dtype, op, VectorConstants.species(dtype, bits), operator,
                 (ReductionKernel) Reducers.scalar(dtype, op));
+    }
+
+    /**
+     * True for the dtypes whose elements are lanes of one Vector API species with the op as one lane-wise
+     * operator: F32, F64, I32, I64, U32, U64. F16/BF16 fold in f32 and pairs select whole records; those run the
+     * scalar loops.
+     */
+    static boolean hasLanes(DType dtype) {
+        return !dtype.isHalf() && !dtype.isPair();
     }
 }

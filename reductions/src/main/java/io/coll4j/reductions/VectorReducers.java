@@ -37,9 +37,15 @@ final class VectorReducers implements ReducerFactory {
         this.template = readTemplate(TEMPLATE);
     }
 
-    /** Defines the {@link VectorReducer} copy of (dtype, op) at this family's size. */
+    /**
+     * Defines the {@link VectorReducer} copy of (dtype, op) at this family's size. Pair types have no vector
+     * kernel (see {@code PairOps}) and get the scalar reducer.
+     */
     @Override
     public Reducer create(DType dtype, Op op) {
+        if (!VectorKernelSpec.hasLanes(dtype)) {
+            return Reducers.scalar(dtype, op);
+        }
         return (Reducer) instantiate(template, VectorKernelSpec.of(dtype, op, bits));
     }
 

@@ -24,6 +24,10 @@ final class ReductionAssertions {
             return;
         }
         boolean anyNanEqual = dtype.isFloating();
+        if (dtype.isPair()) {
+            fail(context + ": pairs differ at byte " + MemorySegment.mismatch(expected, expectedOffset,
+                    expectedOffset + bytes, actual, actualOffset, actualOffset + bytes));
+        }
         for (long i = 0; i < count; i++) {
             long e = expectedOffset + i * dtype.size();
             long a = actualOffset + i * dtype.size();
@@ -49,22 +53,28 @@ final class ReductionAssertions {
     private static long bits(DType dtype, MemorySegment seg, long at) {
         return switch (dtype) {
             case F32 -> Float.floatToRawIntBits(seg.get(ValueLayout.JAVA_FLOAT_UNALIGNED, at)) & 0xFFFF_FFFFL;
-            case I32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, at) & 0xFFFF_FFFFL;
+            case I32, U32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, at) & 0xFFFF_FFFFL;
             case F64 -> Double.doubleToRawLongBits(seg.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, at));
-            case I64 -> seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
+            case F16, BF16 -> seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, at) & 0xFFFFL;
+            default -> seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
         };
     }
 
     private static boolean isNaN(DType dtype, long bits) {
-        return dtype == DType.F32 ? Float.isNaN(Float.intBitsToFloat((int) bits)) : Double.isNaN(Double.longBitsToDouble(bits));
+        return switch (dtype) {
+            case F32 -> Float.isNaN(Float.intBitsToFloat((int) bits));
+            case F16, BF16 -> Float.isNaN(HalfFloats.toFloat(dtype, (short) bits));
+            default -> Double.isNaN(Double.longBitsToDouble(bits));
+        };
     }
 
     private static String show(DType dtype, long bits) {
         return switch (dtype) {
             case F32 -> Float.intBitsToFloat((int) bits) + " (0x" + Integer.toHexString((int) bits) + ")";
             case F64 -> Double.longBitsToDouble(bits) + " (0x" + Long.toHexString(bits) + ")";
-            case I32 -> Integer.toString((int) bits);
-            case I64 -> Long.toString(bits);
+            case F16, BF16 -> HalfFloats.toFloat(dtype, (short) bits) + " (0x" + Long.toHexString(bits) + ")";
+            case I32, U32 -> Integer.toString((int) bits);
+            default -> Long.toString(bits);
         };
     }
 }

@@ -49,8 +49,9 @@ final class TestValues {
                 case HEAP_TYPED -> switch (dtype) {
                     case F32 -> MemorySegment.ofArray(new float[(n + 3) / 4]);
                     case F64 -> MemorySegment.ofArray(new double[(n + 7) / 8]);
-                    case I32 -> MemorySegment.ofArray(new int[(n + 3) / 4]);
-                    case I64 -> MemorySegment.ofArray(new long[(n + 7) / 8]);
+                    case I32, U32 -> MemorySegment.ofArray(new int[(n + 3) / 4]);
+                    case F16, BF16 -> MemorySegment.ofArray(new short[(n + 1) / 2]);
+                    default -> MemorySegment.ofArray(new long[(n + 7) / 8]);
                 };
             };
         }
@@ -76,8 +77,41 @@ final class TestValues {
                         : rnd.nextBoolean() ? (float) rnd.nextDouble(-1e4, 1e4) : Float.intBitsToFloat(rnd.nextInt()));
                 case I32 -> seg.set(ValueLayout.JAVA_INT_UNALIGNED, at, special
                         ? I32_SPECIALS[rnd.nextInt(I32_SPECIALS.length)] : rnd.nextInt());
-                case I64 -> seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, special
+                case I64, U64 -> seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, special
                         ? I64_SPECIALS[rnd.nextInt(I64_SPECIALS.length)] : rnd.nextLong());
+                case U32 -> seg.set(ValueLayout.JAVA_INT_UNALIGNED, at, special
+                        ? I32_SPECIALS[rnd.nextInt(I32_SPECIALS.length)] : rnd.nextInt());
+                case F16, BF16 -> seg.set(ValueLayout.JAVA_SHORT_UNALIGNED, at, special
+                        ? HalfFloats.fromFloat(dtype, F32_SPECIALS[rnd.nextInt(F32_SPECIALS.length)])
+                        : rnd.nextBoolean() ? HalfFloats.fromFloat(dtype, (float) rnd.nextDouble(-100, 100))
+                        : (short) rnd.nextInt());
+                default -> fillPair(seg, at, dtype, special, rnd);
+            }
+        }
+    }
+
+    /**
+     * A (value, index) pair: values from a small set so that ties are common (MPI's lowest-index rule is
+     * what they test), indices random and non-negative.
+     */
+    private static void fillPair(MemorySegment seg, long at, DType dtype, boolean special, SplittableRandom rnd) {
+        int v = rnd.nextInt(4);
+        switch (dtype) {
+            case F32_I32 -> {
+                seg.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, special ? F32_SPECIALS[rnd.nextInt(F32_SPECIALS.length)] : v);
+                seg.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, rnd.nextInt(1000));
+            }
+            case I32_I32 -> {
+                seg.set(ValueLayout.JAVA_INT_UNALIGNED, at, special ? I32_SPECIALS[rnd.nextInt(I32_SPECIALS.length)] : v);
+                seg.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, rnd.nextInt(1000));
+            }
+            case F64_I64 -> {
+                seg.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at, special ? F64_SPECIALS[rnd.nextInt(F64_SPECIALS.length)] : v);
+                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, rnd.nextLong(1L << 40));
+            }
+            default -> {
+                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, special ? I64_SPECIALS[rnd.nextInt(I64_SPECIALS.length)] : v);
+                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, rnd.nextLong(1L << 40));
             }
         }
     }

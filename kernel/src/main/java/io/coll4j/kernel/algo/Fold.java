@@ -25,13 +25,43 @@ final class Fold {
     private static final NativeType[] NATIVE_TYPE = new NativeType[DType.values().length];
     private static final NativeOp[] NATIVE_OP = new NativeOp[Op.values().length];
 
+    // The C kernel knows F32, F64, I32, I64 and SUM, PROD, MIN, MAX, BAND, BOR, BXOR. The other types and
+    // ops (F16, BF16, the pairs, MINLOC/MAXLOC, user ops) fold in Java, through the reducer: the null entries
+    // here are what sends them there. U32/U64 fold natively as I32/I64 except for MIN and MAX, the only ops
+    // whose bits differ between signed and unsigned.
     static {
         for (DType t : DType.values()) {
-            NATIVE_TYPE[t.ordinal()] = NativeType.valueOf(t.name());
+            NATIVE_TYPE[t.ordinal()] = nativeName(NativeType.class, t.name());
         }
         for (Op o : Op.values()) {
-            NATIVE_OP[o.ordinal()] = NativeOp.valueOf(o.name());
+            NATIVE_OP[o.ordinal()] = nativeName(NativeOp.class, o.name());
         }
+    }
+
+    private static <E extends Enum<E>> E nativeName(Class<E> type, String name) {
+        for (E e : type.getEnumConstants()) {
+            if (e.name().equals(name)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** The C kernel's type for folding this call's dtype with its op; null when the fold must be Java. */
+    private NativeType nativeFoldType() {
+        DType t = call.dtype();
+        if (t.isUnsigned() && call.op() != Op.MIN && call.op() != Op.MAX) {
+            t = t == DType.U32 ? DType.I32 : DType.I64;
+        }
+        return NATIVE_OP[call.op().ordinal()] == null ? null : NATIVE_TYPE[t.ordinal()];
+    }
+
+    /**
+     * A C kernel type to copy {@code bytes} with (a one-source "fold" only copies, so any type of a width that
+     * divides the bytes does); null when none does.
+     */
+    private static NativeType copyType(long bytes) {
+        return bytes % 8 == 0 ? NativeType.I64 : bytes % 4 == 0 ? NativeType.I32 : null;
     }
 
     private final CollectiveCall call;
@@ -92,9 +122,11 @@ final class Fold {
         StreamingFold f = streamingFold();
         if (f != null) {
             f.destination(dst, dstOffset);
-            if (addStreamingSources(f) && f.run(nativeType(), NATIVE_OP[call.op().ordinal()], elements)) {
+            NativeType t = nativeFoldType();
+            if (t != null && addStreamingSources(f) && f.run(t, NATIVE_OP[call.op().ordinal()], elements)) {
                 return;
             }
+            f.clear();
         }
         into(dst, dstOffset, elements);
     }
@@ -103,10 +135,12 @@ final class Fold {
     void intoEveryRecv(long dstOffset, long elements, boolean nonTemporal) {
         StreamingFold f = nonTemporal ? streamingFold() : null;
         if (f != null) {
+            NativeType t = nativeFoldType();
             addEveryRecv(f, dstOffset);
-            if (addStreamingSources(f) && f.run(nativeType(), NATIVE_OP[call.op().ordinal()], elements)) {
+            if (t != null && addStreamingSources(f) && f.run(t, NATIVE_OP[call.op().ordinal()], elements)) {
                 return;
             }
+            f.clear();
         }
         MemorySegment recv = call.recv();
         into(recv, dstOffset, elements);
@@ -125,7 +159,8 @@ final class Fold {
             addEveryRecv(f, dstOffset);
             f.source(src, srcOffset);
             // one source: nothing is folded, so the op only has to be a valid one for the type
-            if (f.allNative() && f.run(nativeType(), NativeOp.SUM, bytes / call.dtype().size())) {
+            NativeType t = copyType(bytes);
+            if (t != null && f.allNative() && f.run(t, NativeOp.SUM, bytes / t.size())) {
                 return;
             }
             f.clear();
@@ -140,7 +175,8 @@ final class Fold {
         if (bytes == 0) {
             return;
         }
-        StreamingFold f = nonTemporal && bytes % call.dtype().size() == 0 ? streamingFold() : null;
+        NativeType t = copyType(bytes);
+        StreamingFold f = nonTemporal && t != null ? streamingFold() : null;
         if (f != null) {
             for (int q = 0; q < call.size(); q++) {
                 if (dstOffsets[q] >= 0) {
@@ -149,7 +185,7 @@ final class Fold {
             }
             f.source(src, srcOffset);
             // one source: nothing is folded, so the op only has to be a valid one for the type
-            if (f.allNative() && f.run(nativeType(), NativeOp.SUM, bytes / call.dtype().size())) {
+            if (f.allNative() && f.run(t, NativeOp.SUM, bytes / t.size())) {
                 return;
             }
             f.clear();
@@ -159,10 +195,6 @@ final class Fold {
                 Transfers.copy(call, src, srcOffset, recvOf(q), dstOffsets[q], bytes, nonTemporal);
             }
         }
-    }
-
-    private NativeType nativeType() {
-        return NATIVE_TYPE[call.dtype().ordinal()];
     }
 
     /** Rank q's receive buffer: mine, or the one q published. */
