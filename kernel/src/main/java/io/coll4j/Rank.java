@@ -7,7 +7,9 @@ import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Averages;
 import io.coll4j.reductions.Reducer;
+import io.coll4j.reductions.UserOp;
 import io.coll4j.reductions.Reducers;
 import io.coll4j.topology.BindResult;
 import io.coll4j.topology.Pu;
@@ -51,6 +53,11 @@ public final class Rank implements AutoCloseable {
     private final CollectiveCall call;
     private final AtomicReference<Thread> owner = new AtomicReference<>();
     private final Reducer[] reducers = new Reducer[DType.values().length * Op.values().length];
+    /** The UserOp of the call in progress (set and cleared by the UserOp overloads, on this rank's thread). */
+    private UserOp userOp;
+    /** The last UserOp's reducer, kept so a loop of calls with one UserOp creates it once. */
+    private UserOp lastUserOp;
+    private Reducer lastUserReducer;
     private final CollectiveAlgorithm[] lastAlgorithm = new CollectiveAlgorithm[Collective.values().length];
     private final long[] lastKey = new long[Collective.values().length];
     private volatile BindResult binding;
@@ -431,7 +438,8 @@ public final class Rank implements AutoCloseable {
     /** The algorithm the selector picks for this call (cached per collective for repeated shapes). */
     CollectiveAlgorithm select(Collective c, long count, DType dtype, Op op, long bytes) {
         int i = c.ordinal();
-        long key = (((count << 3) | (dtype == null ? 7 : dtype.ordinal())) << 3) | (op == null ? 7 : op.ordinal());
+        // 4 bits each for dtype and op (15 = none): both enums have more than 8 constants
+        long key = (((count << 4) | (dtype == null ? 15 : dtype.ordinal())) << 4) | (op == null ? 15 : op.ordinal());
         CollectiveAlgorithm a = lastAlgorithm[i];
         if (a == null || lastKey[i] != key) {
             a = team.selector().choose(c, size(), count, dtype, op, bytes);
@@ -454,7 +462,35 @@ public final class Rank implements AutoCloseable {
     }
 
     void execute(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root, long bytes) {
-        execute(select(c, count, dtype, op, bytes), c, send, recv, count, dtype, op, root);
+        execute(select(c, count, dtype, op == null ? null : op.foldOp(), bytes), c, send, recv, count, dtype, op, root);
+    }
+
+    /**
+     * The division of {@link Op#AVG}, on this rank's result only: each element is the SUM of the contributions
+     * folded into it — every rank's for the reductions, ranks 0..r for rank r's scan, 0..r−1 for its exscan —
+     * and is divided by their number. Rank 0's exscan result and the non-roots' reduce have nothing to divide.
+     */
+    private void average(Collective c, MemorySegment recv, long count, DType dtype) {
+        long n = switch (c) {
+            case SCAN -> id + 1;
+            case EXSCAN -> id;
+            default -> size();
+        };
+        if (recv != null && n > 0) {
+            Averages.divide(dtype, recv, 0, count, n);
+        }
+    }
+
+    /** The reducer of the UserOp this call runs with; {@link Op#USER} without one is the caller's mistake. */
+    private Reducer userReducer() {
+        if (userOp == null) {
+            throw new IllegalArgumentException("op user stands for a UserOp: call the overload that takes the UserOp");
+        }
+        if (userOp != lastUserOp) {
+            lastUserOp = userOp;
+            lastUserReducer = userOp.reducer();
+        }
+        return lastUserReducer;
     }
 
     void execute(CollectiveAlgorithm a, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
@@ -469,14 +505,19 @@ public final class Rank implements AutoCloseable {
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
-        Reducer red = dtype == null ? null : reducer(dtype, op);
+        // AVG runs as SUM and is divided below; a UserOp's reducer was set by the UserOp overload that called us
+        Op foldOp = op == null ? null : op.foldOp();
+        Reducer red = dtype == null ? null : op == Op.USER ? userReducer() : reducer(dtype, foldOp);
         // release: a plain store on x86; Team.close polls it (acquire) after aborting the team, to let an
         // in-flight call leave before the arena is freed (the native calls also hold their segments' sessions)
         IN_CALL.setRelease(this, true);
         try {
-            call.begin(c, send, recv, count, dtype, op, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
+            call.begin(c, send, recv, count, dtype, foldOp, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
                     recvDispls);
             a.run(call);
+            if (op == Op.AVG) {
+                average(c, recv, count, dtype);
+            }
             call.end(a.observesAllEntries(id, root, size()));
         } catch (CollectiveException e) {
             call.end(false);
@@ -778,6 +819,55 @@ public final class Rank implements AutoCloseable {
         Arguments.writable("recv", recv, bytes, id);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
         run(forced, c, send, recv, count, dtype, op, -1, count, bytes, count, null, null, null, null);
+    }
+
+    // ---- user-defined ops (UserOp): the reducing collectives with the op's own function and dtype ----
+    //
+    // A non-commutative op folds in ascending rank order on every algorithm: the call runs in the
+    // reproducible(true) order (CollectiveCall.reproducible), which every algorithm documents as that fold.
+
+    /** {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    public void allreduce(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        withUserOp(op, () -> allreduce(send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} with a user-defined op. */
+    public void reduce(MemorySegment send, MemorySegment recv, long count, UserOp op, int root) {
+        withUserOp(op, () -> reduce(send, recv, count, op.dtype(), Op.USER, root));
+    }
+
+    /** {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, UserOp op) {
+        withUserOp(op, () -> reduceScatter(send, recv, recvCount, op.dtype(), Op.USER));
+    }
+
+    /** {@link #reduceScatterV(MemorySegment, MemorySegment, long[], DType, Op)} with a user-defined op. */
+    public void reduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, UserOp op) {
+        withUserOp(op, () -> reduceScatterV(send, recv, recvCounts, op.dtype(), Op.USER));
+    }
+
+    /** {@link #scan(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    public void scan(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        withUserOp(op, () -> scan(send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** {@link #exscan(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    public void exscan(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        withUserOp(op, () -> exscan(send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** Runs {@code collective} with {@code op} as the call's reducer (the lambda is not a hot path: user ops fold in plain Java). */
+    private void withUserOp(UserOp op, Runnable collective) {
+        checkCaller();
+        if (op == null) {
+            throw new IllegalArgumentException("op must not be null");
+        }
+        userOp = op;
+        try {
+            collective.run();
+        } finally {
+            userOp = null;
+        }
     }
 
     /** {@code inner} is exactly block {@code at} of {@code outer} (in place), or shares no byte with it. */
@@ -1163,6 +1253,11 @@ public final class Rank implements AutoCloseable {
         Arguments.dtype(dtype);
         if (c.reduces()) {
             Arguments.op(op, dtype);
+            if (op == Op.AVG || op == Op.USER) {
+                // the requests fold with Reducers.of and have no step after the fold to divide in
+                throw new IllegalArgumentException("op " + op.cliName() + " is not available on nonblocking and persistent"
+                        + " collectives (for avg: sum, then Averages.divide after wait())");
+            }
         }
         if (c.rooted()) {
             Arguments.root(root, size());

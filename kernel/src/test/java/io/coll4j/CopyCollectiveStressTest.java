@@ -48,7 +48,7 @@ class CopyCollectiveStressTest {
                 CollectiveCorrectnessTest.Buffers buffers = new CollectiveCorrectnessTest.Buffers(rank, MAX_BYTES + 64);
                 SplittableRandom rnd = new SplittableRandom(seed);      // the same sequence on every rank
                 for (int i = 0; i < calls; i++) {
-                    DType t = DType.values()[rnd.nextInt(DType.values().length)];
+                    DType t = Values.CORE_TYPES.get(rnd.nextInt(Values.CORE_TYPES.size()));
                     boolean large = rnd.nextInt(3) > 0;
                     long bytes = large ? rnd.nextLong(64 * 1024, MAX_BYTES) : rnd.nextLong(0, 5000);
                     CollectiveCorrectnessTest.Variant v = CollectiveCorrectnessTest.Variant.values()[rnd.nextInt(4)];

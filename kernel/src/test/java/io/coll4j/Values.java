@@ -17,6 +17,12 @@ import java.lang.foreign.ValueLayout;
  * finite floats, for the bitwise determinism and reproducibility tests.
  */
 final class Values {
+    /**
+     * The dtypes the algorithm tests sweep: every algorithm path is per element size and per fold, not per
+     * type, and these four cover the C kernel's types; {@code OpsAndTypesCollectivesTest} runs the others.
+     */
+    static final java.util.List<DType> CORE_TYPES = java.util.List.of(DType.F32, DType.F64, DType.I32, DType.I64);
+
     private Values() {
     }
 
@@ -60,6 +66,7 @@ final class Values {
                 case F32 -> seg.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, (float) value(t, op, rank, i, salt, exact));
                 case I32 -> seg.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits(rank, i, salt));
                 case I64 -> seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, bits(rank, i, salt));
+                default -> ScalarReference.set(t, seg, at, inputBits(t, op, rank, i, salt, exact));
             }
         }
     }
@@ -68,7 +75,7 @@ final class Values {
         if (!exact) {
             return randomDouble(rank, i, salt);
         }
-        double v = exactDouble(op == null ? Op.SUM : op, rank, i, salt);
+        double v = exactDouble(op == null ? Op.SUM : op.foldOp(), rank, i, salt);
         if (t == DType.F32 && v == 3.0e10) {
             return 3.0e10f;
         }
@@ -80,9 +87,26 @@ final class Values {
         return switch (t) {
             case F64 -> Double.doubleToRawLongBits(value(t, op, rank, i, salt, exact));
             case F32 -> Float.floatToRawIntBits((float) value(t, op, rank, i, salt, exact));
-            case I32 -> (int) bits(rank, i, salt);
-            case I64 -> bits(rank, i, salt);
+            case I32, U32 -> (int) bits(rank, i, salt);
+            case I64, U64 -> bits(rank, i, salt);
+            // exact inputs are small integers, powers of two and specials, all exact in both (or rounded
+            // the same on every rank); sums of up to 8 of them stay exact even in bf16's 8 bits
+            case F16 -> Float.floatToFloat16((float) value(t, op, rank, i, salt, exact));
+            case BF16 -> bf16((float) value(t, op, rank, i, salt, exact));
+            default -> throw new IllegalArgumentException("a pair is not one number: " + t);
         };
+    }
+
+    /** bf16 of f, to nearest even (the test's own conversion, not coll4j's). */
+    static short bf16(float f) {
+        int b = Float.floatToRawIntBits(f);
+        if (Float.isNaN(f)) {
+            return (short) ((b >>> 16) | 0x40);
+        }
+        int lower = b & 0xFFFF;
+        int upper = b >>> 16;
+        boolean up = lower > 0x8000 || lower == 0x8000 && (upper & 1) == 1;
+        return (short) (up ? upper + 1 : upper);
     }
 
     /** Reference: the left fold over ranks {@code 0..p-1} of element i (at element index {@code i + base} of each input). */
@@ -91,18 +115,14 @@ final class Values {
         for (int q = 1; q < p; q++) {
             acc = ScalarReference.apply(t, op, acc, inputBits(t, op, q, i, salt, exact));
         }
-        return acc;
+        // AVG: the SUM of the p contributions, divided by p (Op's definition)
+        return op == Op.AVG ? io.coll4j.reductions.Averages.of(t, acc, p) : acc;
     }
 
     /** Element i of seg (at byte offset off) as raw bits. */
     static long read(MemorySegment seg, long off, DType t, long i) {
         long at = off + i * t.size();
-        return switch (t) {
-            case F64 -> seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
-            case F32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, at);
-            case I32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, at);
-            case I64 -> seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
-        };
+        return ScalarReference.get(t, seg, at);
     }
 
     /** Equal as values of t: {@link ScalarReference#same} (any NaN equals any NaN, −0.0 ≠ +0.0). */
@@ -116,6 +136,11 @@ final class Values {
             case F32 -> Float.toString(Float.intBitsToFloat((int) bits));
             case I32 -> Integer.toString((int) bits);
             case I64 -> Long.toString(bits);
+            case U32 -> Integer.toUnsignedString((int) bits);
+            case U64 -> Long.toUnsignedString(bits);
+            case F16 -> Float.float16ToFloat((short) bits) + " (0x" + Integer.toHexString((int) bits & 0xFFFF) + ")";
+            case BF16 -> Float.intBitsToFloat((int) bits << 16) + " (0x" + Integer.toHexString((int) bits & 0xFFFF) + ")";
+            default -> "0x" + Long.toHexString(bits);
         };
     }
 }

@@ -48,7 +48,7 @@ class VocabularyCorrectnessTest {
                     CollectiveCorrectnessTest.Buffers b = new CollectiveCorrectnessTest.Buffers(rank, maxBytes);
                     long salt = 1;
                     for (long count : COUNTS) {
-                        for (DType t : DType.values()) {
+                        for (DType t : Values.CORE_TYPES) {
                             List<Op> ops = collective.reduces() ? CollectiveCorrectnessTest.validOps(t)
                                     : java.util.Collections.singletonList(null);
                             for (Op op : ops) {

@@ -272,8 +272,13 @@ public final class CollectiveCall {
         return team.copy();
     }
 
+    /**
+     * True when this call must fold in ascending rank order: the team was built {@code reproducible(true)}, or
+     * the op is a non-commutative user op (MPI requires rank order for those, and every algorithm's
+     * reproducible mode is exactly that fold).
+     */
     public boolean reproducible() {
-        return team.reproducible();
+        return team.reproducible() || reducer != null && !reducer.commutative();
     }
 
     /** This rank's scratch buffer for the current parity (null if the algorithm asked for none). */

@@ -221,6 +221,9 @@ public record MachineModel(
         Map<DType, Double> stream = new EnumMap<>(DType.class);
         for (DType t : DType.values()) {
             String f = "reduceBandwidthByDtype." + t.cliName();
+            if (bd.get(t.cliName()) == null && rateBase(t) != t) {
+                continue;   // a profile from before this dtype existed: its base type's rates, below
+            }
             if (!(bd.get(t.cliName()) instanceof Map<?, ?> one)) {
                 throw new IllegalArgumentException("profile " + path + ": field '" + f + "' is "
                         + (bd.get(t.cliName()) == null ? "missing" : "not an object"));
@@ -228,8 +231,25 @@ public record MachineModel(
             cached.put(t, positive(path, f + ".cached", one.get("cached"), one.containsKey("cached")));
             stream.put(t, positive(path, f + ".stream", one.get("stream"), one.containsKey("stream")));
         }
+        for (DType t : DType.values()) {
+            cached.putIfAbsent(t, cached.get(rateBase(t)));
+            stream.putIfAbsent(t, stream.get(rateBase(t)));
+        }
         return new MachineModel(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], cache, l2,
                 "profile " + path, cached, stream, o);
+    }
+
+    /**
+     * The dtype whose rates stand in for {@code t} in a profile without it: F16/BF16 → F32, U32 → I32,
+     * U64 → I64, a pair → its value type; the four original dtypes are their own (and required).
+     */
+    static DType rateBase(DType t) {
+        return switch (t) {
+            case F16, BF16 -> DType.F32;
+            case U32 -> DType.I32;
+            case U64 -> DType.I64;
+            default -> t.valueType();
+        };
     }
 
     private static double positive(Path path, String field, Object v, boolean present) {

@@ -97,24 +97,18 @@ final class BaselineTeam {
             return null;
         }
         Object a = seg.heapBase().get();
-        boolean match = switch (dtype) {
-            case F64 -> a instanceof double[];
-            case F32 -> a instanceof float[];
-            case I32 -> a instanceof int[];
-            case I64 -> a instanceof long[];
-        };
+        boolean match = a.getClass() == dtype.arrayType() && !dtype.isPair();
         return match && java.lang.reflect.Array.getLength(a) >= count ? a : null;
     }
 
     /** A new array of {@code dtype} with {@code length} elements. */
     static Object newArray(DType dtype, long length) {
-        int n = Math.toIntExact(length);
-        return switch (dtype) {
-            case F64 -> new double[n];
-            case F32 -> new float[n];
-            case I32 -> new int[n];
-            case I64 -> new long[n];
-        };
+        if (dtype.isPair()) {
+            // a pair is two numbers: one array slot per element would not hold it
+            throw new IllegalArgumentException("the cyclicbarrier baselines carry one-number elements; pair dtype "
+                    + dtype.cliName() + " runs on coll4j's algorithms");
+        }
+        return java.lang.reflect.Array.newInstance(dtype.arrayType().componentType(), Math.toIntExact(length));
     }
 
     /** {@code a} if it is an array of {@code dtype} with room for {@code length}, else a new one. */

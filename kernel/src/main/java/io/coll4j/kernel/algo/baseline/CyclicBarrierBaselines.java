@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
 
 import java.util.List;
 
@@ -39,6 +40,12 @@ public final class CyclicBarrierBaselines {
         @Override
         public boolean observesAllEntries(int rank, int root, int ranks) {
             return true;          // every baseline passes at least one full barrier
+        }
+
+        /** Java arrays of one number per element: no pair dtypes, no user ops (see {@link BaselineTeam#newArray}). */
+        @Override
+        public boolean supports(int ranks, long count, DType dtype, Op op) {
+            return (dtype == null || !dtype.isPair()) && op != Op.USER;
         }
     }
 
@@ -135,7 +142,7 @@ public final class CyclicBarrierBaselines {
         int to = lo(n, p, r + 1);
         System.arraycopy(b.inputs[0], from, result, from, to - from);
         for (int q = 1; q < p; q++) {
-            ArrayFolds.foldInto(result, from, b.inputs[q], from, to - from, call.op());
+            ArrayFolds.foldInto(result, from, b.inputs[q], from, to - from, call.dtype(), call.op());
         }
     }
 
@@ -186,7 +193,7 @@ public final class CyclicBarrierBaselines {
             }
             System.arraycopy(b.inputs[0], from, out, 0, len);
             for (int q = 1; q < p; q++) {
-                ArrayFolds.foldInto(out, 0, b.inputs[q], from, len, call.op());
+                ArrayFolds.foldInto(out, 0, b.inputs[q], from, len, call.dtype(), call.op());
             }
             BaselineTeam.copyOut(out, 0, call.recv(), 0, dt, n);
             b.await(call);

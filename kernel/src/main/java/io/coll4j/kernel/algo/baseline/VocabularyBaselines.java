@@ -154,7 +154,7 @@ public final class VocabularyBaselines {
             }
             System.arraycopy(b.inputs[0], from, out, 0, idx(n));
             for (int q = 1; q < p; q++) {
-                ArrayFolds.foldInto(out, 0, b.inputs[q], from, idx(n), call.op());
+                ArrayFolds.foldInto(out, 0, b.inputs[q], from, idx(n), call.dtype(), call.op());
             }
             BaselineTeam.copyOut(out, 0, call.recv(), 0, dt, n);
             b.await(call);
@@ -214,7 +214,7 @@ public final class VocabularyBaselines {
                 out = b.outputs[r] = BaselineTeam.ensure(b.outputs[r], dt, n);
                 System.arraycopy(b.inputs[0], 0, out, 0, idx(n));
                 for (int q = 1; q <= last; q++) {
-                    ArrayFolds.foldInto(out, 0, b.inputs[q], 0, idx(n), call.op());
+                    ArrayFolds.foldInto(out, 0, b.inputs[q], 0, idx(n), call.dtype(), call.op());
                 }
             }
             // in place my array is read by the higher ranks: write it only after they are done
