@@ -15,6 +15,8 @@ import io.coll4j.topology.BindResult;
 import io.coll4j.topology.Pu;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -58,6 +60,8 @@ public final class Rank implements AutoCloseable {
     /** The last UserOp's reducer, kept so a loop of calls with one UserOp creates it once. */
     private UserOp lastUserOp;
     private Reducer lastUserReducer;
+    /** The in-place buffer of the scalar allreduces ({@link #allreduce(double, Op)}, …), allocated at the first. */
+    private MemorySegment scalarCell;
     private final CollectiveAlgorithm[] lastAlgorithm = new CollectiveAlgorithm[Collective.values().length];
     private final long[] lastKey = new long[Collective.values().length];
     private volatile BindResult binding;
@@ -301,109 +305,164 @@ public final class Rank implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ collectives on arrays
+    //
+    // One array form per collective, over Object: send and recv are double[], float[], int[] or long[] (F64,
+    // F32, I32, I64), both of one type, resolved per call by ArrayKind (mpiJava takes its buffers as Object
+    // too). A second form takes element offsets and a count, for a part of an array. Other dtypes use the
+    // segment forms (MemorySegment.ofArray, or the ByteBuffer forms below).
 
-    /** {@link #bcast(MemorySegment, long, DType, int)} of a whole {@code double[]}. */
-    public void bcast(double[] buf, int root) {
-        bcast(array("buf", buf), length(buf), DType.F64, root);
+    /** {@link #bcast(MemorySegment, long, DType, int)} of a whole array. */
+    public void bcast(Object buf, int root) {
+        ArrayKind k = ArrayKind.of("buf", buf);
+        bcast(k.segment("buf", buf), ArrayKind.length(buf), k.dtype(), root);
     }
 
-    public void bcast(float[] buf, int root) {
-        bcast(array("buf", buf), length(buf), DType.F32, root);
-    }
-
-    public void bcast(int[] buf, int root) {
-        bcast(array("buf", buf), length(buf), DType.I32, root);
-    }
-
-    public void bcast(long[] buf, int root) {
-        bcast(array("buf", buf), length(buf), DType.I64, root);
+    /** {@link #bcast(MemorySegment, long, DType, int)} of elements {@code [offset, offset + count)} of an array. */
+    public void bcast(Object buf, int offset, int count, int root) {
+        ArrayKind k = ArrayKind.of("buf", buf);
+        bcast(k.range("buf", buf, offset, count), count, k.dtype(), root);
     }
 
     /** {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} of {@code send.length} elements; {@code recv} may be null off the root. */
-    public void reduce(double[] send, double[] recv, Op op, int root) {
-        reduce(array("send", send), optional(recv), length(send), DType.F64, op, root);
+    public void reduce(Object send, Object recv, Op op, int root) {
+        ArrayKind k = ArrayKind.of("send", send);
+        reduce(k.segment("send", send), k.optional("recv", recv), ArrayKind.length(send), k.dtype(), op, root);
     }
 
-    public void reduce(float[] send, float[] recv, Op op, int root) {
-        reduce(array("send", send), optional(recv), length(send), DType.F32, op, root);
-    }
-
-    public void reduce(int[] send, int[] recv, Op op, int root) {
-        reduce(array("send", send), optional(recv), length(send), DType.I32, op, root);
-    }
-
-    public void reduce(long[] send, long[] recv, Op op, int root) {
-        reduce(array("send", send), optional(recv), length(send), DType.I64, op, root);
+    /** {@link #reduce(Object, Object, Op, int)} of {@code count} elements from the offsets. */
+    public void reduce(Object send, int sendOffset, Object recv, int recvOffset, int count, Op op, int root) {
+        ArrayKind k = ArrayKind.of("send", send);
+        reduce(k.range("send", send, sendOffset, count), k.optionalRange("recv", recv, recvOffset, count), count,
+                k.dtype(), op, root);
     }
 
     /** {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
-    public void allreduce(double[] send, double[] recv, Op op) {
-        allreduce(array("send", send), array("recv", recv), length(send), DType.F64, op);
+    public void allreduce(Object send, Object recv, Op op) {
+        ArrayKind k = ArrayKind.of("send", send);
+        allreduce(k.segment("send", send), k.segment("recv", recv), ArrayKind.length(send), k.dtype(), op);
     }
 
-    public void allreduce(float[] send, float[] recv, Op op) {
-        allreduce(array("send", send), array("recv", recv), length(send), DType.F32, op);
-    }
-
-    public void allreduce(int[] send, int[] recv, Op op) {
-        allreduce(array("send", send), array("recv", recv), length(send), DType.I32, op);
-    }
-
-    public void allreduce(long[] send, long[] recv, Op op) {
-        allreduce(array("send", send), array("recv", recv), length(send), DType.I64, op);
+    /** {@link #allreduce(Object, Object, Op)} of {@code count} elements from the offsets (same array and offset: in place). */
+    public void allreduce(Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
+        ArrayKind k = ArrayKind.of("send", send);
+        allreduce(k.range("send", send, sendOffset, count), k.range("recv", recv, recvOffset, count), count, k.dtype(), op);
     }
 
     /** {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} with {@code recvCount = recv.length}. */
-    public void reduceScatter(double[] send, double[] recv, Op op) {
-        reduceScatter(array("send", send), array("recv", recv), length(recv), DType.F64, op);
+    public void reduceScatter(Object send, Object recv, Op op) {
+        ArrayKind k = ArrayKind.of("send", send);
+        reduceScatter(k.segment("send", send), k.segment("recv", recv), ArrayKind.length(recv), k.dtype(), op);
     }
 
-    public void reduceScatter(float[] send, float[] recv, Op op) {
-        reduceScatter(array("send", send), array("recv", recv), length(recv), DType.F32, op);
-    }
-
-    public void reduceScatter(int[] send, int[] recv, Op op) {
-        reduceScatter(array("send", send), array("recv", recv), length(recv), DType.I32, op);
-    }
-
-    public void reduceScatter(long[] send, long[] recv, Op op) {
-        reduceScatter(array("send", send), array("recv", recv), length(recv), DType.I64, op);
+    /** {@link #reduceScatter(Object, Object, Op)} of {@code size() × recvCount} elements of send from its offset. */
+    public void reduceScatter(Object send, int sendOffset, Object recv, int recvOffset, int recvCount, Op op) {
+        ArrayKind k = ArrayKind.of("send", send);
+        reduceScatter(k.range("send", send, sendOffset, (long) recvCount * size()), k.range("recv", recv, recvOffset, recvCount),
+                recvCount, k.dtype(), op);
     }
 
     /** {@link #allgather(MemorySegment, MemorySegment, long, DType)} with {@code sendCount = send.length}. */
-    public void allgather(double[] send, double[] recv) {
-        allgather(array("send", send), array("recv", recv), length(send), DType.F64);
+    public void allgather(Object send, Object recv) {
+        ArrayKind k = ArrayKind.of("send", send);
+        allgather(k.segment("send", send), k.segment("recv", recv), ArrayKind.length(send), k.dtype());
     }
 
-    public void allgather(float[] send, float[] recv) {
-        allgather(array("send", send), array("recv", recv), length(send), DType.F32);
+    /** {@link #allgather(Object, Object)} of {@code sendCount} elements into {@code size() × sendCount} of recv from the offsets. */
+    public void allgather(Object send, int sendOffset, Object recv, int recvOffset, int sendCount) {
+        ArrayKind k = ArrayKind.of("send", send);
+        allgather(k.range("send", send, sendOffset, sendCount), k.range("recv", recv, recvOffset, (long) sendCount * size()),
+                sendCount, k.dtype());
     }
 
-    public void allgather(int[] send, int[] recv) {
-        allgather(array("send", send), array("recv", recv), length(send), DType.I32);
+    // ---- one number: allreduce of a scalar, through a per-rank 8-byte native cell (no allocation per call)
+
+    /** The allreduce of one {@code double} (AVG included): every rank gets the same bits. */
+    public double allreduce(double value, Op op) {
+        MemorySegment cell = scalarCell();
+        cell.set(ValueLayout.JAVA_DOUBLE, 0, value);
+        allreduce(cell, cell, 1, DType.F64, op);
+        return cell.get(ValueLayout.JAVA_DOUBLE, 0);
     }
 
-    public void allgather(long[] send, long[] recv) {
-        allgather(array("send", send), array("recv", recv), length(send), DType.I64);
+    /** The allreduce of one {@code float}. */
+    public float allreduce(float value, Op op) {
+        MemorySegment cell = scalarCell();
+        cell.set(ValueLayout.JAVA_FLOAT, 0, value);
+        allreduce(cell, cell, 1, DType.F32, op);
+        return cell.get(ValueLayout.JAVA_FLOAT, 0);
     }
 
-    private static MemorySegment array(String name, Object a) {
-        return switch (a) {
-            case null -> throw new IllegalArgumentException(name + " must not be null");
-            case double[] d -> MemorySegment.ofArray(d);
-            case float[] f -> MemorySegment.ofArray(f);
-            case int[] i -> MemorySegment.ofArray(i);
-            case long[] l -> MemorySegment.ofArray(l);
-            default -> throw new IllegalArgumentException(name + " is not a numeric array");
-        };
+    /** The allreduce of one {@code long} (I64: signed MIN/MAX, wrapping SUM). */
+    public long allreduce(long value, Op op) {
+        MemorySegment cell = scalarCell();
+        cell.set(ValueLayout.JAVA_LONG, 0, value);
+        allreduce(cell, cell, 1, DType.I64, op);
+        return cell.get(ValueLayout.JAVA_LONG, 0);
     }
 
-    private static MemorySegment optional(Object a) {
-        return a == null ? null : array("recv", a);
+    /** The allreduce of one {@code int} (I32). */
+    public int allreduce(int value, Op op) {
+        MemorySegment cell = scalarCell();
+        cell.set(ValueLayout.JAVA_INT, 0, value);
+        allreduce(cell, cell, 1, DType.I32, op);
+        return cell.get(ValueLayout.JAVA_INT, 0);
     }
 
-    private static long length(Object a) {
-        return a == null ? 0 : java.lang.reflect.Array.getLength(a);
+    /** This rank's cell for the scalar allreduces, allocated at the first one (in place: send and recv are the cell). */
+    private MemorySegment scalarCell() {
+        checkCaller();
+        if (scalarCell == null) {
+            scalarCell = allocate(8);
+        }
+        return scalarCell;
+    }
+
+    // ---- ByteBuffer forms: the buffer's remaining bytes (position to limit), direct or heap
+
+    /** {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} on buffers. */
+    public void allreduce(ByteBuffer send, ByteBuffer recv, long count, DType dtype, Op op) {
+        allreduce(buffer("send", send), buffer("recv", recv), count, dtype, op);
+    }
+
+    /** {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} on buffers; {@code recv} may be null off the root. */
+    public void reduce(ByteBuffer send, ByteBuffer recv, long count, DType dtype, Op op, int root) {
+        reduce(buffer("send", send), recv == null ? null : buffer("recv", recv), count, dtype, op, root);
+    }
+
+    /** {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} on buffers. */
+    public void reduceScatter(ByteBuffer send, ByteBuffer recv, long recvCount, DType dtype, Op op) {
+        reduceScatter(buffer("send", send), buffer("recv", recv), recvCount, dtype, op);
+    }
+
+    /** {@link #bcast(MemorySegment, long, DType, int)} on a buffer. */
+    public void bcast(ByteBuffer buf, long count, DType dtype, int root) {
+        bcast(buffer("buf", buf), count, dtype, root);
+    }
+
+    /** {@link #allgather(MemorySegment, MemorySegment, long, DType)} on buffers. */
+    public void allgather(ByteBuffer send, ByteBuffer recv, long sendCount, DType dtype) {
+        allgather(buffer("send", send), buffer("recv", recv), sendCount, dtype);
+    }
+
+    /** {@link #scan(MemorySegment, MemorySegment, long, DType, Op)} on buffers. */
+    public void scan(ByteBuffer send, ByteBuffer recv, long count, DType dtype, Op op) {
+        scan(buffer("send", send), buffer("recv", recv), count, dtype, op);
+    }
+
+    /** {@link #exscan(MemorySegment, MemorySegment, long, DType, Op)} on buffers. */
+    public void exscan(ByteBuffer send, ByteBuffer recv, long count, DType dtype, Op op) {
+        exscan(buffer("send", send), buffer("recv", recv), count, dtype, op);
+    }
+
+    /**
+     * The remaining bytes of {@code b} as a segment (a heap buffer's is over its {@code byte[]}, which every
+     * dtype accepts; a read-only buffer gives a read-only segment, which a recv refuses by name).
+     */
+    private static MemorySegment buffer(String name, ByteBuffer b) {
+        if (b == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        return MemorySegment.ofBuffer(b);
     }
 
     // ------------------------------------------------------------------ plans
@@ -895,195 +954,102 @@ public final class Rank implements AutoCloseable {
                 recvDispls);
     }
 
-    // array forms (the v-variants' int[] counts are copied to long[] per call)
+    // array forms of the vocabulary: one method per collective over Object (see "collectives on arrays");
+    // the v-variants' int[] counts are copied to long[] per call
+
     /** {@link #gather(MemorySegment, MemorySegment, long, DType, int)} of {@code send.length} elements; {@code recv} may be null off the root. */
-    public void gather(double[] send, double[] recv, int root) {
-        gather(null, array("send", send), optional(recv), length(send), DType.F64, root);
+    public void gather(Object send, Object recv, int root) {
+        ArrayKind k = ArrayKind.of("send", send);
+        gather(null, k.segment("send", send), k.optional("recv", recv), ArrayKind.length(send), k.dtype(), root);
+    }
+
+    /** {@link #gather(Object, Object, int)} of {@code count} elements from send's offset into {@code size() × count} of recv from its offset. */
+    public void gather(Object send, int sendOffset, Object recv, int recvOffset, int count, int root) {
+        ArrayKind k = ArrayKind.of("send", send);
+        gather(null, k.range("send", send, sendOffset, count), k.optionalRange("recv", recv, recvOffset, (long) count * size()),
+                count, k.dtype(), root);
     }
 
     /** {@link #scatter(MemorySegment, MemorySegment, long, DType, int)} of {@code recv.length} elements per rank; {@code send} may be null off the root. */
-    public void scatter(double[] send, double[] recv, int root) {
-        scatter(null, optional(send), array("recv", recv), length(recv), DType.F64, root);
+    public void scatter(Object send, Object recv, int root) {
+        ArrayKind k = ArrayKind.of("recv", recv);
+        scatter(null, k.optional("send", send), k.segment("recv", recv), ArrayKind.length(recv), k.dtype(), root);
+    }
+
+    /** {@link #scatter(Object, Object, int)} of {@code count} elements per rank from the offsets. */
+    public void scatter(Object send, int sendOffset, Object recv, int recvOffset, int count, int root) {
+        ArrayKind k = ArrayKind.of("recv", recv);
+        scatter(null, k.optionalRange("send", send, sendOffset, (long) count * size()), k.range("recv", recv, recvOffset, count),
+                count, k.dtype(), root);
     }
 
     /** {@link #gatherv(MemorySegment, long, MemorySegment, long[], long[], DType, int)} of {@code send.length} elements. */
-    public void gatherv(double[] send, double[] recv, int[] recvCounts, int[] displs, int root) {
-        gatherv(null, array("send", send), length(send), optional(recv), Arguments.widen(recvCounts), Arguments.widen(displs),
-                DType.F64, root);
+    public void gatherv(Object send, Object recv, int[] recvCounts, int[] displs, int root) {
+        ArrayKind k = ArrayKind.of("send", send);
+        gatherv(null, k.segment("send", send), ArrayKind.length(send), k.optional("recv", recv), Arguments.widen(recvCounts),
+                Arguments.widen(displs), k.dtype(), root);
     }
 
     /** {@link #scatterv(MemorySegment, long[], long[], MemorySegment, long, DType, int)} into {@code recv.length} elements. */
-    public void scatterv(double[] send, int[] sendCounts, int[] displs, double[] recv, int root) {
-        scatterv(null, optional(send), Arguments.widen(sendCounts), Arguments.widen(displs), array("recv", recv), length(recv),
-                DType.F64, root);
+    public void scatterv(Object send, int[] sendCounts, int[] displs, Object recv, int root) {
+        ArrayKind k = ArrayKind.of("recv", recv);
+        scatterv(null, k.optional("send", send), Arguments.widen(sendCounts), Arguments.widen(displs), k.segment("recv", recv),
+                ArrayKind.length(recv), k.dtype(), root);
     }
 
     /** {@link #allgatherv(MemorySegment, long, MemorySegment, long[], long[], DType)} of {@code send.length} elements. */
-    public void allgatherv(double[] send, double[] recv, int[] recvCounts, int[] displs) {
-        allgatherv(null, array("send", send), length(send), array("recv", recv), Arguments.widen(recvCounts),
-                Arguments.widen(displs), DType.F64);
+    public void allgatherv(Object send, Object recv, int[] recvCounts, int[] displs) {
+        ArrayKind k = ArrayKind.of("send", send);
+        allgatherv(null, k.segment("send", send), ArrayKind.length(send), k.segment("recv", recv), Arguments.widen(recvCounts),
+                Arguments.widen(displs), k.dtype());
     }
 
     /** {@link #reduceScatterV(MemorySegment, MemorySegment, long[], DType, Op)} of arrays. */
-    public void reduceScatterV(double[] send, double[] recv, int[] recvCounts, Op op) {
-        reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.F64, op);
+    public void reduceScatterV(Object send, Object recv, int[] recvCounts, Op op) {
+        ArrayKind k = ArrayKind.of("send", send);
+        reduceScatterV(null, k.segment("send", send), k.segment("recv", recv), Arguments.widen(recvCounts), k.dtype(), op);
     }
 
     /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / size()} (must divide; same array: in place). */
-    public void alltoall(double[] send, double[] recv) {
-        alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.F64);
+    public void alltoall(Object send, Object recv) {
+        ArrayKind k = ArrayKind.of("send", send);
+        alltoall(null, k.segment("send", send), k.segment("recv", recv), alltoallCount(send), k.dtype());
     }
 
     /** {@link #alltoallv(MemorySegment, long[], long[], MemorySegment, long[], long[], DType)} of arrays (same array: in place). */
-    public void alltoallv(double[] send, int[] sendCounts, int[] sendDispls, double[] recv, int[] recvCounts, int[] recvDispls) {
-        alltoallv(null, array("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), array("recv", recv),
-                Arguments.widen(recvCounts), Arguments.widen(recvDispls), DType.F64);
+    public void alltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls) {
+        ArrayKind k = ArrayKind.of("send", send);
+        alltoallv(null, k.segment("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), k.segment("recv", recv),
+                Arguments.widen(recvCounts), Arguments.widen(recvDispls), k.dtype());
     }
 
     /** {@link #scan(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
-    public void scan(double[] send, double[] recv, Op op) {
-        scan(null, Collective.SCAN, array("send", send), array("recv", recv), length(send), DType.F64, op);
+    public void scan(Object send, Object recv, Op op) {
+        scanArrays(Collective.SCAN, send, 0, recv, 0, ArrayKind.length(send), op);
+    }
+
+    /** {@link #scan(Object, Object, Op)} of {@code count} elements from the offsets. */
+    public void scan(Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
+        scanArrays(Collective.SCAN, send, sendOffset, recv, recvOffset, count, op);
     }
 
     /** {@link #exscan(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
-    public void exscan(double[] send, double[] recv, Op op) {
-        scan(null, Collective.EXSCAN, array("send", send), array("recv", recv), length(send), DType.F64, op);
+    public void exscan(Object send, Object recv, Op op) {
+        scanArrays(Collective.EXSCAN, send, 0, recv, 0, ArrayKind.length(send), op);
     }
 
-    public void gather(float[] send, float[] recv, int root) {
-        gather(null, array("send", send), optional(recv), length(send), DType.F32, root);
+    /** {@link #exscan(Object, Object, Op)} of {@code count} elements from the offsets. */
+    public void exscan(Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
+        scanArrays(Collective.EXSCAN, send, sendOffset, recv, recvOffset, count, op);
     }
 
-    public void scatter(float[] send, float[] recv, int root) {
-        scatter(null, optional(send), array("recv", recv), length(recv), DType.F32, root);
-    }
-
-    public void gatherv(float[] send, float[] recv, int[] recvCounts, int[] displs, int root) {
-        gatherv(null, array("send", send), length(send), optional(recv), Arguments.widen(recvCounts), Arguments.widen(displs),
-                DType.F32, root);
-    }
-
-    public void scatterv(float[] send, int[] sendCounts, int[] displs, float[] recv, int root) {
-        scatterv(null, optional(send), Arguments.widen(sendCounts), Arguments.widen(displs), array("recv", recv), length(recv),
-                DType.F32, root);
-    }
-
-    public void allgatherv(float[] send, float[] recv, int[] recvCounts, int[] displs) {
-        allgatherv(null, array("send", send), length(send), array("recv", recv), Arguments.widen(recvCounts),
-                Arguments.widen(displs), DType.F32);
-    }
-
-    public void reduceScatterV(float[] send, float[] recv, int[] recvCounts, Op op) {
-        reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.F32, op);
-    }
-
-    public void alltoall(float[] send, float[] recv) {
-        alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.F32);
-    }
-
-    public void alltoallv(float[] send, int[] sendCounts, int[] sendDispls, float[] recv, int[] recvCounts, int[] recvDispls) {
-        alltoallv(null, array("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), array("recv", recv),
-                Arguments.widen(recvCounts), Arguments.widen(recvDispls), DType.F32);
-    }
-
-    public void scan(float[] send, float[] recv, Op op) {
-        scan(null, Collective.SCAN, array("send", send), array("recv", recv), length(send), DType.F32, op);
-    }
-
-    public void exscan(float[] send, float[] recv, Op op) {
-        scan(null, Collective.EXSCAN, array("send", send), array("recv", recv), length(send), DType.F32, op);
-    }
-
-    public void gather(int[] send, int[] recv, int root) {
-        gather(null, array("send", send), optional(recv), length(send), DType.I32, root);
-    }
-
-    public void scatter(int[] send, int[] recv, int root) {
-        scatter(null, optional(send), array("recv", recv), length(recv), DType.I32, root);
-    }
-
-    public void gatherv(int[] send, int[] recv, int[] recvCounts, int[] displs, int root) {
-        gatherv(null, array("send", send), length(send), optional(recv), Arguments.widen(recvCounts), Arguments.widen(displs),
-                DType.I32, root);
-    }
-
-    public void scatterv(int[] send, int[] sendCounts, int[] displs, int[] recv, int root) {
-        scatterv(null, optional(send), Arguments.widen(sendCounts), Arguments.widen(displs), array("recv", recv), length(recv),
-                DType.I32, root);
-    }
-
-    public void allgatherv(int[] send, int[] recv, int[] recvCounts, int[] displs) {
-        allgatherv(null, array("send", send), length(send), array("recv", recv), Arguments.widen(recvCounts),
-                Arguments.widen(displs), DType.I32);
-    }
-
-    public void reduceScatterV(int[] send, int[] recv, int[] recvCounts, Op op) {
-        reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.I32, op);
-    }
-
-    public void alltoall(int[] send, int[] recv) {
-        alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.I32);
-    }
-
-    public void alltoallv(int[] send, int[] sendCounts, int[] sendDispls, int[] recv, int[] recvCounts, int[] recvDispls) {
-        alltoallv(null, array("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), array("recv", recv),
-                Arguments.widen(recvCounts), Arguments.widen(recvDispls), DType.I32);
-    }
-
-    public void scan(int[] send, int[] recv, Op op) {
-        scan(null, Collective.SCAN, array("send", send), array("recv", recv), length(send), DType.I32, op);
-    }
-
-    public void exscan(int[] send, int[] recv, Op op) {
-        scan(null, Collective.EXSCAN, array("send", send), array("recv", recv), length(send), DType.I32, op);
-    }
-
-    public void gather(long[] send, long[] recv, int root) {
-        gather(null, array("send", send), optional(recv), length(send), DType.I64, root);
-    }
-
-    public void scatter(long[] send, long[] recv, int root) {
-        scatter(null, optional(send), array("recv", recv), length(recv), DType.I64, root);
-    }
-
-    public void gatherv(long[] send, long[] recv, int[] recvCounts, int[] displs, int root) {
-        gatherv(null, array("send", send), length(send), optional(recv), Arguments.widen(recvCounts), Arguments.widen(displs),
-                DType.I64, root);
-    }
-
-    public void scatterv(long[] send, int[] sendCounts, int[] displs, long[] recv, int root) {
-        scatterv(null, optional(send), Arguments.widen(sendCounts), Arguments.widen(displs), array("recv", recv), length(recv),
-                DType.I64, root);
-    }
-
-    public void allgatherv(long[] send, long[] recv, int[] recvCounts, int[] displs) {
-        allgatherv(null, array("send", send), length(send), array("recv", recv), Arguments.widen(recvCounts),
-                Arguments.widen(displs), DType.I64);
-    }
-
-    public void reduceScatterV(long[] send, long[] recv, int[] recvCounts, Op op) {
-        reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.I64, op);
-    }
-
-    public void alltoall(long[] send, long[] recv) {
-        alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.I64);
-    }
-
-    public void alltoallv(long[] send, int[] sendCounts, int[] sendDispls, long[] recv, int[] recvCounts, int[] recvDispls) {
-        alltoallv(null, array("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), array("recv", recv),
-                Arguments.widen(recvCounts), Arguments.widen(recvDispls), DType.I64);
-    }
-
-    public void scan(long[] send, long[] recv, Op op) {
-        scan(null, Collective.SCAN, array("send", send), array("recv", recv), length(send), DType.I64, op);
-    }
-
-    public void exscan(long[] send, long[] recv, Op op) {
-        scan(null, Collective.EXSCAN, array("send", send), array("recv", recv), length(send), DType.I64, op);
+    private void scanArrays(Collective c, Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
+        ArrayKind k = ArrayKind.of("send", send);
+        scan(null, c, k.range("send", send, sendOffset, count), k.range("recv", recv, recvOffset, count), count, k.dtype(), op);
     }
 
     private long alltoallCount(Object send) {
-        long n = length(send);
+        long n = ArrayKind.length(send);
         if (n % size() != 0) {
             throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + size());
         }
