@@ -612,12 +612,17 @@ final class CollectiveBenchmark {
     }
 
     private MemorySegment array(long bytes) {
-        int len = Math.toIntExact(Math.max(1, bytes / dtype.size()));
-        return switch (dtype) {
-            case F64 -> MemorySegment.ofArray(new double[len]);
-            case F32 -> MemorySegment.ofArray(new float[len]);
-            case I32 -> MemorySegment.ofArray(new int[len]);
-            case I64 -> MemorySegment.ofArray(new long[len]);
+        // the dtype's own array type; a pair's is long[], whose 8-byte slots are counted in bytes, not elements
+        Class<?> component = dtype.arrayType().componentType();
+        int slot = component == double.class || component == long.class ? 8 : component == short.class ? 2 : 4;
+        int len = Math.toIntExact(Math.max(1, (bytes + slot - 1) / slot));
+        return switch (java.lang.reflect.Array.newInstance(component, len)) {
+            case double[] d -> MemorySegment.ofArray(d);
+            case float[] f -> MemorySegment.ofArray(f);
+            case int[] i -> MemorySegment.ofArray(i);
+            case long[] l -> MemorySegment.ofArray(l);
+            case short[] h -> MemorySegment.ofArray(h);
+            default -> throw new IllegalStateException("no array for " + dtype);
         };
     }
 

@@ -1,5 +1,7 @@
 package io.coll4j.cli;
 
+import io.coll4j.kernel.algo.AlgorithmCatalog;
+
 import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
@@ -86,6 +88,11 @@ final class CollectiveCommands {
             }
             int p = setup.threads();
             List<String> algs = new ArrayList<>(CollectiveBenchmark.algorithms(c, algorithm));
+            if (algorithm.equalsIgnoreCase("all")) {
+                // 'all' means all that can run this dtype and op (the baselines take no pair dtypes)
+                algs.removeIf(name -> AlgorithmCatalog.of(c).stream().anyMatch(a -> a.name().equals(name)
+                        && !a.supports(p, 1, setup.dtype(), c.reduces() ? setup.op() : null)));
+            }
             if ((nonblocking || persistent) && c.ordinal() > Collective.ALLGATHER.ordinal()) {
                 throw new IllegalArgumentException((nonblocking ? "--nonblocking" : "--persistent") + ": " + c.cliName()
                         + " has no non-blocking or persistent form yet (barrier, bcast, reduce, allreduce,"

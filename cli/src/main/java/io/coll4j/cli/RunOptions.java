@@ -34,10 +34,10 @@ final class RunOptions {
     @Option(names = {"-x", "--warmup"}, paramLabel = "N", description = "warm-up iterations (default: 100000 for latency-bound sizes so the JIT has compiled the path, as many as timed for medium sizes, iterations/10 (at least 5) for large ones)")
     Long warmup;
 
-    @Option(names = {"-d", "--dtype"}, paramLabel = "TYPE", defaultValue = "f64", description = "f32|f64|i32|i64 (default ${DEFAULT-VALUE})")
+    @Option(names = {"-d", "--dtype"}, paramLabel = "TYPE", defaultValue = "f64", description = "f32|f64|i32|i64|f16|bf16|u32|u64, or a (value, index) pair for minloc/maxloc: f32_i32|f64_i64|i32_i32|i64_i64 (default ${DEFAULT-VALUE})")
     String dtype;
 
-    @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum", description = "sum|prod|min|max|band|bor|bxor (default ${DEFAULT-VALUE})")
+    @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum", description = "sum|prod|min|max|band|bor|bxor|avg|minloc|maxloc (default ${DEFAULT-VALUE})")
     String op;
 
     @Option(names = {"-r", "--root"}, paramLabel = "N", defaultValue = "0", description = "root rank of bcast, reduce, gather(v) and scatter(v) (default ${DEFAULT-VALUE})")

@@ -127,7 +127,8 @@ final class Soak {
             DType t = DType.values()[r.nextInt(DType.values().length)];
             Op op = null;
             if (c.reduces()) {
-                Op[] ops = t.isFloating() ? new Op[]{Op.SUM, Op.PROD, Op.MIN, Op.MAX} : Op.values();
+                // every op the dtype supports except USER (a UserOp is a Java object, not a CLI value)
+                Op[] ops = java.util.Arrays.stream(Op.values()).filter(o -> o.supports(t) && o != Op.USER).toArray(Op[]::new);
                 op = ops[r.nextInt(ops.length)];
             }
             int size = r.nextInt(100);

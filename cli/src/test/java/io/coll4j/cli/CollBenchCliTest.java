@@ -68,13 +68,31 @@ class CollBenchCliTest {
         }
     }
 
+    /** The newer dtypes and ops through every algorithm of each reducing collective, validated (-c) against the reference. */
+    @ParameterizedTest
+    @ValueSource(strings = {"allreduce:f16:avg", "reduce:bf16:sum", "reduce-scatter:u32:max", "allreduce:f64_i64:minloc",
+            "scan:u64:avg", "exscan:i32_i32:maxloc", "reduce-scatter-v:f32:avg"})
+    void newDtypesAndOpsValidateOnEveryAlgorithm(String spec) {
+        String[] f = spec.split(":");
+        CliRun r = run(f[0], "-t", "3", "-m", "8:4K", "-a", "all", "-d", f[1], "-o", f[2], "-c", "-i", "10", "-x", "3",
+                "-r", "1", "--format", "csv");
+        assertEquals(0, r.code(), r.err() + "\n" + r.out());
+        List<String> rows = r.out().lines().filter(l -> l.startsWith(f[0] + ",")).toList();
+        assertTrue(rows.size() >= 3, r.out());
+        assertTrue(rows.stream().allMatch(l -> l.endsWith(",true")), r.out());
+    }
+
     @Test
     void badInputOfEveryKindIsExit2WithOneLineAndUsage(@TempDir Path dir) throws IOException {
         usageError("unknown allreduce algorithm 'nope'", "allreduce", "-t", "2", "-a", "nope");
         usageError("unknown allreduce algorithm 'nope'", "allreduce", "-t", "2", "-a", "direct,nope");
         usageError("empty algorithm name in 'direct,,push'", "allreduce", "-t", "2", "-a", "direct,,push");
-        usageError("f16", "allreduce", "-t", "2", "-d", "f16");
-        usageError("avg", "allreduce", "-t", "2", "-o", "avg");
+        usageError("unknown dtype 'f17'", "allreduce", "-t", "2", "-d", "f17");
+        usageError("unknown op 'mean'", "allreduce", "-t", "2", "-o", "mean");
+        usageError("unknown op 'user'", "allreduce", "-t", "2", "-o", "user");
+        usageError("op minloc is not defined for dtype f64", "allreduce", "-t", "2", "-o", "minloc");
+        usageError("op sum is not defined for dtype f32_i32", "reduce", "-t", "2", "-d", "f32_i32");
+        usageError("op band is not defined for dtype bf16", "scan", "-t", "2", "-d", "bf16", "-o", "band");
         usageError("op bxor is not defined for dtype f64", "allreduce", "-t", "2", "-o", "bxor");
         usageError("--root 2 is out of range for 2 ranks", "bcast", "-t", "2", "-r", "2");
         usageError("--root 5 is out of range for 2 ranks", "reduce", "-t", "2", "-r", "5");

@@ -20,6 +20,26 @@ final class ArrayReductions {
             case F32 -> f32(op, (float[]) d, (float[]) a, (float[]) b);
             case I64 -> i64(op, (long[]) d, (long[]) a, (long[]) b);
             case I32 -> i32(op, (int[]) d, (int[]) a, (int[]) b);
+            case F16 -> f16(op, (short[]) d, (short[]) a, (short[]) b);
+            default -> throw new IllegalArgumentException("no array loop for dtype " + dtype.cliName()
+                    + " (bf16, u32, u64 and the pairs have no Java arithmetic of their own to auto-vectorise)");
+        };
+    }
+
+    /** F16 as a Java developer writes it with JDK 20's conversions (intrinsics C2 may vectorise). */
+    private static Runnable f16(Op op, short[] d, short[] a, short[] b) {
+        return switch (op) {
+            case SUM -> () -> {
+                for (int i = 0; i < d.length; i++) {
+                    d[i] = Float.floatToFloat16(Float.float16ToFloat(a[i]) + Float.float16ToFloat(b[i]));
+                }
+            };
+            case PROD -> () -> {
+                for (int i = 0; i < d.length; i++) {
+                    d[i] = Float.floatToFloat16(Float.float16ToFloat(a[i]) * Float.float16ToFloat(b[i]));
+                }
+            };
+            default -> throw new IllegalArgumentException("op " + op.cliName() + ": the f16 array loop has sum and prod");
         };
     }
 
@@ -52,6 +72,7 @@ final class ArrayReductions {
             case BAND -> () -> { for (int i = 0; i < d.length; i++) d[i] = a[i] & b[i]; };
             case BOR -> () -> { for (int i = 0; i < d.length; i++) d[i] = a[i] | b[i]; };
             case BXOR -> () -> { for (int i = 0; i < d.length; i++) d[i] = a[i] ^ b[i]; };
+            default -> throw new IllegalArgumentException("op " + op.cliName() + " has no array loop");
         };
     }
 
@@ -64,6 +85,7 @@ final class ArrayReductions {
             case BAND -> () -> { for (int i = 0; i < d.length; i++) d[i] = a[i] & b[i]; };
             case BOR -> () -> { for (int i = 0; i < d.length; i++) d[i] = a[i] | b[i]; };
             case BXOR -> () -> { for (int i = 0; i < d.length; i++) d[i] = a[i] ^ b[i]; };
+            default -> throw new IllegalArgumentException("op " + op.cliName() + " has no array loop");
         };
     }
 }

@@ -39,8 +39,10 @@ import io.coll4j.reductions.Reducers;
  *   <li>{@code native}: {@code NativeReduce.reduce}, the C kernel of {@code bindings} (gcc -O3, AVX-512 or
  *       AVX2 chosen by CPU check), through a critical downcall, on the same segments.</li>
  * </ul>
- * {@code op} is limited to SUM, PROD, MIN, MAX: every op F64 has, and valid for every dtype, so no
- * parameter combination is invalid (the bitwise ops exist only for I32/I64 and run at SUM's speed).
+ * {@code op} is limited to SUM, PROD, MIN, MAX: every op F64 has, and valid for every dtype listed (AVG folds
+ * as SUM; the bitwise ops run at SUM's speed). F16/BF16 fold in f32 with a rounding per step; U32/U64 differ
+ * from I32/I64 only in MIN/MAX. {@code native} has no kernel for the four newer dtypes, and {@code array}
+ * has loops for F16 SUM/PROD only among them: those combinations fail at setup, by name.
  * Sizes: 4 KiB (L1), 256 KiB (L2), 4 MiB (L3), 64 MiB (DRAM) per operand. Inputs are near 1 so PROD
  * never reaches subnormals, whose slow path would measure the FPU instead of the kernel.
  *
@@ -55,7 +57,7 @@ import io.coll4j.reductions.Reducers;
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
 public class ReductionBench {
 
-    @Param({"F32", "F64", "I32", "I64"})
+    @Param({"F32", "F64", "I32", "I64", "F16", "BF16", "U32", "U64"})
     public DType dtype;
 
     @Param({"SUM", "PROD", "MIN", "MAX"})
@@ -85,6 +87,9 @@ public class ReductionBench {
                 if (impl.equals("native")) {
                     if (!NativeReduce.available()) {
                         throw new IllegalStateException("impl native: libcoll4j.so is not loaded (" + NativeLibrary.status() + ")");
+                    }
+                    if (dtype.ordinal() > DType.I64.ordinal()) {
+                        throw new IllegalArgumentException("impl native: the C kernel has no " + dtype.cliName());
                     }
                     int t = dtype.ordinal();
                     int o = op.ordinal();
@@ -124,6 +129,7 @@ public class ReductionBench {
             case float[] x -> MemorySegment.ofArray(x);
             case long[] x -> MemorySegment.ofArray(x);
             case int[] x -> MemorySegment.ofArray(x);
+            case short[] x -> MemorySegment.ofArray(x);
             default -> throw new IllegalArgumentException("not a primitive array of a dtype: " + array);
         };
     }
@@ -135,7 +141,12 @@ public class ReductionBench {
                 case F64 -> s.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i, rnd.nextDouble(0.5, 2.0));
                 case F32 -> s.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) rnd.nextDouble(0.5, 2.0));
                 case I64 -> s.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, rnd.nextLong() | 1);
-                case I32 -> s.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, rnd.nextInt() | 1);
+                case I32, U32 -> s.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, rnd.nextInt() | 1);
+                case U64 -> s.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, rnd.nextLong() | 1);
+                case F16 -> s.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, Float.floatToFloat16((float) rnd.nextDouble(0.5, 2.0)));
+                case BF16 -> s.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i,
+                        (short) (Float.floatToRawIntBits((float) rnd.nextDouble(0.5, 2.0)) >>> 16));
+                default -> throw new IllegalArgumentException("ReductionBench has no inputs for " + dtype);
             }
         }
     }
