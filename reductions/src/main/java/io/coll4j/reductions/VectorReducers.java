@@ -17,9 +17,11 @@ import java.lang.invoke.MethodType;
 final class VectorReducers implements ReducerFactory {
 
     private static final String TEMPLATE = "VectorReducer.class";
+    private static final String BF16_TEMPLATE = "Bf16VectorReducer.class";
 
     private final int bits;
     private final byte[] template;
+    private final byte[] bf16Template;
 
     /**
      * The family at the process-wide size ({@link VectorConstants#bits()}).
@@ -35,14 +37,18 @@ final class VectorReducers implements ReducerFactory {
         VectorConstants.checkBits(bits);
         this.bits = bits;
         this.template = readTemplate(TEMPLATE);
+        this.bf16Template = readTemplate(BF16_TEMPLATE);
     }
 
     /**
-     * Defines the {@link VectorReducer} copy of (dtype, op) at this family's size. Pair types have no vector
-     * kernel (see {@code PairOps}) and get the scalar reducer.
+     * Defines the {@link VectorReducer} copy of (dtype, op) at this family's size ({@link Bf16VectorReducer}'s
+     * for BF16). F16 and the pair types have no vector kernel and get the scalar reducer.
      */
     @Override
     public Reducer create(DType dtype, Op op) {
+        if (dtype == DType.BF16) {
+            return (Reducer) instantiate(bf16Template, VectorKernelSpec.of(dtype, op, bits));
+        }
         if (!VectorKernelSpec.hasLanes(dtype)) {
             return Reducers.scalar(dtype, op);
         }
