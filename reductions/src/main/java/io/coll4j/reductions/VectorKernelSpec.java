@@ -19,7 +19,7 @@ record VectorKernelSpec(DType dtype, Op op, VectorSpecies<?> species, VectorOper
 
     static VectorKernelSpec of(DType dtype, Op op, int bits) {
         op.checkSupports(dtype);
-        if (!hasLanes(dtype) && dtype != DType.BF16) {
+        if (!hasLanes(dtype) && !dtype.isHalf()) {
             throw new IllegalArgumentException("dtype " + dtype.cliName() + " has no lane-wise vector kernel");
         }
         // U32/U64 share I32/I64's lanes: only MIN and MAX differ, as unsigned compares
@@ -33,17 +33,16 @@ record VectorKernelSpec(DType dtype, Op op, VectorSpecies<?> species, VectorOper
             case BXOR -> VectorOperators.XOR;
             case AVG, MINLOC, MAXLOC, USER -> throw new IllegalArgumentException("op " + op.cliName() + " has no lane-wise operator");
         };
-        // BF16 computes in f32 lanes (Bf16VectorReducer): its species is the f32 one
-        VectorSpecies<?> species = dtype == DType.BF16 ? VectorConstants.species(DType.F32, bits) : VectorConstants.species(dtype, bits);
+        // F16 and BF16 compute in f32 lanes (HalfVectorReducer): their species is the f32 one
+        VectorSpecies<?> species = dtype.isHalf() ? VectorConstants.species(DType.F32, bits) : VectorConstants.species(dtype, bits);
         return new VectorKernelSpec(dtype, op, species, operator,
                 (ReductionKernel) Reducers.scalar(dtype, op));
     }
 
     /**
      * True for the dtypes whose elements are lanes of one Vector API species with the op as one lane-wise
-     * operator: F32, F64, I32, I64, U32, U64. BF16 folds in f32 lanes ({@link Bf16VectorReducer}); F16, whose
-     * conversion the Vector API has no lane operator for, and the pairs, which select whole records, run the
-     * scalar loops.
+     * operator: F32, F64, I32, I64, U32, U64. F16 and BF16 fold in f32 lanes ({@link HalfVectorReducer}); the pairs,
+     * which select whole records, run the scalar loops.
      */
     static boolean hasLanes(DType dtype) {
         return !dtype.isHalf() && !dtype.isPair();

@@ -17,11 +17,11 @@ import java.lang.invoke.MethodType;
 final class VectorReducers implements ReducerFactory {
 
     private static final String TEMPLATE = "VectorReducer.class";
-    private static final String BF16_TEMPLATE = "Bf16VectorReducer.class";
+    private static final String HALF_TEMPLATE = "HalfVectorReducer.class";
 
     private final int bits;
     private final byte[] template;
-    private final byte[] bf16Template;
+    private final byte[] halfTemplate;
 
     /**
      * The family at the process-wide size ({@link VectorConstants#bits()}).
@@ -37,17 +37,17 @@ final class VectorReducers implements ReducerFactory {
         VectorConstants.checkBits(bits);
         this.bits = bits;
         this.template = readTemplate(TEMPLATE);
-        this.bf16Template = readTemplate(BF16_TEMPLATE);
+        this.halfTemplate = readTemplate(HALF_TEMPLATE);
     }
 
     /**
-     * Defines the {@link VectorReducer} copy of (dtype, op) at this family's size ({@link Bf16VectorReducer}'s
-     * for BF16). F16 and the pair types have no vector kernel and get the scalar reducer.
+     * Defines the {@link VectorReducer} copy of (dtype, op) at this family's size ({@link HalfVectorReducer}'s
+     * for F16 and BF16). The pair types have no vector kernel and get the scalar reducer.
      */
     @Override
     public Reducer create(DType dtype, Op op) {
-        if (dtype == DType.BF16) {
-            return (Reducer) instantiate(bf16Template, VectorKernelSpec.of(dtype, op, bits));
+        if (dtype.isHalf()) {
+            return (Reducer) instantiate(halfTemplate, VectorKernelSpec.of(dtype, op, bits));
         }
         if (!VectorKernelSpec.hasLanes(dtype)) {
             return Reducers.scalar(dtype, op);

@@ -27,7 +27,7 @@ class VectorReducerTest {
         for (int bits : new int[] {128, 256, 512}) {
             for (DType dtype : DType.values()) {
                 for (Op op : Op.values()) {
-                    if (Reducers.ownKernel(dtype, op) && (VectorKernelSpec.hasLanes(dtype) || dtype == DType.BF16)) {
+                    if (Reducers.ownKernel(dtype, op) && (VectorKernelSpec.hasLanes(dtype) || dtype.isHalf())) {
                         all.add(Arguments.of(bits, dtype, op));
                     }
                 }
