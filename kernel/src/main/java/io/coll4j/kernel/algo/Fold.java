@@ -203,23 +203,6 @@ final class Fold {
 
     /** Folds {@code n} elements at byte {@code delta} of every added source into {@code into} at 0, 16 sources a pass. */
     private void foldStrip(Reducer reducer, MemorySegment into, long delta, long n) {
-        int k = count;
-        int first = Math.min(k, Reducer.MAX_SOURCES);
-        for (int i = 0; i < first; i++) {
-            passSources[i] = sources[i];
-            passOffsets[i] = offsets[i] + delta;
-        }
-        reducer.reduceMany(into, 0, passSources, passOffsets, first, n);
-        for (int next = first; next < k; ) {
-            int take = Math.min(Reducer.MAX_SOURCES - 1, k - next);
-            passSources[0] = into;
-            passOffsets[0] = 0;
-            for (int i = 0; i < take; i++) {
-                passSources[1 + i] = sources[next + i];
-                passOffsets[1 + i] = offsets[next + i] + delta;
-            }
-            reducer.reduceMany(into, 0, passSources, passOffsets, 1 + take, n);
-            next += take;
-        }
+        FoldPasses.fold(reducer, into, sources, offsets, count, delta, n, passSources, passOffsets);
     }
 }
