@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link Rank#allreduceShared}: one shared reduction per team, returned as a read-only view [MPI+MPI §4.1].
  * Checked: every dtype × op against the scalar left fold in rank order, bitwise (random floats, so any
- * other order would show), counts 0, 1, odd, not divisible by p or the vector length, p = 1, 2, 3, 5, 8,
+ * other order would show), counts 0, 1, odd, not divisible by p or the vector length, and tiles of several
+ * fold strips (heap sources fold through a heap strip into the native result), p = 1, 2, 3, 5, 8,
  * heap and native send buffers, the send buffer untouched; the view is read-only and holds until the
  * rank's own next collective while the others already fold the next one; {@code allreduce} against
  * {@code allreduceShared} is a mismatch, not a hang; bad arguments name the argument.
@@ -41,7 +42,7 @@ class SharedViewAllreduceTest {
             try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(20)).recordSchedule(schedule).build()) {
                 team.run(rank -> {
                     long salt = 1;
-                    for (long count : new long[]{0, 1, 7, 301, 1001}) {
+                    for (long count : new long[]{0, 1, 7, 301, 1001, 20_011}) {
                         for (DType t : DType.values()) {
                             for (Op op : Op.values()) {
                                 if (!op.supports(t)) {
