@@ -12,11 +12,11 @@ import io.coll4j.reductions.Averages;
 import io.coll4j.reductions.Reducer;
 import io.coll4j.reductions.UserOp;
 import io.coll4j.reductions.Reducers;
+import io.coll4j.reductions.ScalarReference;
 import io.coll4j.topology.BindResult;
 import io.coll4j.topology.Pu;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -379,34 +379,30 @@ public final class Rank implements AutoCloseable {
 
     /** The allreduce of one {@code double} (AVG included): every rank gets the same bits. */
     public double allreduce(double value, Op op) {
-        MemorySegment cell = scalarCell();
-        cell.set(ValueLayout.JAVA_DOUBLE, 0, value);
-        allreduce(cell, cell, 1, DType.F64, op);
-        return cell.get(ValueLayout.JAVA_DOUBLE, 0);
+        return Double.longBitsToDouble(allreduceScalar(Double.doubleToRawLongBits(value), DType.F64, op));
     }
 
     /** The allreduce of one {@code float}. */
     public float allreduce(float value, Op op) {
-        MemorySegment cell = scalarCell();
-        cell.set(ValueLayout.JAVA_FLOAT, 0, value);
-        allreduce(cell, cell, 1, DType.F32, op);
-        return cell.get(ValueLayout.JAVA_FLOAT, 0);
+        return Float.intBitsToFloat((int) allreduceScalar(Float.floatToRawIntBits(value), DType.F32, op));
     }
 
     /** The allreduce of one {@code long} (I64: signed MIN/MAX, wrapping SUM). */
     public long allreduce(long value, Op op) {
-        MemorySegment cell = scalarCell();
-        cell.set(ValueLayout.JAVA_LONG, 0, value);
-        allreduce(cell, cell, 1, DType.I64, op);
-        return cell.get(ValueLayout.JAVA_LONG, 0);
+        return allreduceScalar(value, DType.I64, op);
     }
 
     /** The allreduce of one {@code int} (I32). */
     public int allreduce(int value, Op op) {
+        return (int) allreduceScalar(value, DType.I32, op);
+    }
+
+    /** One element, as raw bits ({@link ScalarReference}'s encoding), allreduced in place in this rank's cell. */
+    private long allreduceScalar(long bits, DType dtype, Op op) {
         MemorySegment cell = scalarCell();
-        cell.set(ValueLayout.JAVA_INT, 0, value);
-        allreduce(cell, cell, 1, DType.I32, op);
-        return cell.get(ValueLayout.JAVA_INT, 0);
+        ScalarReference.set(dtype, cell, 0, bits);
+        allreduce(cell, cell, 1, dtype, op);
+        return ScalarReference.get(dtype, cell, 0);
     }
 
     /** This rank's cell for the scalar allreduces, allocated at the first one (in place: send and recv are the cell). */

@@ -1,6 +1,5 @@
 package io.coll4j.reductions;
 
-import java.lang.constant.ConstantDescs;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.nio.ByteOrder;
@@ -63,16 +62,7 @@ final class HalfVectorReducer implements Reducer {
     private static final long VECTOR_BYTES = FLOATS.length() * 2L;
 
     private static VectorKernelSpec spec() {
-        try {
-            VectorKernelSpec spec = MethodHandles.classData(MethodHandles.lookup(), ConstantDescs.DEFAULT_NAME,
-                    VectorKernelSpec.class);
-            if (spec == null) {
-                throw new IllegalStateException("HalfVectorReducer is a template; VectorReducers defines its copies");
-            }
-            return spec;
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
+        return VectorKernelSpec.classData(MethodHandles.lookup(), "HalfVectorReducer");
     }
 
     private HalfVectorReducer() {
@@ -90,20 +80,24 @@ final class HalfVectorReducer implements Reducer {
 
     @Override
     public void reduceInto(MemorySegment dst, long dstOffset, MemorySegment src, long srcOffset, long count) {
-        if (ReducerArguments.checkReduceInto(DTYPE, dst, dstOffset, src, srcOffset, count)) {
-            reduce2(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
-        } else {
-            SCALAR.reduce2(dst, dstOffset, dst, dstOffset, src, srcOffset, count);
-        }
+        pass(ReducerArguments.checkReduceInto(DTYPE, dst, dstOffset, src, srcOffset, count),
+                dst, dstOffset, dst, dstOffset, src, srcOffset, count);
     }
 
     @Override
     public void reduce(MemorySegment dst, long dstOffset, MemorySegment a, long aOffset, MemorySegment b, long bOffset,
                        long count) {
-        if (ReducerArguments.checkReduce(DTYPE, dst, dstOffset, a, aOffset, b, bOffset, count)) {
-            reduce2(dst, dstOffset, a, aOffset, b, bOffset, count);
+        pass(ReducerArguments.checkReduce(DTYPE, dst, dstOffset, a, aOffset, b, bOffset, count),
+                dst, dstOffset, a, aOffset, b, bOffset, count);
+    }
+
+    /** One checked pass: the vector loops on native operands, the scalar loops with any heap operand. */
+    private static void pass(boolean allNative, MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b,
+                             long bOff, long count) {
+        if (allNative) {
+            reduce2(d, dOff, a, aOff, b, bOff, count);
         } else {
-            SCALAR.reduce2(dst, dstOffset, a, aOffset, b, bOffset, count);
+            SCALAR.reduce2(d, dOff, a, aOff, b, bOff, count);
         }
     }
 

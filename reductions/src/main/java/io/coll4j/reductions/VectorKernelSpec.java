@@ -1,5 +1,8 @@
 package io.coll4j.reductions;
 
+import java.lang.constant.ConstantDescs;
+import java.lang.invoke.MethodHandles;
+
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -16,6 +19,22 @@ import jdk.incubator.vector.VectorSpecies;
  */
 record VectorKernelSpec(DType dtype, Op op, VectorSpecies<?> species, VectorOperators.Binary operator,
                         ReductionKernel scalar) {
+
+    /**
+     * The spec a hidden template copy was defined with, read through the copy's own {@code lookup}; an
+     * {@link IllegalStateException} naming {@code template} when the class is the template itself (no class data).
+     */
+    static VectorKernelSpec classData(MethodHandles.Lookup lookup, String template) {
+        try {
+            VectorKernelSpec spec = MethodHandles.classData(lookup, ConstantDescs.DEFAULT_NAME, VectorKernelSpec.class);
+            if (spec == null) {
+                throw new IllegalStateException(template + " is a template; VectorReducers defines its copies");
+            }
+            return spec;
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     static VectorKernelSpec of(DType dtype, Op op, int bits) {
         op.checkSupports(dtype);

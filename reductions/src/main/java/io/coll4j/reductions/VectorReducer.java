@@ -1,6 +1,5 @@
 package io.coll4j.reductions;
 
-import java.lang.constant.ConstantDescs;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.nio.ByteOrder;
@@ -82,16 +81,7 @@ final class VectorReducer implements Reducer {
     private static final long BLOCK = UNROLL * LANES;
 
     private static VectorKernelSpec spec() {
-        try {
-            VectorKernelSpec spec = MethodHandles.classData(MethodHandles.lookup(), ConstantDescs.DEFAULT_NAME,
-                    VectorKernelSpec.class);
-            if (spec == null) {
-                throw new IllegalStateException("VectorReducer is a template; VectorReducers defines its copies");
-            }
-            return spec;
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
+        return VectorKernelSpec.classData(MethodHandles.lookup(), "VectorReducer");
     }
 
     private VectorReducer() {
