@@ -261,6 +261,8 @@ class OpsAndTypesCollectivesTest {
                 assertTrue(e.getMessage().contains("UserOp"), e.getMessage());
                 e = assertThrows(IllegalArgumentException.class, () -> rank.iallreduce(s, d, 4, DType.F32, Op.AVG));
                 assertTrue(e.getMessage().contains("nonblocking"), e.getMessage());
+                e = assertThrows(IllegalArgumentException.class, () -> rank.allreduceShared(s, 4, DType.F32, Op.AVG));
+                assertTrue(e.getMessage().contains("allreduceShared"), e.getMessage());
                 // the call after the errors still works
                 s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x0000_0003_0000_0005L);
                 rank.allreduce(s, d, 1, AFFINE);

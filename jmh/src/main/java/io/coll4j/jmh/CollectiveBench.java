@@ -9,6 +9,7 @@ import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.ScalarReference;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
@@ -26,7 +27,6 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.Control;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -90,14 +90,23 @@ import java.util.concurrent.atomic.AtomicLongArray;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
 public abstract class CollectiveBench {
-    /** Data type and op of every reducing suite: what {@code collbench} defaults to. */
+    /** Data type by default: what {@code collbench} defaults to. */
     static final DType DTYPE = DType.F64;
-    static final Op OP = Op.SUM;
     static final int ROOT = 0;
 
     /** Team size; must equal JMH's thread count ({@code -t}). */
     @Param({"2"})
     public int ranks;
+
+    /**
+     * Element type ({@code -p dtype=BF16}, any {@link DType} name; the baseline refuses the pair types) and,
+     * for the reducing suites, the op ({@code -p op=AVG}, any {@link Op} name but USER).
+     */
+    @Param({"F64"})
+    public String dtype;
+
+    @Param({"SUM"})
+    public String op;
 
     private Shared shared;
     private Rank rank;
@@ -212,7 +221,11 @@ public abstract class CollectiveBench {
      */
     record Shape(long callCount, long sendBytes, long recvBytes) {
         static Shape of(Collective c, long bytes, int p) {
-            long es = DTYPE.size();
+            return of(c, bytes, p, DTYPE.size());
+        }
+
+        /** The same for elements of {@code es} bytes. */
+        static Shape of(Collective c, long bytes, int p, long es) {
             return switch (c) {
                 case BARRIER -> new Shape(0, 0, 0);
                 case ALLREDUCE, REDUCE, BCAST -> {
@@ -251,16 +264,15 @@ public abstract class CollectiveBench {
         // the subclasses declare these parameters (their values differ per collective); read them here by name
         String algorithm = params.getParam("algorithm");
         String bytes = params.getParam("bytes");
-        Shape shape = Shape.of(c, bytes == null ? 0 : CopyBench.parseSize(bytes), ranks);
+        DType t = DType.parse(dtype);
+        Shape shape = Shape.of(c, bytes == null ? 0 : CopyBench.parseSize(bytes), ranks, t.size());
         boolean baseline = AlgorithmCatalog.isBaseline(AlgorithmCatalog.find(c, algorithm));
-        send = buffer(shape.sendBytes(), baseline);
-        recv = buffer(shape.recvBytes(), baseline);
+        send = buffer(shape.sendBytes(), baseline, t);
+        recv = buffer(shape.recvBytes(), baseline, t);
         if (send != null) {
-            for (long i = 0; i < shape.sendBytes() / DTYPE.size(); i++) {
-                send.setAtIndex(ValueLayout.JAVA_DOUBLE, i, id + 1 + (i & 15) * 0.125);
-            }
+            fill(send, t, shape.sendBytes() / t.size(), id);
         }
-        plan = rank.plan(c, shape.callCount(), DTYPE, OP, ROOT, algorithm);
+        plan = rank.plan(c, shape.callCount(), t, Op.parse(op), ROOT, algorithm);
         long[][] v = VectorShapes.layout(c, shape.callCount(), ranks, id);
         sendCounts = v[0];
         sendDispls = v[1];
@@ -275,11 +287,43 @@ public abstract class CollectiveBench {
         calls = 0;
     }
 
-    private MemorySegment buffer(long bytes, boolean heap) {
+    /**
+     * Native memory of the rank, or for the baseline a heap array of the dtype's own type (what a Java
+     * developer's arrays are; a pair type's is long[]).
+     */
+    private MemorySegment buffer(long bytes, boolean heap, DType t) {
         if (bytes == 0) {
             return null;
         }
-        return heap ? MemorySegment.ofArray(new double[Math.toIntExact(bytes / DTYPE.size())]) : rank.allocate(bytes);
+        if (!heap) {
+            return rank.allocate(bytes);
+        }
+        return switch (t.isPair() ? DType.I64 : t) {
+            case F64 -> MemorySegment.ofArray(new double[Math.toIntExact(bytes / 8)]);
+            case F32 -> MemorySegment.ofArray(new float[Math.toIntExact(bytes / 4)]);
+            case I32, U32 -> MemorySegment.ofArray(new int[Math.toIntExact(bytes / 4)]);
+            case F16, BF16 -> MemorySegment.ofArray(new short[Math.toIntExact(bytes / 2)]);
+            default -> MemorySegment.ofArray(new long[Math.toIntExact((bytes + 7) / 8)]);
+        };
+    }
+
+    /** Rank {@code id}'s input: small values near 1 of the value type (a pair's index is the rank). */
+    private static void fill(MemorySegment s, DType t, long count, int id) {
+        DType v = t.valueType();
+        for (long i = 0; i < count; i++) {
+            double x = id + 1 + (i & 15) * 0.125;
+            long at = i * t.size();
+            ScalarReference.set(v, s, at, switch (v) {
+                case F64 -> Double.doubleToRawLongBits(x);
+                case F32 -> Float.floatToRawIntBits((float) x);
+                case F16 -> Float.floatToFloat16((float) x);
+                case BF16 -> Float.floatToRawIntBits((float) x) >>> 16;
+                default -> (long) (x * 8);
+            });
+            if (t.isPair()) {
+                ScalarReference.set(v.size() == 4 ? DType.I32 : DType.I64, s, at + v.size(), id);
+            }
+        }
     }
 
     @TearDown(Level.Trial)
