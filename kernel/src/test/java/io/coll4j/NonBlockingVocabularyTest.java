@@ -43,6 +43,8 @@ class NonBlockingVocabularyTest {
                     MemorySegment sIn = buffer(rank, 8 * total + 8, heap);
                     MemorySegment aSend = buffer(rank, 8 * total + 8, heap), aRecv = buffer(rank, 8 * total + 8, heap);
                     MemorySegment aIn = buffer(rank, 8 * total + 8, heap);
+                    MemorySegment aMix = buffer(rank, 8 * total + 8, heap), aMixRecv = buffer(rank, 8 * total + 8, heap);
+                    boolean mixInPlace = me % 2 == 0;             // even ranks in place, odd ranks not
                     MemorySegment cSend = buffer(rank, 8 * n + 8, heap), cRecv = buffer(rank, 8 * n + 8, heap);
                     MemorySegment cIn = buffer(rank, 8 * n + 8, heap);
                     MemorySegment xSend = buffer(rank, 8 * n + 8, heap), xRecv = buffer(rank, 8 * n + 8, heap);
@@ -60,6 +62,7 @@ class NonBlockingVocabularyTest {
                         sIn.setAtIndex(D, i, in(me, i, salt));
                         aSend.setAtIndex(D, i, in(me, i, salt + 1));         // block q goes to rank q
                         aIn.setAtIndex(D, i, in(me, i, salt + 1));
+                        aMix.setAtIndex(D, i, in(me, i, salt + 1));
                     }
                     MemorySegment rootBlockOfGather = gIn.asSlice(me * n * 8, n * 8);
                     MemorySegment rootBlockOfScatter = sIn.asSlice(me * n * 8, n * 8);
@@ -72,6 +75,7 @@ class NonBlockingVocabularyTest {
                                     : rank.iscatter(null, sIn.asSlice(0, n * 8), n, DType.F64, root),
                             rank.ialltoall(aSend, aRecv, n, DType.F64),
                             rank.ialltoall(aIn, aIn, n, DType.F64),
+                            rank.ialltoall(aMix, mixInPlace ? aMix : aMixRecv, n, DType.F64),
                             rank.iscan(cSend, cRecv, n, DType.F64, Op.SUM),
                             rank.iscan(cIn, cIn, n, DType.F64, Op.SUM),
                             rank.iexscan(xSend, xRecv, n, DType.F64, Op.SUM),
@@ -93,6 +97,8 @@ class NonBlockingVocabularyTest {
                         for (int q = 0; q < p; q++) {
                             same(problems, "alltoall" + tag, i, in(q, me * n + i, salt + 1), aRecv.getAtIndex(D, q * n + i));
                             same(problems, "alltoall in place" + tag, i, in(q, me * n + i, salt + 1), aIn.getAtIndex(D, q * n + i));
+                            same(problems, "alltoall, some ranks in place" + tag, i, in(q, me * n + i, salt + 1),
+                                    (mixInPlace ? aMix : aMixRecv).getAtIndex(D, q * n + i));
                         }
                         double scan = in(0, i, salt);
                         double exscan = 0;

@@ -152,12 +152,25 @@ public final class ItemWorker {
     /**
      * One alltoall pair: {@code bytes} of {@code inA}@{@code aOff} → {@code outB}@{@code bDst} and of
      * {@code inB}@{@code bOff} → {@code outA}@{@code aDst}. Each output may be the other direction's input
-     * (a rank in place), so the first input is saved in a private strip before anything is written.
+     * (a rank in place): the input that may be clobbered is read first, through a private strip when both
+     * ranks are in place.
      */
     void exchange(Copy copy, MemorySegment inA, long aOff, MemorySegment outB, long bDst, MemorySegment inB, long bOff,
                   MemorySegment outA, long aDst, long bytes, boolean nonTemporal) {
         if (inA == inB && aOff == bOff) {
             copy(copy, inA, aOff, outA, aDst, bytes, nonTemporal);       // a rank's own block: one copy
+            return;
+        }
+        // outA clobbers inA only when rank a is in place, outB clobbers inB only when b is: order the two
+        // copies so the input that may be clobbered is read first, and save through the strip only when both are
+        if (!sameRange(inA, aOff, outA, aDst)) {
+            copy(copy, inB, bOff, outA, aDst, bytes, nonTemporal);
+            copy(copy, inA, aOff, outB, bDst, bytes, nonTemporal);
+            return;
+        }
+        if (!sameRange(inB, bOff, outB, bDst)) {
+            copy(copy, inA, aOff, outB, bDst, bytes, nonTemporal);
+            copy(copy, inB, bOff, outA, aDst, bytes, nonTemporal);
             return;
         }
         MemorySegment saved = strips(0);
