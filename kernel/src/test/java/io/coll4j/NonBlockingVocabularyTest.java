@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The non-blocking and persistent gather, scatter, alltoall, scan and exscan against the scalar reference:
  * staged (≤ 256 B per rank) and sliced sizes, counts 0, 1 and odd, in place (root's block for gather and
- * scatter, the same segment for alltoall and the scans), heap and native, p = 1, 2, 3, 5, 8, posted
- * together and awaited in reverse order. Folds are in rank order: results compared bitwise.
+ * scatter, the same segment for alltoall (on every rank, or on every other one) and the scans), heap and
+ * native, p = 1, 2, 3, 5, 8, posted together and awaited in reverse order. Folds are in rank order: results compared bitwise.
  */
 class NonBlockingVocabularyTest {
 
