@@ -93,10 +93,9 @@ final class CollectiveCommands {
                 algs.removeIf(name -> AlgorithmCatalog.of(c).stream().anyMatch(a -> a.name().equals(name)
                         && !a.supports(p, 1, setup.dtype(), c.reduces() ? setup.op() : null)));
             }
-            if ((nonblocking || persistent) && c.ordinal() > Collective.ALLGATHER.ordinal()) {
+            if ((nonblocking || persistent) && c.vector()) {
                 throw new IllegalArgumentException((nonblocking ? "--nonblocking" : "--persistent") + ": " + c.cliName()
-                        + " has no non-blocking or persistent form yet (barrier, bcast, reduce, allreduce,"
-                        + " reduce-scatter and allgather have)");
+                        + " has no non-blocking or persistent form yet (the v-variants; every other collective has)");
             }
             if (nonblocking) {
                 algs.add(CollectiveBenchmark.NONBLOCKING);
