@@ -92,6 +92,9 @@ final class CollectiveCommands {
                 // 'all' means all that can run this dtype and op (the baselines take no pair dtypes)
                 algs.removeIf(name -> AlgorithmCatalog.of(c).stream().anyMatch(a -> a.name().equals(name)
                         && !a.supports(p, 1, setup.dtype(), c.reduces() ? setup.op() : null)));
+                if (c.reduces() && setup.op() == io.coll4j.reductions.Op.AVG) {
+                    algs.remove(io.coll4j.kernel.algo.allgather.SharedViewAllgather.NAME);   // allreduceShared has no AVG
+                }
             }
             if ((nonblocking || persistent) && c.vector()) {
                 throw new IllegalArgumentException((nonblocking ? "--nonblocking" : "--persistent") + ": " + c.cliName()

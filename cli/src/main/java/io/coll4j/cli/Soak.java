@@ -31,6 +31,8 @@ final class Soak {
     static final int CALLS_PER_TEAM = 2_000;
     /** Largest count drawn (rarely); most calls are small, so a million of them takes minutes, not hours. */
     static final int MAX_COUNT = 1 << 15;
+    /** The widest element of any dtype (a 16-byte pair): what the pool buffers are sized for. */
+    static final int MAX_ELEMENT_BYTES = java.util.Arrays.stream(DType.values()).mapToInt(DType::size).max().orElseThrow();
 
     /** One call: every rank derives it from the same random stream. */
     record Call(Collective collective, String algorithm, DType dtype, Op op, int count, int root, boolean inPlace,
@@ -93,7 +95,7 @@ final class Soak {
                 wrongs[i] = new AtomicLong();
             }
             team.run(rank -> {
-                long poolBytes = (long) MAX_COUNT * 8 * p + 64;
+                long poolBytes = (long) MAX_COUNT * MAX_ELEMENT_BYTES * p + 64;
                 MemorySegment[] pool = {rank.allocate(poolBytes), rank.allocate(poolBytes)};
                 {
                     for (int i = 0; i < calls; i++) {
