@@ -90,9 +90,12 @@ public final class Rank implements AutoCloseable {
         this.local = span == null ? null : new Local();
     }
 
-    /** This rank's number, 0 .. localSize()-1. */
+    /**
+     * This rank's number, 0 .. size()-1. With {@link Team.Builder#mpi()} it is global: process index ×
+     * localSize() + localId(), so the ranks of one process are consecutive.
+     */
     public int id() {
-        return id;
+        return span == null ? id : span.globalId(id);
     }
 
     /** Number of ranks in the team: with {@link Team.Builder#mpi()}, of every process. */

@@ -313,7 +313,7 @@ public final class Team implements AutoCloseable {
             rank.bindThread();
             body.run(rank);
         } catch (Throwable t) {
-            context.abort(t, rank.id());
+            context.abort(t, rank.localId());
         } finally {
             rank.release(Thread.currentThread());
         }

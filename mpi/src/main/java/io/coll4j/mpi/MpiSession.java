@@ -1,0 +1,239 @@
+package io.coll4j.mpi;
+
+import io.coll4j.kernel.span.ProcessSpan.ThreadLevel;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * MPI in this JVM: initialised once ({@code MPI_Init_thread}), finalised when the last team over it closes
+ * (MPI cannot be initialised again in the same process). Owns how MPI may be called:
+ * <ul>
+ *   <li>{@link ThreadLevel#MULTIPLE} when the library provides it: every call runs on its caller's thread;</li>
+ *   <li>otherwise (or forced by {@code -Dcoll4j.mpi.funneled=true} / {@code COLL4J_MPI_FUNNELED=1})
+ *       {@link ThreadLevel#FUNNELED}: one daemon thread, {@code coll4j-mpi}, initialises MPI and makes every
+ *       call, one at a time, for whichever rank submits it.</li>
+ * </ul>
+ * A watchdog ends the job when a call stays in MPI longer than the team timeout (another process died,
+ * hangs outside coll4j, or called a different collective): it prints which call and process, then
+ * {@code MPI_Abort}s — the alternative is a silent hang of the whole job.
+ */
+final class MpiSession {
+    private static MpiSession current;
+    private static boolean finalised;
+
+    final MpiShim shim;
+    final ThreadLevel level;
+    final int rank;
+    final int size;
+    private final ExecutorService funnel;
+    private int teams;
+    /** Communicators per local rank, by team width: split once, reused by every later team of that width. */
+    final Map<Integer, int[]> perLocalRank = new ConcurrentHashMap<>();
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong calls = new AtomicLong();
+    private volatile long timeoutNanos = Long.MAX_VALUE;
+
+    private record Pending(String what, long start) {
+    }
+
+    /** One downcall into the shim; returns its MPI error code. */
+    @FunctionalInterface
+    interface MpiCall {
+        int run() throws Throwable;
+    }
+
+    private MpiSession(MpiShim shim, boolean funneled) {
+        this.shim = shim;
+        this.funnel = funneled ? Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("coll4j-mpi").daemon(true).unstarted(r))
+                : null;
+        int[] provided = new int[1];
+        int rc = call("MPI_Init_thread", () -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
+                int r = (int) shim.init.invokeExact(funneled ? 1 : 3, p);
+                provided[0] = p.get(ValueLayout.JAVA_INT, 0);
+                return r;
+            }
+        });
+        check(rc, "MPI_Init_thread");
+        this.level = provided[0] == 3 ? ThreadLevel.MULTIPLE : ThreadLevel.FUNNELED;
+        if (provided[0] < 1) {
+            throw new IllegalStateException("MPI provides only MPI_THREAD_SINGLE; coll4j needs at least MPI_THREAD_FUNNELED");
+        }
+        this.rank = intOut("MPI_Comm_rank", 0, true);
+        this.size = intOut("MPI_Comm_size", 0, false);
+        Thread watchdog = Thread.ofPlatform().name("coll4j-mpi-watchdog").daemon(true).unstarted(this::watch);
+        watchdog.start();
+    }
+
+    /**
+     * The session, initialising MPI on first use.
+     *
+     * @throws IllegalStateException when not launched by mpirun, MPI or the shim is missing, or MPI was
+     *                               already finalised in this process
+     */
+    static synchronized MpiSession open(Map<String, String> env, long timeoutNanos) {
+        if (finalised) {
+            throw new IllegalStateException("MPI was finalised when the last team over it closed, and cannot be initialised "
+                    + "twice in one process: keep one mpi() team open for the whole job");
+        }
+        if (current == null) {
+            if (!launched(env)) {
+                throw new IllegalStateException("Team.Builder.mpi(): this process was not started by mpirun/mpiexec "
+                        + "(none of OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK is set); run e.g. "
+                        + "'mpirun -np 2 java ...', or build the team without mpi()");
+            }
+            boolean funneled = Boolean.getBoolean("coll4j.mpi.funneled") || "1".equals(env.get("COLL4J_MPI_FUNNELED"));
+            current = new MpiSession(MpiShim.load(), funneled);
+            Runtime.getRuntime().addShutdownHook(new Thread(MpiSession::finaliseAtExit, "coll4j-mpi-finalize"));
+        }
+        current.teams++;
+        current.timeoutNanos = Math.min(current.timeoutNanos, timeoutNanos);
+        return current;
+    }
+
+    static boolean launched(Map<String, String> env) {
+        return env.containsKey("OMPI_COMM_WORLD_SIZE") || env.containsKey("PMI_SIZE") || env.containsKey("PMIX_RANK");
+    }
+
+    /** A team over this session closed; the last one finalises MPI. */
+    void close() {
+        synchronized (MpiSession.class) {
+            if (--teams > 0 || current != this) {
+                return;
+            }
+            current = null;
+            finalised = true;
+        }
+        finalise();
+    }
+
+    private static void finaliseAtExit() {
+        MpiSession s;
+        synchronized (MpiSession.class) {
+            s = current;
+            current = null;
+            finalised = true;
+        }
+        if (s != null) {
+            s.finalise();   // a job whose teams were never closed: without it mpirun reports an error exit
+        }
+    }
+
+    private void finalise() {
+        call("MPI_Finalize", () -> (int) shim.finalizeMpi.invokeExact());
+        if (funnel != null) {
+            funnel.shutdown();
+        }
+    }
+
+    /** Runs one MPI call on the thread allowed to make it, under the watchdog; returns its result. */
+    int call(String what, MpiCall mpi) {
+        long id = calls.incrementAndGet();
+        pending.put(id, new Pending(what, System.nanoTime()));
+        try {
+            if (funnel == null || Thread.currentThread().getName().equals("coll4j-mpi")) {
+                return mpi.run();
+            }
+            Future<Integer> f = funnel.submit(() -> {
+                try {
+                    return mpi.run();
+                } catch (Exception | Error e) {
+                    throw e;
+                } catch (Throwable t) {
+                    throw new IllegalStateException(what + ": " + t, t);
+                }
+            });
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    int r = f.get();
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return r;
+                } catch (InterruptedException e) {
+                    interrupted = true;   // the MPI call cannot be cancelled: its buffers stay in use until it ends
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(what + ": " + e.getCause(), e.getCause());
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(what + ": " + t, t);
+        } finally {
+            pending.remove(id);
+        }
+    }
+
+    /** Throws naming the call and MPI's message when {@code rc} is not MPI_SUCCESS. */
+    void check(int rc, String what) {
+        if (rc != 0) {
+            throw new IllegalStateException(what + " failed in process " + rank + ": " + errorString(rc) + " (MPI error " + rc + ")");
+        }
+    }
+
+    private String errorString(int rc) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(512);
+            shim.errorString.invokeExact(rc, buf, 512);
+            return buf.getString(0);
+        } catch (Throwable t) {
+            return "(no message: " + t + ")";
+        }
+    }
+
+    private int intOut(String what, int comm, boolean rankOf) {
+        int[] out = new int[1];
+        int rc = call(what, () -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
+                int r = rankOf ? (int) shim.commRank.invokeExact(comm, p) : (int) shim.commSize.invokeExact(comm, p);
+                out[0] = p.get(ValueLayout.JAVA_INT, 0);
+                return r;
+            }
+        });
+        check(rc, what);
+        return out[0];
+    }
+
+    /** Prints {@code why} and ends every process of the job; never returns. */
+    void abort(String why) {
+        System.err.println(why);
+        System.err.flush();
+        try {
+            int ignored = (int) shim.abort.invokeExact(1);
+        } catch (Throwable ignored) {
+            // fall through to halt
+        }
+        Runtime.getRuntime().halt(1);
+    }
+
+    private void watch() {
+        while (true) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Pending p : pending.values()) {
+                if (now - p.start() > timeoutNanos) {
+                    abort("coll4j: process " + rank + " of " + size + ": " + p.what() + " has been in MPI for more than "
+                            + timeoutNanos / 1_000_000_000.0 + " s (the team timeout): another process died, hangs outside "
+                            + "coll4j, or called a different collective; aborting every process of the job");
+                }
+            }
+        }
+    }
+}
