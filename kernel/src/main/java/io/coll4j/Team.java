@@ -757,6 +757,11 @@ public final class Team implements AutoCloseable {
             }
 
             @Override
+            public io.coll4j.kernel.span.SpanGroup spanGroup(Team team) {
+                return team.spanGroup;
+            }
+
+            @Override
             public CollectiveAlgorithm algorithm(CollectivePlan plan) {
                 return plan.algorithm();
             }
