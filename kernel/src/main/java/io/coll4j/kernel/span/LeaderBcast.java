@@ -5,7 +5,7 @@ import io.coll4j.reductions.DType;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Leader-based bcast across processes [HMPI §2.5]: in the root's process the root broadcasts locally, so
+ * Leader-based bcast across processes, PAMI's local → leader → local composition [PAMI §4, Fig. 10]: in the root's process the root broadcasts locally, so
  * local rank 0 holds the message; the leaders broadcast it over MPI from the root's process; every other
  * process then broadcasts it locally from its leader.
  *
