@@ -94,15 +94,24 @@ public final class Team implements AutoCloseable {
     private Team(Builder b) {
         this.topology = b.topology != null ? b.topology : Topology.host();
         this.size = b.ranks > 0 ? b.ranks : topology.pus().size();
-        this.plan = b.placement.plan(topology, size);
+        this.timeout = b.timeout;
+        this.processSpan = b.mpi ? io.coll4j.kernel.span.ProcessSpan.open(size, timeout) : null;
+        int sharing = processesOnThisHost();
+        Placement placement = b.placement;
+        if (sharing > 1 && placement.binds()) {
+            // every process would bind its rank 0 to the same PU: leave placement to mpirun (--bind-to, --map-by)
+            io.coll4j.topology.Fallbacks.note("thread binding", sharing + " processes of the MPI job share host " + host()
+                    + ": rank threads are not bound (bind processes with mpirun --bind-to / --map-by)");
+            placement = Placement.NONE;
+        }
+        this.plan = placement.plan(topology, size);
         this.binder = Binder.forTopology(topology);
         int cpus = Runtime.getRuntime().availableProcessors();
-        this.waitStrategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size, cpus);
-        this.timeout = b.timeout;
+        // the ranks of every process on this host compete for its CPUs: the default strategy must see all of them
+        this.waitStrategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size * sharing, cpus);
         this.reproducible = b.reproducible;
         MachineModel model = b.model != null ? b.model : MachineModel.fromEnvironment(topology, System.getenv());
         this.selector = new Selector(model, b.forced, TeamLayout.of(plan).shape());
-        this.processSpan = b.mpi ? io.coll4j.kernel.span.ProcessSpan.open(size, timeout) : null;
         if (processSpan != null && processSpan.processes() > 1) {
             if (b.progressThread) {
                 processSpan.close();
@@ -189,6 +198,15 @@ public final class Team implements AutoCloseable {
     /** One line on how ranks in different processes talk: the MPI library and thread level, or that they do not. */
     public String transport() {
         return processSpan == null ? "none (one process)" : processSpan.describe();
+    }
+
+    /** Processes of this team's job on this process's host (1 without MPI). */
+    private int processesOnThisHost() {
+        int n = 0;
+        for (int p = 0; p < processes(); p++) {
+            n += host(p).equals(host()) ? 1 : 0;
+        }
+        return Math.max(n, 1);
     }
 
     io.coll4j.kernel.span.SpanGroup spanGroup() {

@@ -28,7 +28,8 @@ final class MpiProcessSpan implements ProcessSpan {
 
     MpiProcessSpan(MpiSession mpi, int localRanks) {
         this.mpi = mpi;
-        try (Arena a = Arena.ofConfined()) {
+        // shared: under FUNNELED the MPI thread, not this one, reads and writes these segments
+        try (Arena a = Arena.ofShared()) {
             // every process must give the team the same width: global ids are process × width + local id
             MemorySegment w = a.allocate(ValueLayout.JAVA_INT, 2);
             w.setAtIndex(ValueLayout.JAVA_INT, 0, localRanks);
