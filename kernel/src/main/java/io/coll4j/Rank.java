@@ -2,6 +2,7 @@ package io.coll4j;
 
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
+import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
@@ -1439,6 +1440,31 @@ public final class Rank implements AutoCloseable {
         Arguments.readable("send", send, block, id);
         execute(SHARED_VIEW, Collective.ALLGATHER, send, null, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT);
         return SharedViewAllgather.view(call);
+    }
+
+    private static final SharedViewAllreduce SHARED_VIEW_ALLREDUCE = new SharedViewAllreduce();
+
+    /**
+     * Reduces {@code count} elements of every rank's {@code send} into ONE shared result and returns a
+     * read-only view of it [MPI+MPI §4.1]: each rank folds its tile of all send buffers straight into the
+     * shared result; nothing is copied into per-rank receive buffers (per call the node saves the
+     * (p − 1)·p·s bytes of an allreduce's copy-out, and holds one result instead of p). The values are
+     * bitwise those of the {@code direct} allreduce (every element folded in ascending rank order).
+     *
+     * <p>The view is valid until this rank's next collective on this team, as for
+     * {@link #allgatherShared}. Writing to it throws. Every rank must call {@code allreduceShared} with the
+     * same count, dtype and op (a rank calling {@code allreduce} instead is a mismatch).
+     *
+     * @return a read-only segment of {@code count} elements of {@code dtype}
+     */
+    public MemorySegment allreduceShared(MemorySegment send, long count, DType dtype, Op op) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        Arguments.op(op, dtype);
+        Arguments.readable("send", send, Arguments.bytes(count, dtype, 1), id);
+        execute(SHARED_VIEW_ALLREDUCE, Collective.ALLREDUCE, send, null, count, dtype, op, SharedViewAllgather.SIGNATURE_ROOT);
+        return SharedViewAllreduce.view(call);
     }
 
     // ------------------------------------------------------------------ across processes

@@ -4,6 +4,7 @@ import io.coll4j.bindings.copy.Copy;
 import io.coll4j.bindings.copy.NativeOp;
 import io.coll4j.bindings.copy.NativeType;
 import io.coll4j.bindings.copy.StreamingFold;
+import io.coll4j.kernel.algo.FoldPasses;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
@@ -72,23 +73,7 @@ public final class ItemWorker {
         for (long done = 0; done < elements; done += perStrip) {
             long n = Math.min(perStrip, elements - done);
             long delta = done * es;
-            int first = Reducer.MAX_SOURCES;
-            for (int i = 0; i < first; i++) {
-                pass[i] = srcs[i];
-                passOffsets[i] = srcOffsets[i] + delta;
-            }
-            reducer.reduceMany(strip, 0, pass, passOffsets, first, n);
-            for (int next = first; next < k; ) {
-                int take = Math.min(Reducer.MAX_SOURCES - 1, k - next);
-                pass[0] = strip;
-                passOffsets[0] = 0;
-                for (int i = 0; i < take; i++) {
-                    pass[1 + i] = srcs[next + i];
-                    passOffsets[1 + i] = srcOffsets[next + i] + delta;
-                }
-                reducer.reduceMany(strip, 0, pass, passOffsets, 1 + take, n);
-                next += take;
-            }
+            FoldPasses.fold(reducer, strip, srcs, srcOffsets, k, delta, n, pass, passOffsets);
             MemorySegment.copy(strip, 0, dst, dstOffset + delta, n * es);
         }
         Arrays.fill(pass, null);
