@@ -11,7 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * MPI in this JVM: initialised once ({@code MPI_Init_thread}), finalised when the last team over it closes
@@ -38,11 +37,27 @@ final class MpiSession {
     private int teams;
     /** Communicators per local rank, by team width: split once, reused by every later team of that width. */
     final Map<Integer, int[]> perLocalRank = new ConcurrentHashMap<>();
-    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-    private final AtomicLong calls = new AtomicLong();
+    /** Every thread that has called MPI, with its in-flight mark (read by the watchdog). */
+    private final Map<Thread, InFlight> callers = new ConcurrentHashMap<>();
+    private final ThreadLocal<InFlight> mine = ThreadLocal.withInitial(() -> {
+        InFlight f = new InFlight();
+        callers.put(Thread.currentThread(), f);
+        return f;
+    });
     private volatile long timeoutNanos = Long.MAX_VALUE;
 
-    private record Pending(String what, long start) {
+    /**
+     * One thread's MPI call in flight, without a clock read or an allocation on the call path: the thread
+     * bumps {@code seq} (odd = inside MPI) around each call; the watchdog samples it every 100 ms and
+     * aborts when the same odd value has been seen for longer than the timeout.
+     */
+    static final class InFlight {
+        /** Written by its thread only (release), read by the watchdog (acquire). */
+        volatile long seq;
+        volatile String what;
+        /** Watchdog-private: the odd seq it last saw and since when. */
+        long seenSeq;
+        long seenSince;
     }
 
     /** One downcall into the shim; returns its MPI error code. */
@@ -138,8 +153,7 @@ final class MpiSession {
 
     /** Runs one MPI call on the thread allowed to make it, under the watchdog; returns its result. */
     int call(String what, MpiCall mpi) {
-        long id = calls.incrementAndGet();
-        pending.put(id, new Pending(what, System.nanoTime()));
+        InFlight mark = enter(what);
         try {
             if (funnel == null || Thread.currentThread().getName().equals("coll4j-mpi")) {
                 return mpi.run();
@@ -172,8 +186,25 @@ final class MpiSession {
         } catch (Throwable t) {
             throw new IllegalStateException(what + ": " + t, t);
         } finally {
-            pending.remove(id);
+            exit(mark);
         }
+    }
+
+    /** Marks the calling thread as inside MPI call {@code what} (for the watchdog); pair with {@link #exit}. */
+    InFlight enter(String what) {
+        InFlight f = mine.get();
+        f.what = what;
+        f.seq++;   // odd: inside; volatile write, the watchdog's read of seq pairs with it
+        return f;
+    }
+
+    void exit(InFlight f) {
+        f.seq++;   // even: outside
+    }
+
+    /** True when MPI is called on the caller's own thread (THREAD_MULTIPLE): the spans then skip {@link #call}'s hand-off. */
+    boolean inline() {
+        return funnel == null;
     }
 
     /** Throws naming the call and MPI's message when {@code rc} is not MPI_SUCCESS. */
@@ -227,9 +258,16 @@ final class MpiSession {
                 return;
             }
             long now = System.nanoTime();
-            for (Pending p : pending.values()) {
-                if (now - p.start() > timeoutNanos) {
-                    abort("coll4j: process " + rank + " of " + size + ": " + p.what() + " has been in MPI for more than "
+            for (InFlight f : callers.values()) {
+                long seq = f.seq;
+                if ((seq & 1) == 0) {
+                    continue;
+                }
+                if (seq != f.seenSeq) {
+                    f.seenSeq = seq;
+                    f.seenSince = now;
+                } else if (now - f.seenSince > timeoutNanos) {
+                    abort("coll4j: process " + rank + " of " + size + ": " + f.what + " has been in MPI for more than "
                             + timeoutNanos / 1_000_000_000.0 + " s (the team timeout): another process died, hangs outside "
                             + "coll4j, or called a different collective; aborting every process of the job");
                 }
