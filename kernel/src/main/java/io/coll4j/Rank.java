@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.span.ChainAllreduce;
 import io.coll4j.kernel.span.LeaderAllgather;
 import io.coll4j.kernel.span.LeaderAllreduce;
 import io.coll4j.kernel.span.LeaderBarrier;
@@ -248,7 +249,12 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
-            LeaderReduce.run(span, local, send, recv, count, dtype, op, root);
+            if (team.reproducible()) {
+                // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
+                ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, op);
+            } else {
+                LeaderReduce.run(span, local, send, recv, count, dtype, op, root);
+            }
             return;
         }
         Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, localSize());
@@ -329,7 +335,9 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
-            if (span.multiLeader(count * dtype.size())) {
+            if (team.reproducible()) {
+                ChainAllreduce.run(span, local, send, recv, count, dtype, op);
+            } else if (span.multiLeader(count * dtype.size())) {
                 MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, op);
             } else {
                 LeaderAllreduce.run(span, local, send, recv, count, dtype, op);
@@ -348,7 +356,14 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
-            LeaderReduceScatter.run(span, local, send, recv, recvCount, dtype, op);
+            if (team.reproducible()) {
+                long block = recvCount * dtype.size();
+                MemorySegment all = span.result(id, block * size());
+                ChainAllreduce.run(span, local, send, all, recvCount * size(), dtype, op);
+                MemorySegment.copy(all, (long) id() * block, recv, 0, block);
+            } else {
+                LeaderReduceScatter.run(span, local, send, recv, recvCount, dtype, op);
+            }
             return;
         }
         Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, localSize());

@@ -199,6 +199,22 @@ final class MpiProcessSpan implements ProcessSpan {
     }
 
     @Override
+    public void send(int comm, MemorySegment buf, long bytes, int dest) {
+        MemorySegment b = staging.get().in(0, buf, bytes);
+        int rc = mpi.call("MPI_Send", () -> (int) mpi.shim.send.invokeExact(comm, b, bytes, dest));
+        mpi.check(rc, "MPI_Send");
+    }
+
+    @Override
+    public void recv(int comm, MemorySegment buf, long bytes, int source) {
+        Staging s = staging.get();
+        MemorySegment b = s.inOut(1, buf, bytes, false);
+        int rc = mpi.call("MPI_Recv", () -> (int) mpi.shim.recv.invokeExact(comm, b, bytes, source));
+        mpi.check(rc, "MPI_Recv");
+        s.out(b, buf, bytes);
+    }
+
+    @Override
     public void abort(String why) {
         mpi.abort(why);
     }

@@ -38,6 +38,8 @@ final class MpiShim {
     final MethodHandle reduceScatterBlock;
     final MethodHandle allgather;
     final MethodHandle barrier;
+    final MethodHandle send;
+    final MethodHandle recv;
     final MethodHandle errorString;
     final MethodHandle abort;
     final MethodHandle wtime;
@@ -60,6 +62,8 @@ final class MpiShim {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
         allgather = h(linker, lib, "coll4j_mpi_allgather", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
         barrier = h(linker, lib, "coll4j_mpi_barrier", i);
+        send = h(linker, lib, "coll4j_mpi_send", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+        recv = h(linker, lib, "coll4j_mpi_recv", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
         errorString = h(linker, lib, "coll4j_mpi_error_string", FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, JAVA_INT));
         abort = h(linker, lib, "coll4j_mpi_abort", i);
         wtime = h(linker, lib, "coll4j_mpi_wtime", FunctionDescriptor.of(JAVA_DOUBLE));

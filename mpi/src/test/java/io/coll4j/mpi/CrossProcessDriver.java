@@ -26,7 +26,14 @@ public final class CrossProcessDriver {
     public static void main(String[] args) {
         String mode = args[0];
         int t = Integer.parseInt(args[1]);
-        try (Team team = Team.builder().ranks(t).mpi().timeout(Duration.ofSeconds(40)).build()) {
+        try (Team team = Team.builder().ranks(t).mpi().timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible")).build()) {
+            if (mode.equals("reproducible")) {
+                team.run(rank -> new Checker(rank).reproducible());
+                if (team.processIndex() == 0) {
+                    System.out.println("cross-process reproducible OK: " + team.processes() + " processes x " + t + " ranks");
+                }
+                return;
+            }
             if (mode.equals("throw")) {
                 team.run(rank -> {
                     if (rank.id() == 1) {
@@ -226,12 +233,58 @@ public final class CrossProcessDriver {
             };
         }
 
+        /** An inexact input: rank r's element i (sums of these depend on the order). */
+        static double inexact(int r, long i) {
+            return Math.sin(r * 1000.0 + i) * 1e-3 + 1.0 / (i + 1 + r);
+        }
+
+        /**
+         * reproducible(true): allreduce, reduce and reduce-scatter of inexact f64 and f32 sums are bitwise the left
+         * fold over global ranks in ascending order, at counts 0, 1, odd and not divisible by the rank count.
+         */
+        void reproducible() {
+            for (long n : new long[]{0, 1, 7, 3L * p + 1, 4097}) {
+                for (DType d : new DType[]{DType.F64, DType.F32}) {
+                    MemorySegment send = buffer(d, n * p);
+                    for (long i = 0; i < n * p; i++) {
+                        put(send, d, i, inexact(g, i));
+                    }
+                    MemorySegment recv = buffer(d, n * p);
+                    rank.allreduce(send, recv, n * p, d, Op.SUM);
+                    expect("reproducible allreduce", recv, d, 0, n * p, i -> leftFold(d, i));
+                    MemorySegment root = g == p - 1 ? buffer(d, n) : null;
+                    rank.reduce(send, root, n, d, Op.SUM, p - 1);
+                    if (root != null) {
+                        expect("reproducible reduce", root, d, 0, n, i -> leftFold(d, i));
+                    }
+                    MemorySegment block = buffer(d, n);
+                    rank.reduceScatter(send, block, n, d, Op.SUM);
+                    expect("reproducible reduce-scatter", block, d, 0, n, i -> leftFold(d, g * n + i));
+                }
+            }
+        }
+
+        private long leftFold(DType d, long i) {
+            if (d == DType.F32) {
+                float acc = (float) inexact(0, i);
+                for (int r = 1; r < p; r++) {
+                    acc += (float) inexact(r, i);
+                }
+                return Float.floatToRawIntBits(acc);
+            }
+            double acc = inexact(0, i);
+            for (int r = 1; r < p; r++) {
+                acc += inexact(r, i);
+            }
+            return Double.doubleToRawLongBits(acc);
+        }
+
         /** Inexact f64 sums: every rank's result must be bitwise the same (its hash's min and max agree). */
         private void inexactAgreement() {
             int n = 4097;
             double[] x = new double[n];
             for (int i = 0; i < n; i++) {
-                x[i] = Math.sin(g * 1000.0 + i) * 1e-3 + 1.0 / (i + 1 + g);
+                x[i] = inexact(g, i);
             }
             double[] r = new double[n];
             rank.allreduce(x, r, Op.SUM);

@@ -79,6 +79,13 @@ class MpiJobTest {
     }
 
     @Test
+    void reproducibleIsTheAscendingGlobalRankFoldBitwise() throws Exception {
+        Job job = mpirun(3, List.of(), "reproducible", "2");
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("cross-process reproducible OK: 3 processes x 2 ranks"), job.output());
+    }
+
+    @Test
     void aRankThatThrowsEndsEveryProcessNamingIt() throws Exception {
         Job job = mpirun(2, List.of(), "throw", "2");
         assertTrue(job.exit() != 0, job.output());

@@ -62,6 +62,12 @@ public interface ProcessSpan {
 
     void barrier(int comm);
 
+    /** Blocking point-to-point: {@code bytes} of {@code buf} to process {@code dest} of {@code comm}. */
+    void send(int comm, MemorySegment buf, long bytes, int dest);
+
+    /** Blocking point-to-point: {@code bytes} from process {@code source} of {@code comm} into {@code buf}. */
+    void recv(int comm, MemorySegment buf, long bytes, int source);
+
     /** Ends every process of the job after printing {@code why} on stderr; does not return. */
     void abort(String why);
 

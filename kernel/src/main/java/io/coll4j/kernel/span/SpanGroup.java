@@ -14,12 +14,14 @@ public final class SpanGroup implements AutoCloseable {
     private final int localSize;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] scratch;
+    private final MemorySegment[] results;
     private final HierarchicalCost cost;
 
     public SpanGroup(ProcessSpan span, int localSize, HierarchicalCost cost) {
         this.span = span;
         this.localSize = localSize;
         this.scratch = new MemorySegment[localSize];
+        this.results = new MemorySegment[localSize];
         this.cost = cost;
     }
 
@@ -74,10 +76,23 @@ public final class SpanGroup implements AutoCloseable {
      * peers read it inside a local collective. Replaced segments stay allocated until {@link #close}.
      */
     public MemorySegment scratch(int localId, long bytes) {
-        MemorySegment s = scratch[localId];
+        return grow(scratch, localId, bytes);
+    }
+
+    /**
+     * A second buffer of local rank {@code localId}, as {@link #scratch}: where a rank with no receive buffer
+     * of the right size (reduce off the root, reduce-scatter) takes a whole result while the algorithm uses
+     * the scratch.
+     */
+    public MemorySegment result(int localId, long bytes) {
+        return grow(results, localId, bytes);
+    }
+
+    private MemorySegment grow(MemorySegment[] slots, int localId, long bytes) {
+        MemorySegment s = slots[localId];
         if (s == null || s.byteSize() < bytes) {
             long size = Math.max(bytes, s == null ? 4096 : 2 * s.byteSize());
-            s = scratch[localId] = arena.allocate(size, 64);
+            s = slots[localId] = arena.allocate(size, 64);
         }
         return s.asSlice(0, bytes);
     }
