@@ -735,10 +735,11 @@ public final class Team implements AutoCloseable {
          * rank ids become global (process index × ranks + local id) and barrier, bcast, reduce, allreduce,
          * reduce-scatter, allgather and their plans run hierarchically — coll4j inside a process, MPI between
          * processes. Needs {@code io.coll4j:coll4j-mpi} on the path and an MPI library; every process must build
-         * its teams in the same order with the same rank count. In a single process (no mpirun, or
-         * {@code mpirun -np 1}) the team is an ordinary one. MPI is finalised when the last such team closes.
+         * its teams in the same order with the same rank count. Under {@code mpirun -np 1} the team is an
+         * ordinary one (no MPI call on any collective's path). MPI is finalised when the last such team closes.
          *
-         * @throws IllegalStateException from {@link #build()} when coll4j-mpi or MPI is missing, naming what
+         * @throws IllegalStateException from {@link #build()} when coll4j-mpi or MPI is missing, or the process
+         *                               was not started by mpirun, naming what
          */
         public Builder mpi() {
             this.mpi = true;
