@@ -96,9 +96,11 @@ final class MpiProcessSpan implements ProcessSpan {
 
     @Override
     public String describe() {
-        return "MPI, " + mpi.size + " processes, " + (mpi.level == ThreadLevel.MULTIPLE
-                ? "MPI_THREAD_MULTIPLE (every local rank may call MPI)"
-                : "MPI_THREAD_FUNNELED (calls funnelled through one thread)");
+        return "MPI, " + mpi.size + " processes, " + switch (mpi.level) {
+            case MULTIPLE -> "MPI_THREAD_MULTIPLE (every local rank may call MPI)";
+            case SERIALIZED -> "MPI_THREAD_SERIALIZED (any rank calls MPI, one at a time)";
+            case FUNNELED -> "MPI_THREAD_FUNNELED (calls funnelled through one thread)";
+        };
     }
 
     @Override

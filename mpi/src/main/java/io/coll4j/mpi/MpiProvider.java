@@ -9,7 +9,7 @@ public final class MpiProvider implements ProcessSpan.Provider {
     @Override
     public ProcessSpan open(int localRanks, Duration timeout) {
         long nanos = timeout.isZero() ? Long.MAX_VALUE : timeout.toNanos();
-        MpiSession s = MpiSession.open(System.getenv(), nanos);
+        MpiSession s = MpiSession.open(System.getenv(), nanos, localRanks);
         try {
             return new MpiProcessSpan(s, localRanks);
         } catch (RuntimeException e) {

@@ -16,10 +16,17 @@ import java.util.concurrent.Future;
  * MPI in this JVM: initialised once ({@code MPI_Init_thread}), finalised when the last team over it closes
  * (MPI cannot be initialised again in the same process). Owns how MPI may be called:
  * <ul>
- *   <li>{@link ThreadLevel#MULTIPLE} when the library provides it: every call runs on its caller's thread;</li>
- *   <li>otherwise (or forced by {@code -Dcoll4j.mpi.funneled=true} / {@code COLL4J_MPI_FUNNELED=1})
- *       {@link ThreadLevel#FUNNELED}: one daemon thread, {@code coll4j-mpi}, initialises MPI and makes every
- *       call, one at a time, for whichever rank submits it.</li>
+ *   <li>{@link ThreadLevel#MULTIPLE} (asked for when the first team has more than one rank per process):
+ *       every call runs on its caller's thread, concurrently;</li>
+ *   <li>{@link ThreadLevel#SERIALIZED} (asked for with one rank per process, where multi-leader has nothing
+ *       to split, or when MPI provides less than MULTIPLE): every call on its caller's thread under a lock —
+ *       Open MPI's THREAD_MULTIPLE locking costs the 8-byte allreduce a third of its latency;</li>
+ *   <li>{@link ThreadLevel#FUNNELED} (forced): one daemon thread, {@code coll4j-mpi}, initialises MPI and
+ *       makes every call, one at a time, for whichever rank submits it.</li>
+ * </ul>
+ * {@code -Dcoll4j.mpi.thread=multiple|serialized|funneled} or {@code COLL4J_MPI_THREAD} forces one
+ * ({@code -Dcoll4j.mpi.funneled=true} / {@code COLL4J_MPI_FUNNELED=1} are the same as funneled).
+ * <ul>
  * </ul>
  * A watchdog ends the job when a call stays in MPI longer than the team timeout (another process died,
  * hangs outside coll4j, or called a different collective): it prints which call and process, then
@@ -66,7 +73,11 @@ final class MpiSession {
         int run() throws Throwable;
     }
 
-    private MpiSession(MpiShim shim, boolean funneled) {
+    /** Serialises every call under {@link ThreadLevel#SERIALIZED}; null otherwise. */
+    private final java.util.concurrent.locks.ReentrantLock serial;
+
+    private MpiSession(MpiShim shim, ThreadLevel want) {
+        boolean funneled = want == ThreadLevel.FUNNELED;
         this.shim = shim;
         this.funnel = funneled ? Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("coll4j-mpi").daemon(true).unstarted(r))
                 : null;
@@ -74,13 +85,16 @@ final class MpiSession {
         int rc = call("MPI_Init_thread", () -> {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
-                int r = (int) shim.init.invokeExact(funneled ? 1 : 3, p);
+                int r = (int) shim.init.invokeExact(want == ThreadLevel.MULTIPLE ? 3 : want == ThreadLevel.SERIALIZED ? 2 : 1, p);
                 provided[0] = p.get(ValueLayout.JAVA_INT, 0);
                 return r;
             }
         });
         check(rc, "MPI_Init_thread");
-        this.level = provided[0] == 3 ? ThreadLevel.MULTIPLE : ThreadLevel.FUNNELED;
+        // less than asked for: serialise on the callers' threads (the funnel thread only when asked for)
+        this.level = funneled ? ThreadLevel.FUNNELED
+                : provided[0] == 3 && want == ThreadLevel.MULTIPLE ? ThreadLevel.MULTIPLE : ThreadLevel.SERIALIZED;
+        this.serial = level == ThreadLevel.SERIALIZED ? new java.util.concurrent.locks.ReentrantLock() : null;
         if (provided[0] < 1) {
             throw new IllegalStateException("MPI provides only MPI_THREAD_SINGLE; coll4j needs at least MPI_THREAD_FUNNELED");
         }
@@ -96,7 +110,7 @@ final class MpiSession {
      * @throws IllegalStateException when not launched by mpirun, MPI or the shim is missing, or MPI was
      *                               already finalised in this process
      */
-    static synchronized MpiSession open(Map<String, String> env, long timeoutNanos) {
+    static synchronized MpiSession open(Map<String, String> env, long timeoutNanos, int localRanks) {
         if (finalised) {
             throw new IllegalStateException("MPI was finalised when the last team over it closed, and cannot be initialised "
                     + "twice in one process: keep one mpi() team open for the whole job");
@@ -107,13 +121,28 @@ final class MpiSession {
                         + "(none of OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK is set); run e.g. "
                         + "'mpirun -np 2 java ...', or build the team without mpi()");
             }
-            boolean funneled = Boolean.getBoolean("coll4j.mpi.funneled") || "1".equals(env.get("COLL4J_MPI_FUNNELED"));
-            current = new MpiSession(MpiShim.load(), funneled);
+            current = new MpiSession(MpiShim.load(), wanted(env, localRanks));
             Runtime.getRuntime().addShutdownHook(new Thread(MpiSession::finaliseAtExit, "coll4j-mpi-finalize"));
         }
         current.teams++;
         current.timeoutNanos = Math.min(current.timeoutNanos, timeoutNanos);
         return current;
+    }
+
+    /** The thread level to ask for: forced by property or environment, else by the first team's width. */
+    static ThreadLevel wanted(Map<String, String> env, int localRanks) {
+        if (Boolean.getBoolean("coll4j.mpi.funneled") || "1".equals(env.get("COLL4J_MPI_FUNNELED"))) {
+            return ThreadLevel.FUNNELED;
+        }
+        String forced = System.getProperty("coll4j.mpi.thread", env.getOrDefault("COLL4J_MPI_THREAD", ""));
+        return switch (forced.toLowerCase(java.util.Locale.ROOT)) {
+            case "" -> localRanks > 1 ? ThreadLevel.MULTIPLE : ThreadLevel.SERIALIZED;
+            case "multiple" -> ThreadLevel.MULTIPLE;
+            case "serialized" -> ThreadLevel.SERIALIZED;
+            case "funneled" -> ThreadLevel.FUNNELED;
+            default -> throw new IllegalArgumentException("coll4j.mpi.thread / COLL4J_MPI_THREAD: multiple, serialized or funneled, got '"
+                    + forced + "'");
+        };
     }
 
     static boolean launched(Map<String, String> env) {
@@ -192,6 +221,9 @@ final class MpiSession {
 
     /** Marks the calling thread as inside MPI call {@code what} (for the watchdog); pair with {@link #exit}. */
     InFlight enter(String what) {
+        if (serial != null) {
+            serial.lock();
+        }
         InFlight f = mine.get();
         f.what = what;
         f.seq++;   // odd: inside; volatile write, the watchdog's read of seq pairs with it
@@ -200,9 +232,12 @@ final class MpiSession {
 
     void exit(InFlight f) {
         f.seq++;   // even: outside
+        if (serial != null) {
+            serial.unlock();
+        }
     }
 
-    /** True when MPI is called on the caller's own thread (THREAD_MULTIPLE): the spans then skip {@link #call}'s hand-off. */
+    /** True when MPI is called on the caller's own thread (MULTIPLE, SERIALIZED): the spans then skip {@link #call}'s hand-off. */
     boolean inline() {
         return funnel == null;
     }

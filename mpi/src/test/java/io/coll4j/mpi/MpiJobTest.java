@@ -69,13 +69,14 @@ class MpiJobTest {
     }
 
     @ParameterizedTest(name = "{0} processes x {1} ranks, {2}")
-    @CsvSource({"2,1,multiple", "2,2,multiple", "3,1,multiple", "3,2,multiple", "2,2,funneled"})
+    @CsvSource({"2,1,serialized", "2,2,multiple", "3,1,multiple", "3,2,multiple", "2,2,funneled", "3,2,serialized"})
     void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level) throws Exception {
-        List<String> jvm = level.equals("funneled") ? List.of("-Dcoll4j.mpi.funneled=true") : List.of();
+        // T = 1 defaults to SERIALIZED, T = 2 to MULTIPLE; the others are forced
+        List<String> jvm = List.of("-Dcoll4j.mpi.thread=" + level);
         Job job = mpirun(processes, jvm, "check", String.valueOf(ranks));
         assertEquals(0, job.exit(), job.output());
         assertTrue(job.output().contains("cross-process OK: " + processes + " processes x " + ranks + " ranks"), job.output());
-        assertTrue(job.output().contains(level.equals("funneled") ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_MULTIPLE"), job.output());
+        assertTrue(job.output().contains("MPI_THREAD_" + level.toUpperCase(java.util.Locale.ROOT)), job.output());
     }
 
     @Test

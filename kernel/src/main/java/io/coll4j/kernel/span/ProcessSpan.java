@@ -25,6 +25,11 @@ public interface ProcessSpan {
     enum ThreadLevel {
         /** Any thread, concurrently: several local ranks drive MPI at once (multi-leader). */
         MULTIPLE,
+        /**
+         * Any thread, one at a time (a lock around every call): no funnel hand-off and none of the library's
+         * internal locking of THREAD_MULTIPLE — the lowest latency for leader-based algorithms.
+         */
+        SERIALIZED,
         /** Only one thread: every call is funnelled through the thread that initialised MPI, one at a time. */
         FUNNELED
     }
