@@ -138,14 +138,7 @@ class SharedViewAllreduceTest {
                 });
             }
         }));
-        boolean mismatch = false;
-        for (Throwable t = thrown; t != null && !mismatch; t = t.getCause()) {
-            mismatch = t instanceof CollectiveMismatchException;
-            for (Throwable s : t.getSuppressed()) {
-                mismatch |= s instanceof CollectiveMismatchException;
-            }
-        }
-        assertTrue(mismatch, "expected a CollectiveMismatchException, got " + thrown);
+        SharedViewAllgatherTest.assertMismatch(thrown);
     }
 
     @Test

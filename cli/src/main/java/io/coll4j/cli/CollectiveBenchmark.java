@@ -588,6 +588,11 @@ final class CollectiveBenchmark {
             case ALLREDUCE -> rank.iallreduce(s, r, n, dtype, op);
             case REDUCE_SCATTER -> rank.ireduceScatter(s, r, n, dtype, op);
             case ALLGATHER -> rank.iallgather(s, r, n, dtype);
+            case GATHER -> rank.igather(s, r, n, dtype, root);
+            case SCATTER -> rank.iscatter(s, r, n, dtype, root);
+            case ALLTOALL -> rank.ialltoall(s, r, n, dtype);
+            case SCAN -> rank.iscan(s, r, n, dtype, op);
+            case EXSCAN -> rank.iexscan(s, r, n, dtype, op);
             default -> throw new IllegalArgumentException(collective.cliName() + " has no non-blocking form");
         };
     }
@@ -614,6 +619,11 @@ final class CollectiveBenchmark {
                     case ALLREDUCE -> rank.allreduceInit(s, r, n, dtype, op);
                     case REDUCE_SCATTER -> rank.reduceScatterInit(s, r, n, dtype, op);
                     case ALLGATHER -> rank.allgatherInit(s, r, n, dtype);
+                    case GATHER -> rank.gatherInit(s, r, n, dtype, root);
+                    case SCATTER -> rank.scatterInit(s, r, n, dtype, root);
+                    case ALLTOALL -> rank.alltoallInit(s, r, n, dtype);
+                    case SCAN -> rank.scanInit(s, r, n, dtype, op);
+                    case EXSCAN -> rank.exscanInit(s, r, n, dtype, op);
                     default -> throw new IllegalArgumentException(collective.cliName() + " has no persistent form");
                 };
             }

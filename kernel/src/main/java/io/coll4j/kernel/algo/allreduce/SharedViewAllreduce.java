@@ -35,8 +35,8 @@ import java.lang.foreign.MemorySegment;
  */
 public final class SharedViewAllreduce extends AbstractAlgorithm {
     public static final String NAME = "shared-view";
-    /** The rank whose scratch holds the shared result. */
-    static final int HOLDER = 0;
+    /** The rank whose scratch holds the shared result (the same as the shared-view allgather's). */
+    static final int HOLDER = SharedViewAllgather.HOLDER;
 
     public SharedViewAllreduce() {
         super(Collective.ALLREDUCE, NAME, "each rank folds its tile of all send buffers into one shared result, read in place (read-only view)",
@@ -90,7 +90,7 @@ public final class SharedViewAllreduce extends AbstractAlgorithm {
             if (r != HOLDER) {
                 call.record("write-shared", HOLDER);
             }
-            call.foldInto(shared(call), off, n);
+            call.foldInto(SharedViewAllgather.shared(call), off, n);
         }
         if (p > 1) {
             // release: my tile of the result is in the shared buffer and I no longer read any send buffer;
@@ -100,15 +100,8 @@ public final class SharedViewAllreduce extends AbstractAlgorithm {
         }
     }
 
-    private static MemorySegment shared(CollectiveCall call) {
-        return call.rank() == HOLDER ? call.scratch() : call.peerScratch(HOLDER);
-    }
-
     /** The read-only view of the result of the call that just ran on this rank (empty for 0 elements). */
     public static MemorySegment view(CollectiveCall call) {
-        if (call.bytes() == 0) {
-            return MemorySegment.ofArray(new byte[0]).asReadOnly();
-        }
-        return shared(call).asSlice(0, call.bytes()).asReadOnly();
+        return SharedViewAllgather.viewOf(call, call.bytes());
     }
 }
