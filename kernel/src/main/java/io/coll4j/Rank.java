@@ -1562,6 +1562,9 @@ public final class Rank implements AutoCloseable {
      */
     public MemorySegment allgatherShared(MemorySegment send, long sendCount, DType dtype) {
         checkCaller();
+        if (spanned()) {
+            throw singleProcessOnly("allgatherShared");
+        }
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
         long block = Arguments.bytes(sendCount, dtype, 1);
@@ -1588,6 +1591,9 @@ public final class Rank implements AutoCloseable {
      */
     public MemorySegment allreduceShared(MemorySegment send, long count, DType dtype, Op op) {
         checkCaller();
+        if (spanned()) {
+            throw singleProcessOnly("allreduceShared");
+        }
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
