@@ -6,6 +6,16 @@ import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.span.ChainAllreduce;
+import io.coll4j.kernel.span.LeaderAllgather;
+import io.coll4j.kernel.span.LeaderAllreduce;
+import io.coll4j.kernel.span.LeaderBarrier;
+import io.coll4j.kernel.span.LeaderBcast;
+import io.coll4j.kernel.span.LeaderReduce;
+import io.coll4j.kernel.span.LeaderReduceScatter;
+import io.coll4j.kernel.span.LocalOps;
+import io.coll4j.kernel.span.MultiLeaderAllreduce;
+import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Averages;
@@ -34,8 +44,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * before the call happen-before the others' return.
  *
  * <p>Buffers: a collective reads and writes the first {@code count × dtype.size()} bytes of its
- * segments (reduce-scatter reads {@code size() × recvCount} elements, allgather writes
- * {@code size() × sendCount}). Segments may be heap or native, at any alignment, but must be accessible
+ * segments (reduce-scatter reads {@code localSize() × recvCount} elements, allgather writes
+ * {@code localSize() × sendCount}). Segments may be heap or native, at any alignment, but must be accessible
  * from every rank's thread (not from a confined arena). Passing the same segment as send and receive
  * buffer means in place (allreduce, reduce); for allgather, a send segment that is this rank's block of
  * the receive buffer means in place. When a collective returns, its buffers may be reused. A segment must
@@ -66,6 +76,11 @@ public final class Rank implements AutoCloseable {
     private final CollectiveAlgorithm[] lastAlgorithm = new CollectiveAlgorithm[Collective.values().length];
     private final long[] lastKey = new long[Collective.values().length];
     private volatile BindResult binding;
+    /** Non-null when the team spans processes: the six hierarchical collectives go through it. */
+    private final SpanGroup span;
+    /** Set by this rank's thread around the local half of a hierarchical collective (see {@link Local}). */
+    private boolean inLocal;
+    private final LocalOps local;
     /** Written by the rank's thread around every collective, read by {@link Team#close} (see {@link #execute}). */
     @SuppressWarnings("unused")
     private boolean inCall;
@@ -84,16 +99,41 @@ public final class Rank implements AutoCloseable {
         this.id = id;
         this.context = team.context();
         this.call = new CollectiveCall(context, id);
+        this.span = team.spanGroup();
+        this.local = span == null ? null : new Local();
     }
 
-    /** This rank's number, 0 .. size()-1. */
+    /**
+     * This rank's number, 0 .. size()-1. With {@link Team.Builder#mpi()} it is global: process index ×
+     * localSize() + localId(), so the ranks of one process are consecutive.
+     */
     public int id() {
+        return span == null ? id : span.globalId(id);
+    }
+
+    /** Number of ranks in the team: with {@link Team.Builder#mpi()}, of every process. */
+    public int size() {
+        return span == null ? context.size() : span.globalSize();
+    }
+
+    /** Number of this process's ranks of the team (equals {@link #size()} unless it spans processes). */
+    public int localSize() {
+        return context.size();
+    }
+
+    /** This rank's number among its process's ranks, 0 .. localSize()-1 (equals {@link #id()} unless the team spans processes). */
+    public int localId() {
         return id;
     }
 
-    /** Number of ranks in the team. */
-    public int size() {
-        return context.size();
+    /** Index of this rank's process, 0 .. team().processes()-1 (0 unless the team spans processes). */
+    public int processIndex() {
+        return team.processIndex();
+    }
+
+    /** Host name of this rank's process. */
+    public String host() {
+        return team.host();
     }
 
     public Team team() {
@@ -193,13 +233,22 @@ public final class Rank implements AutoCloseable {
     /** Waits until every rank has called barrier. */
     public void barrier() {
         checkCaller();
+        if (spanned()) {
+            LeaderBarrier.run(span, local);
+            return;
+        }
         execute(Collective.BARRIER, null, null, 0, null, null, -1, 0);
     }
 
     /** Copies {@code count} elements of the root's {@code buf} into every other rank's {@code buf}. */
     public void bcast(MemorySegment buf, long count, DType dtype, int root) {
         checkCaller();
-        Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id, size());
+        if (spanned()) {
+            Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
+            LeaderBcast.run(span, local, buf, count, dtype, root);
+            return;
+        }
+        Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id, localSize());
         execute(Collective.BCAST, buf, buf, count, dtype, null, root, count * dtype.size());
     }
 
@@ -209,7 +258,18 @@ public final class Rank implements AutoCloseable {
      */
     public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
-        Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, size());
+        if (spanned()) {
+            Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
+            refuseOnSpan(op);
+            if (team.reproducible()) {
+                // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
+                ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, op);
+            } else {
+                LeaderReduce.run(span, local, send, recv, count, dtype, op, root);
+            }
+            return;
+        }
+        Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, localSize());
         execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, count * dtype.size());
     }
 
@@ -221,6 +281,10 @@ public final class Rank implements AutoCloseable {
         DType t = plan.dtype();
         int root = plan.root();
         CollectiveAlgorithm alg = plan.algorithm();
+        if (spanned()) {
+            executeSpanned(plan, send, recv);
+            return;
+        }
         switch (c) {
             case GATHER -> {
                 gather(alg, send, recv, count, t, root);
@@ -243,7 +307,7 @@ public final class Rank implements AutoCloseable {
                             + "execute(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)");
             default -> { }
         }
-        Arguments.collective(c, send, c == Collective.BCAST ? send : recv, count, t, plan.op(), root, id, size());
+        Arguments.collective(c, send, c == Collective.BCAST ? send : recv, count, t, plan.op(), root, id, localSize());
         MemorySegment r = switch (c) {
             case BARRIER -> null;
             case BCAST -> send;
@@ -272,7 +336,7 @@ public final class Rank implements AutoCloseable {
 
     /** This rank's own count from a plan's array: its only entry, or entry {@code id} of a per-rank array. */
     private long mine(String name, long[] a) {
-        if (a == null || (a.length != 1 && a.length != size())) {
+        if (a == null || (a.length != 1 && a.length != localSize())) {
             throw new IllegalArgumentException(name + " must hold this rank's count (one entry, or one per rank)");
         }
         return a.length == 1 ? a[0] : a[id];
@@ -281,18 +345,43 @@ public final class Rank implements AutoCloseable {
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
     public void allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
-        Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, size());
+        if (spanned()) {
+            Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
+            refuseOnSpan(op);
+            if (team.reproducible()) {
+                ChainAllreduce.run(span, local, send, recv, count, dtype, op);
+            } else if (span.multiLeader(count * dtype.size())) {
+                MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, op);
+            } else {
+                LeaderAllreduce.run(span, local, send, recv, count, dtype, op);
+            }
+            return;
+        }
+        Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, localSize());
         execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, count * dtype.size());
     }
 
     /**
-     * Reduces the {@code size() × recvCount} elements of every rank's {@code send} element-wise; rank i
+     * Reduces the {@code localSize() × recvCount} elements of every rank's {@code send} element-wise; rank i
      * receives block i ({@code recvCount} elements) of the result in {@code recv}. Buffers must not overlap.
      */
     public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         checkCaller();
-        Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, size());
-        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
+        if (spanned()) {
+            Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
+            refuseOnSpan(op);
+            if (team.reproducible()) {
+                long block = recvCount * dtype.size();
+                MemorySegment all = span.result(id, block * size());
+                ChainAllreduce.run(span, local, send, all, recvCount * size(), dtype, op);
+                MemorySegment.copy(all, (long) id() * block, recv, 0, block);
+            } else {
+                LeaderReduceScatter.run(span, local, send, recv, recvCount, dtype, op);
+            }
+            return;
+        }
+        Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, localSize());
+        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, recvCount * dtype.size() * localSize());
     }
 
     /**
@@ -301,8 +390,13 @@ public final class Rank implements AutoCloseable {
      */
     public void allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         checkCaller();
-        Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id, size());
-        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
+        if (spanned()) {
+            Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
+            LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
+            return;
+        }
+        Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id, localSize());
+        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, sendCount * dtype.size() * localSize());
     }
 
     // ------------------------------------------------------------------ collectives on arrays
@@ -498,7 +592,7 @@ public final class Rank implements AutoCloseable {
         long key = (((count << 4) | (dtype == null ? 15 : dtype.ordinal())) << 4) | (op == null ? 15 : op.ordinal());
         CollectiveAlgorithm a = lastAlgorithm[i];
         if (a == null || lastKey[i] != key) {
-            a = team.selector().choose(c, size(), count, dtype, op, bytes);
+            a = team.selector().choose(c, localSize(), count, dtype, op, bytes);
             lastAlgorithm[i] = a;
             lastKey[i] = key;
         }
@@ -530,7 +624,7 @@ public final class Rank implements AutoCloseable {
         long n = switch (c) {
             case SCAN -> id + 1;
             case EXSCAN -> id;
-            default -> size();
+            default -> localSize();     // size() too: a team spanning processes refuses AVG
         };
         if (recv != null && n > 0) {
             Averages.divide(dtype, recv, 0, count, n);
@@ -558,6 +652,9 @@ public final class Rank implements AutoCloseable {
     void executeBlocks(CollectiveAlgorithm a, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
                        Op op, int root, long signatureCount, long[] sendCounts, long[] sendDispls, long[] recvCounts,
                        long[] recvDispls) {
+        if (spanned()) {
+            throw singleProcessOnly(c.cliName());
+        }
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
@@ -574,7 +671,7 @@ public final class Rank implements AutoCloseable {
             if (op == Op.AVG) {
                 average(c, recv, count, dtype);
             }
-            call.end(a.observesAllEntries(id, root, size()));
+            call.end(a.observesAllEntries(id, root, localSize()));
         } catch (CollectiveException e) {
             call.end(false);
             throw e;
@@ -618,9 +715,9 @@ public final class Rank implements AutoCloseable {
     private long checkGather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        Arguments.root(root, size());
+        Arguments.root(root, localSize());
         long block = Arguments.bytes(count, dtype, 1);
-        long total = Arguments.bytes(count, dtype, size());
+        long total = Arguments.bytes(count, dtype, localSize());
         Arguments.readable("send", send, block, id);
         if (id == root) {
             Arguments.writable("recv", recv, total, id);
@@ -630,7 +727,7 @@ public final class Rank implements AutoCloseable {
     }
 
     /**
-     * Scatters the root's {@code send} ({@code size() × count} elements): rank j receives block j in
+     * Scatters the root's {@code send} ({@code localSize() × count} elements): rank j receives block j in
      * {@code recv}. {@code send} is ignored (may be null) off the root. In place at the root when
      * {@code recv} is exactly the root's block of {@code send}.
      */
@@ -649,9 +746,9 @@ public final class Rank implements AutoCloseable {
     private long checkScatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        Arguments.root(root, size());
+        Arguments.root(root, localSize());
         long block = Arguments.bytes(count, dtype, 1);
-        long total = Arguments.bytes(count, dtype, size());
+        long total = Arguments.bytes(count, dtype, localSize());
         Arguments.writable("recv", recv, block, id);
         if (id == root) {
             Arguments.readable("send", send, total, id);
@@ -679,12 +776,12 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
-        Arguments.root(root, size());
+        Arguments.root(root, localSize());
         long block = Arguments.bytes(sendCount, dtype, 1);
         Arguments.readable("send", send, block, id);
         if (id == root) {
-            Arguments.perRank("recvCounts", recvCounts, size());
-            Arguments.perRank("displs", displs, size());
+            Arguments.perRank("recvCounts", recvCounts, localSize());
+            Arguments.perRank("displs", displs, localSize());
             if (recvCounts[root] != sendCount) {
                 throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + root + "] = "
                         + recvCounts[root] + " at the root");
@@ -714,12 +811,12 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         Arguments.count("recvCount", recvCount);
         Arguments.dtype(dtype);
-        Arguments.root(root, size());
+        Arguments.root(root, localSize());
         long block = Arguments.bytes(recvCount, dtype, 1);
         Arguments.writable("recv", recv, block, id);
         if (id == root) {
-            Arguments.perRank("sendCounts", sendCounts, size());
-            Arguments.perRank("displs", displs, size());
+            Arguments.perRank("sendCounts", sendCounts, localSize());
+            Arguments.perRank("displs", displs, localSize());
             if (sendCounts[root] != recvCount) {
                 throw new IllegalArgumentException("recvCount " + recvCount + " differs from sendCounts[" + root + "] = "
                         + sendCounts[root] + " at the root");
@@ -749,8 +846,8 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
-        Arguments.perRank("recvCounts", recvCounts, size());
-        Arguments.perRank("displs", displs, size());
+        Arguments.perRank("recvCounts", recvCounts, localSize());
+        Arguments.perRank("displs", displs, localSize());
         if (recvCounts[id] != sendCount) {
             throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + id + "] = "
                     + recvCounts[id]);
@@ -782,7 +879,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
-        Arguments.perRank("recvCounts", recvCounts, size());
+        Arguments.perRank("recvCounts", recvCounts, localSize());
         long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
         long block = Arguments.bytes(recvCounts[id], dtype, 1);
         Arguments.readable("send", send, total, id);
@@ -790,7 +887,7 @@ public final class Rank implements AutoCloseable {
         if (Arguments.overlap(send, total, recv, block)) {
             throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
         }
-        long[] displs = new long[size()];
+        long[] displs = new long[localSize()];
         for (int j = 1; j < displs.length; j++) {
             displs[j] = displs[j - 1] + recvCounts[j - 1];
         }
@@ -817,7 +914,7 @@ public final class Rank implements AutoCloseable {
     private long checkAlltoall(MemorySegment send, MemorySegment recv, long count, DType dtype) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        long total = Arguments.bytes(count, dtype, size());
+        long total = Arguments.bytes(count, dtype, localSize());
         Arguments.readable("send", send, total, id);
         Arguments.writable("recv", recv, total, id);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, total);
@@ -840,10 +937,10 @@ public final class Rank implements AutoCloseable {
                    long[] recvCounts, long[] recvDispls, DType dtype) {
         checkCaller();
         Arguments.dtype(dtype);
-        Arguments.perRank("sendCounts", sendCounts, size());
-        Arguments.perRank("sendDispls", sendDispls, size());
-        Arguments.perRank("recvCounts", recvCounts, size());
-        Arguments.perRank("recvDispls", recvDispls, size());
+        Arguments.perRank("sendCounts", sendCounts, localSize());
+        Arguments.perRank("sendDispls", sendDispls, localSize());
+        Arguments.perRank("recvCounts", recvCounts, localSize());
+        Arguments.perRank("recvDispls", recvDispls, localSize());
         long sendExtent = Arguments.extentBytes("sendCounts", sendCounts, "sendDispls", sendDispls, dtype);
         long recvExtent = Arguments.extentBytes("recvCounts", recvCounts, "recvDispls", recvDispls, dtype);
         Arguments.readable("send", send, sendExtent, id);
@@ -1031,7 +1128,7 @@ public final class Rank implements AutoCloseable {
         reduceScatterV(null, k.segment("send", send), k.segment("recv", recv), Arguments.widen(recvCounts), k.dtype(), op);
     }
 
-    /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / size()} (must divide; same array: in place). */
+    /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / localSize()} (must divide; same array: in place). */
     public void alltoall(Object send, Object recv) {
         ArrayKind k = ArrayKind.of("send", send);
         alltoall(null, k.segment("send", send), k.segment("recv", recv), alltoallCount(send), k.dtype());
@@ -1071,10 +1168,10 @@ public final class Rank implements AutoCloseable {
 
     private long alltoallCount(Object send) {
         long n = ArrayKind.length(send);
-        if (n % size() != 0) {
-            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + size());
+        if (n % localSize() != 0) {
+            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + localSize());
         }
-        return n / size();
+        return n / localSize();
     }
 
     // ------------------------------------------------------------------ non-blocking, persistent and chained collectives
@@ -1287,11 +1384,17 @@ public final class Rank implements AutoCloseable {
      */
     public Chain chain() {
         checkCaller();
+        if (span != null) {
+            throw singleProcessOnly("chain");
+        }
         return new Chain(this);
     }
 
     private Request issue(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         refuseOnRequests(op);
+        if (span != null) {
+            throw singleProcessOnly("non-blocking " + c.cliName());
+        }
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
@@ -1303,6 +1406,9 @@ public final class Rank implements AutoCloseable {
     private PersistentRequest init(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                    int root) {
         refuseOnRequests(op);
+        if (span != null) {
+            throw singleProcessOnly("persistent " + c.cliName());
+        }
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
@@ -1336,6 +1442,16 @@ public final class Rank implements AutoCloseable {
         }
     }
 
+    /**
+     * AVG's division and a UserOp's reducer live in the single-process path ({@link #executeBlocks}); the
+     * hierarchical collectives of a team spanning processes fold with {@code Reducers.of} and do not divide.
+     */
+    private static void refuseOnSpan(Op op) {
+        if (op == Op.AVG || op == Op.USER) {
+            throw new IllegalArgumentException("op " + op.cliName() + " is not available on a team spanning processes yet");
+        }
+    }
+
     /** The checks of the blocking method of collective {@code c}, before anything is shared. */
     void validate(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         if (c == Collective.BARRIER) {
@@ -1348,7 +1464,7 @@ public final class Rank implements AutoCloseable {
             refuseOnRequests(op);
         }
         if (c.rooted()) {
-            Arguments.root(root, size());
+            Arguments.root(root, localSize());
         }
         switch (c) {
             case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, dtype, 1), id);
@@ -1368,7 +1484,7 @@ public final class Rank implements AutoCloseable {
             }
             case REDUCE_SCATTER -> {
                 long block = Arguments.bytes(count, dtype, 1);
-                long total = Arguments.bytes(count, dtype, size());
+                long total = Arguments.bytes(count, dtype, localSize());
                 Arguments.readable("send", send, total, id);
                 Arguments.writable("recv", recv, block, id);
                 if (Arguments.overlap(send, total, recv, block)) {
@@ -1377,7 +1493,7 @@ public final class Rank implements AutoCloseable {
             }
             case ALLGATHER -> {
                 long block = Arguments.bytes(count, dtype, 1);
-                long total = Arguments.bytes(count, dtype, size());
+                long total = Arguments.bytes(count, dtype, localSize());
                 Arguments.readable("send", send, block, id);
                 Arguments.writable("recv", recv, total, id);
                 if (Arguments.overlap(send, block, recv, total)
@@ -1412,17 +1528,20 @@ public final class Rank implements AutoCloseable {
      */
     public Rank split(int color, int key) {
         checkCaller();
+        if (span != null) {
+            throw singleProcessOnly("split");
+        }
         if (color < 0 && color != Team.UNDEFINED) {
             throw new IllegalArgumentException("color must be >= 0 or Team.UNDEFINED, got " + color);
         }
-        long[] all = new long[2 * size()];
+        long[] all = new long[2 * localSize()];
         allgather(new long[]{color, key}, all);
         long split = ++splits;
         if (color == Team.UNDEFINED) {
             return null;
         }
         java.util.List<int[]> members = new java.util.ArrayList<>();
-        for (int q = 0; q < size(); q++) {
+        for (int q = 0; q < localSize(); q++) {
             if (all[2 * q] == color) {
                 members.add(new int[]{(int) all[2 * q + 1], q});
             }
@@ -1520,14 +1639,17 @@ public final class Rank implements AutoCloseable {
      * later collective's data or throw {@link IllegalStateException}. Writing to it throws. Every rank
      * must call {@code allgatherShared} (a rank calling {@code allgather} instead is a mismatch).
      *
-     * @return a read-only segment of {@code size() * sendCount} elements of {@code dtype}
+     * @return a read-only segment of {@code localSize() * sendCount} elements of {@code dtype}
      */
     public MemorySegment allgatherShared(MemorySegment send, long sendCount, DType dtype) {
         checkCaller();
+        if (spanned()) {
+            throw singleProcessOnly("allgatherShared");
+        }
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.bytes(sendCount, dtype, size());
+        Arguments.bytes(sendCount, dtype, localSize());
         Arguments.readable("send", send, block, id);
         execute(SHARED_VIEW, Collective.ALLGATHER, send, null, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT);
         return SharedViewAllgather.view(call);
@@ -1550,6 +1672,9 @@ public final class Rank implements AutoCloseable {
      */
     public MemorySegment allreduceShared(MemorySegment send, long count, DType dtype, Op op) {
         checkCaller();
+        if (spanned()) {
+            throw singleProcessOnly("allreduceShared");
+        }
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
@@ -1562,8 +1687,96 @@ public final class Rank implements AutoCloseable {
         return SharedViewAllreduce.view(call);
     }
 
+    // ------------------------------------------------------------------ across processes
+
+    /** True on the entry of a collective of a team that spans processes (not inside its local half). */
+    private boolean spanned() {
+        return span != null && !inLocal;
+    }
+
+    private static UnsupportedOperationException singleProcessOnly(String what) {
+        return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
+                + "barrier, bcast, reduce, allreduce, reduce-scatter, allgather and their plans are");
+    }
+
+    /** A plan of a spanning team runs the hierarchical collective of its kind (the plan's algorithm is the local one). */
+    private void executeSpanned(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
+        long n = plan.count();
+        DType t = plan.dtype();
+        switch (plan.collective()) {
+            case BARRIER -> barrier();
+            case BCAST -> bcast(send, n, t, plan.root());
+            case REDUCE -> reduce(send, recv, n, t, plan.op(), plan.root());
+            case ALLREDUCE -> allreduce(send, recv, n, t, plan.op());
+            case REDUCE_SCATTER -> reduceScatter(send, recv, n, t, plan.op());
+            case ALLGATHER -> allgather(send, recv, n, t);
+            default -> throw singleProcessOnly(plan.collective().cliName());
+        }
+    }
+
+    /**
+     * This rank's collectives on its own process's ranks, for the hierarchical algorithms: the public
+     * methods with {@link #inLocal} set, so they take the single-process path with local ids and roots.
+     */
+    private final class Local implements LocalOps {
+        private void local(Runnable collective) {
+            inLocal = true;
+            try {
+                collective.run();
+            } finally {
+                inLocal = false;
+            }
+        }
+
+        @Override
+        public int localId() {
+            return id;
+        }
+
+        @Override
+        public int localSize() {
+            return context.size();
+        }
+
+        @Override
+        public void barrier() {
+            local(() -> Rank.this.barrier());
+        }
+
+        @Override
+        public void bcast(MemorySegment buf, long count, DType dtype, int root) {
+            local(() -> Rank.this.bcast(buf, count, dtype, root));
+        }
+
+        @Override
+        public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+            local(() -> Rank.this.reduce(send, recv, count, dtype, op, root));
+        }
+
+        @Override
+        public void gather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+            local(() -> Rank.this.gather(send, recv, count, dtype, root));
+        }
+
+        @Override
+        public void scatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+            local(() -> Rank.this.scatter(send, recv, count, dtype, root));
+        }
+
+        @Override
+        public void reduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+            local(() -> Rank.this.reduceScatterV(send, recv, recvCounts, dtype, op));
+        }
+
+        @Override
+        public void allgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                               DType dtype) {
+            local(() -> Rank.this.allgatherv(send, sendCount, recv, recvCounts, displs, dtype));
+        }
+    }
+
     @Override
     public String toString() {
-        return "Rank[" + id + "/" + size() + "]";
+        return "Rank[" + id() + "/" + size() + "]";
     }
 }
