@@ -68,11 +68,11 @@ final class RunOptions {
 
     /** The validated run: everything a benchmark or explain needs before it builds the team. */
     record Setup(Collective collective, DType dtype, Op op, SizeRange range, Topology topology, int threads,
-                 Placement placement, MachineModel model, int root, WaitStrategy wait) {
+                 Placement placement, MachineModel model, int root, WaitStrategy waitStrategy) {
         Team.Builder team(Duration timeout) {
             Team.Builder b = TeamInternals.model(Team.builder().ranks(threads).topology(topology).placement(placement), model)
                     .timeout(timeout);
-            return wait == null ? b : b.waitStrategy(wait);
+            return waitStrategy == null ? b : b.waitStrategy(waitStrategy);
         }
 
         /** The sweep's sizes for collective {@code c}, each distinct once rounded to its shape. */
