@@ -8,6 +8,7 @@ import io.coll4j.kernel.algo.allgather.SharedCopyAllgather;
 import io.coll4j.kernel.algo.allreduce.DirectAllreduce;
 import io.coll4j.kernel.algo.allreduce.PushAllreduce;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
+import io.coll4j.kernel.algo.allreduce.FlatAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSlicedAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSocketAllreduce;
 import io.coll4j.kernel.algo.allreduce.StagedSlicedAllreduce;
@@ -61,7 +62,7 @@ public final class AlgorithmCatalog {
                 new FlatBcast(), new TwoStageBcast(), new PipelinedBcast(), new DirectBcast(),
                 new TreeReduce(),
                 new DirectReduce(), new MaSlicedReduce(), new StagedSlicedReduce(),
-                new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
+                new DisseminationAllreduce(), new FlatAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
                 new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new StagedSlicedAllreduce(), new MaSocketAllreduce(),
                 new DirectReduceScatter(), new MaSlicedReduceScatter(), new StagedSlicedReduceScatter(),
                 new DirectAllgather(), new PushAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
