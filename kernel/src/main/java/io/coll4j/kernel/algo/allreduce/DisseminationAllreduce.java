@@ -139,7 +139,7 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
             return;
         }
         if (call.reproducible()) {
-            runRankOrdered(call);
+            ReplicatedAllreduce.foldAll(call, call.scratch());   // rank order: bitwise the reference
         } else if (Transfers.inline(call.bytes())) {
             runPush(call);
         } else {
@@ -260,21 +260,4 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         Transfers.copy(call, slots, rounds * stride, call.recv(), 0, bytes, false);
     }
 
-    /** reproducible(true): every rank folds all send buffers in rank order into its scratch. */
-    private static void runRankOrdered(CollectiveCall call) {
-        int p = call.size();
-        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
-        call.foldStart();
-        for (int q = 0; q < p; q++) {
-            if (q != call.rank()) {
-                call.record("fold", q);
-            }
-            call.foldAdd(q == call.rank() ? call.send() : call.peerSend(q), 0);
-        }
-        call.foldInto(call.scratch(), 0, call.count());
-        // release: I no longer read anyone's send buffer; pairs with the awaitAllPeers below
-        call.publish(ControlBlock.DONE, 0);
-        call.awaitAllPeers(ControlBlock.DONE, 0);
-        Transfers.copy(call, call.scratch(), 0, call.recv(), 0, call.bytes(), false);
-    }
 }
