@@ -55,11 +55,6 @@ public final class ReplicatedAllreduce extends AbstractAlgorithm {
     }
 
     @Override
-    public boolean observesAllEntries(int rank, int root, int ranks) {
-        return true;
-    }
-
-    @Override
     public void run(CollectiveCall call) {
         if (Transfers.alone(call)) {
             return;
@@ -88,5 +83,11 @@ public final class ReplicatedAllreduce extends AbstractAlgorithm {
         call.publish(ControlBlock.DONE, 0);
         call.awaitAllPeers(ControlBlock.DONE, 0);
         Transfers.copy(call, dst, 0, call.recv(), 0, call.bytes(), false);
+    }
+
+    /** Every rank waits for every ANNOUNCE. */
+    @Override
+    public boolean observesAllEntries(int rank, int root, int ranks) {
+        return true;
     }
 }
