@@ -51,57 +51,39 @@ static inline size_t head_bytes(const void *d, size_t n) {
 
 /* ---- AVX-512F ------------------------------------------------------------------------------ */
 
-__attribute__((target("avx512f")))
-static void nt_stream_avx512(void *dst, const void *src, size_t n) {
-    char *d = dst;
-    const char *s = src;
-    size_t head = head_bytes(d, n);
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    n -= head;
-    size_t i = 0;
-    for (; i + 4 * LINE <= n; i += 4 * LINE) {
-        __m512i v0 = _mm512_loadu_si512(s + i);
-        __m512i v1 = _mm512_loadu_si512(s + i + LINE);
-        __m512i v2 = _mm512_loadu_si512(s + i + 2 * LINE);
-        __m512i v3 = _mm512_loadu_si512(s + i + 3 * LINE);
-        _mm512_stream_si512((void *)(d + i), v0);
-        _mm512_stream_si512((void *)(d + i + LINE), v1);
-        _mm512_stream_si512((void *)(d + i + 2 * LINE), v2);
-        _mm512_stream_si512((void *)(d + i + 3 * LINE), v3);
+/*
+ * One loop, two store instructions: the NT and the temporal copy are generated from this macro so
+ * they cannot drift apart (the comparison of [YHCCL §4.1] needs them identical but for the store).
+ */
+#define COPY_LOOP_AVX512(name, store)                                                  \
+    __attribute__((target("avx512f")))                                                 \
+    static void name(void *dst, const void *src, size_t n) {                           \
+        char *d = dst;                                                                 \
+        const char *s = src;                                                           \
+        size_t head = head_bytes(d, n);                                                \
+        memcpy(d, s, head);                                                            \
+        d += head;                                                                     \
+        s += head;                                                                     \
+        n -= head;                                                                     \
+        size_t i = 0;                                                                  \
+        for (; i + 4 * LINE <= n; i += 4 * LINE) {                                     \
+            __m512i v0 = _mm512_loadu_si512(s + i);                                    \
+            __m512i v1 = _mm512_loadu_si512(s + i + LINE);                             \
+            __m512i v2 = _mm512_loadu_si512(s + i + 2 * LINE);                         \
+            __m512i v3 = _mm512_loadu_si512(s + i + 3 * LINE);                         \
+            store((void *)(d + i), v0);                                                \
+            store((void *)(d + i + LINE), v1);                                         \
+            store((void *)(d + i + 2 * LINE), v2);                                     \
+            store((void *)(d + i + 3 * LINE), v3);                                     \
+        }                                                                              \
+        for (; i + LINE <= n; i += LINE) {                                             \
+            store((void *)(d + i), _mm512_loadu_si512(s + i));                         \
+        }                                                                              \
+        memcpy(d + i, s + i, n - i);                                                   \
     }
-    for (; i + LINE <= n; i += LINE) {
-        _mm512_stream_si512((void *)(d + i), _mm512_loadu_si512(s + i));
-    }
-    memcpy(d + i, s + i, n - i);
-}
 
-__attribute__((target("avx512f")))
-static void t_copy_avx512(void *dst, const void *src, size_t n) {
-    char *d = dst;
-    const char *s = src;
-    size_t head = head_bytes(d, n);
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    n -= head;
-    size_t i = 0;
-    for (; i + 4 * LINE <= n; i += 4 * LINE) {
-        __m512i v0 = _mm512_loadu_si512(s + i);
-        __m512i v1 = _mm512_loadu_si512(s + i + LINE);
-        __m512i v2 = _mm512_loadu_si512(s + i + 2 * LINE);
-        __m512i v3 = _mm512_loadu_si512(s + i + 3 * LINE);
-        _mm512_store_si512((void *)(d + i), v0);
-        _mm512_store_si512((void *)(d + i + LINE), v1);
-        _mm512_store_si512((void *)(d + i + 2 * LINE), v2);
-        _mm512_store_si512((void *)(d + i + 3 * LINE), v3);
-    }
-    for (; i + LINE <= n; i += LINE) {
-        _mm512_store_si512((void *)(d + i), _mm512_loadu_si512(s + i));
-    }
-    memcpy(d + i, s + i, n - i);
-}
+COPY_LOOP_AVX512(nt_stream_avx512, _mm512_stream_si512)
+COPY_LOOP_AVX512(t_copy_avx512, _mm512_store_si512)
 
 __attribute__((target("avx512f")))
 static void nt_copy_avx512(void *dst, const void *src, size_t n) {
@@ -111,63 +93,39 @@ static void nt_copy_avx512(void *dst, const void *src, size_t n) {
 
 /* ---- AVX2 ---------------------------------------------------------------------------------- */
 
-__attribute__((target("avx2")))
-static void nt_stream_avx2(void *dst, const void *src, size_t n) {
-    char *d = dst;
-    const char *s = src;
-    size_t head = head_bytes(d, n);
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    n -= head;
-    size_t i = 0;
-    for (; i + 2 * LINE <= n; i += 2 * LINE) {
-        __m256i v0 = _mm256_loadu_si256((const void *)(s + i));
-        __m256i v1 = _mm256_loadu_si256((const void *)(s + i + 32));
-        __m256i v2 = _mm256_loadu_si256((const void *)(s + i + 64));
-        __m256i v3 = _mm256_loadu_si256((const void *)(s + i + 96));
-        _mm256_stream_si256((void *)(d + i), v0);
-        _mm256_stream_si256((void *)(d + i + 32), v1);
-        _mm256_stream_si256((void *)(d + i + 64), v2);
-        _mm256_stream_si256((void *)(d + i + 96), v3);
+/* As COPY_LOOP_AVX512, with two 32-byte vectors per line. */
+#define COPY_LOOP_AVX2(name, store)                                                    \
+    __attribute__((target("avx2")))                                                    \
+    static void name(void *dst, const void *src, size_t n) {                           \
+        char *d = dst;                                                                 \
+        const char *s = src;                                                           \
+        size_t head = head_bytes(d, n);                                                \
+        memcpy(d, s, head);                                                            \
+        d += head;                                                                     \
+        s += head;                                                                     \
+        n -= head;                                                                     \
+        size_t i = 0;                                                                  \
+        for (; i + 2 * LINE <= n; i += 2 * LINE) {                                     \
+            __m256i v0 = _mm256_loadu_si256((const void *)(s + i));                    \
+            __m256i v1 = _mm256_loadu_si256((const void *)(s + i + 32));               \
+            __m256i v2 = _mm256_loadu_si256((const void *)(s + i + 64));               \
+            __m256i v3 = _mm256_loadu_si256((const void *)(s + i + 96));               \
+            store((void *)(d + i), v0);                                                \
+            store((void *)(d + i + 32), v1);                                           \
+            store((void *)(d + i + 64), v2);                                           \
+            store((void *)(d + i + 96), v3);                                           \
+        }                                                                              \
+        for (; i + LINE <= n; i += LINE) {                                             \
+            __m256i v0 = _mm256_loadu_si256((const void *)(s + i));                    \
+            __m256i v1 = _mm256_loadu_si256((const void *)(s + i + 32));               \
+            store((void *)(d + i), v0);                                                \
+            store((void *)(d + i + 32), v1);                                           \
+        }                                                                              \
+        memcpy(d + i, s + i, n - i);                                                   \
     }
-    for (; i + LINE <= n; i += LINE) {
-        __m256i v0 = _mm256_loadu_si256((const void *)(s + i));
-        __m256i v1 = _mm256_loadu_si256((const void *)(s + i + 32));
-        _mm256_stream_si256((void *)(d + i), v0);
-        _mm256_stream_si256((void *)(d + i + 32), v1);
-    }
-    memcpy(d + i, s + i, n - i);
-}
 
-__attribute__((target("avx2")))
-static void t_copy_avx2(void *dst, const void *src, size_t n) {
-    char *d = dst;
-    const char *s = src;
-    size_t head = head_bytes(d, n);
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    n -= head;
-    size_t i = 0;
-    for (; i + 2 * LINE <= n; i += 2 * LINE) {
-        __m256i v0 = _mm256_loadu_si256((const void *)(s + i));
-        __m256i v1 = _mm256_loadu_si256((const void *)(s + i + 32));
-        __m256i v2 = _mm256_loadu_si256((const void *)(s + i + 64));
-        __m256i v3 = _mm256_loadu_si256((const void *)(s + i + 96));
-        _mm256_store_si256((void *)(d + i), v0);
-        _mm256_store_si256((void *)(d + i + 32), v1);
-        _mm256_store_si256((void *)(d + i + 64), v2);
-        _mm256_store_si256((void *)(d + i + 96), v3);
-    }
-    for (; i + LINE <= n; i += LINE) {
-        __m256i v0 = _mm256_loadu_si256((const void *)(s + i));
-        __m256i v1 = _mm256_loadu_si256((const void *)(s + i + 32));
-        _mm256_store_si256((void *)(d + i), v0);
-        _mm256_store_si256((void *)(d + i + 32), v1);
-    }
-    memcpy(d + i, s + i, n - i);
-}
+COPY_LOOP_AVX2(nt_stream_avx2, _mm256_stream_si256)
+COPY_LOOP_AVX2(t_copy_avx2, _mm256_store_si256)
 
 __attribute__((target("avx2")))
 static void nt_copy_avx2(void *dst, const void *src, size_t n) {

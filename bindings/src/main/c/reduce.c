@@ -61,53 +61,28 @@ typedef void (*reduce_fn)(void *dst, const void *a, const void *b, size_t n);
 /* Doubles per block of the k-ary sum: 4 KiB of partial sums, well inside L1 beside the sources. */
 #define MANY_BLOCK 512
 
-static inline __attribute__((always_inline)) float java_maxf(float x, float y) {
-    uint32_t xb, yb, rb;
-    float r = x > y ? x : y;
-    memcpy(&xb, &x, 4);
-    memcpy(&yb, &y, 4);
-    memcpy(&rb, &r, 4);
-    rb = x == y ? (xb & yb) : rb;
-    rb = x != x ? xb : rb;
-    memcpy(&r, &rb, 4);
-    return r;
-}
+/*
+ * java_maxf/java_minf/java_max/java_min, generated from one body (see the table above): `cmp` picks
+ * the larger or smaller, `join` combines the bits of equal values so the signed zeros come out as
+ * Math.max/Math.min return them.
+ */
+#define JAVA_MINMAX(name, T, U, cmp, join)                                             \
+    static inline __attribute__((always_inline)) T name(T x, T y) {                    \
+        U xb, yb, rb;                                                                  \
+        T r = x cmp y ? x : y;                                                         \
+        memcpy(&xb, &x, sizeof(T));                                                    \
+        memcpy(&yb, &y, sizeof(T));                                                    \
+        memcpy(&rb, &r, sizeof(T));                                                    \
+        rb = x == y ? (xb join yb) : rb;                                               \
+        rb = x != x ? xb : rb;                                                         \
+        memcpy(&r, &rb, sizeof(T));                                                    \
+        return r;                                                                      \
+    }
 
-static inline __attribute__((always_inline)) float java_minf(float x, float y) {
-    uint32_t xb, yb, rb;
-    float r = x < y ? x : y;
-    memcpy(&xb, &x, 4);
-    memcpy(&yb, &y, 4);
-    memcpy(&rb, &r, 4);
-    rb = x == y ? (xb | yb) : rb;
-    rb = x != x ? xb : rb;
-    memcpy(&r, &rb, 4);
-    return r;
-}
-
-static inline __attribute__((always_inline)) double java_max(double x, double y) {
-    uint64_t xb, yb, rb;
-    double r = x > y ? x : y;
-    memcpy(&xb, &x, 8);
-    memcpy(&yb, &y, 8);
-    memcpy(&rb, &r, 8);
-    rb = x == y ? (xb & yb) : rb;
-    rb = x != x ? xb : rb;
-    memcpy(&r, &rb, 8);
-    return r;
-}
-
-static inline __attribute__((always_inline)) double java_min(double x, double y) {
-    uint64_t xb, yb, rb;
-    double r = x < y ? x : y;
-    memcpy(&xb, &x, 8);
-    memcpy(&yb, &y, 8);
-    memcpy(&rb, &r, 8);
-    rb = x == y ? (xb | yb) : rb;
-    rb = x != x ? xb : rb;
-    memcpy(&r, &rb, 8);
-    return r;
-}
+JAVA_MINMAX(java_maxf, float, uint32_t, >, &)
+JAVA_MINMAX(java_minf, float, uint32_t, <, |)
+JAVA_MINMAX(java_max, double, uint64_t, >, &)
+JAVA_MINMAX(java_min, double, uint64_t, <, |)
 
 /* AVX-512: F for the 512-bit float/int ops, DQ for 64-bit multiplies (vpmullq), BW for the
    blends on 32-bit lanes; 512-bit vectors preferred (gcc's tuning otherwise may stay at 256). */

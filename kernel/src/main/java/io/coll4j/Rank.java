@@ -2,6 +2,7 @@ package io.coll4j;
 
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
+import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
@@ -518,6 +519,13 @@ public final class Rank implements AutoCloseable {
 
     void gather(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
+        long total = checkGather(send, recv, count, dtype, root);
+        run(forced, Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root, count, total, count,
+                null, null, null, null);
+    }
+
+    /** The argument checks of {@code gather} (blocking and non-blocking); returns the root's receive bytes. */
+    private long checkGather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.root(root, size());
@@ -528,8 +536,7 @@ public final class Rank implements AutoCloseable {
             Arguments.writable("recv", recv, total, id);
             blockOrDisjoint("send", send, block, "recv", recv, total, root * block);
         }
-        run(forced, Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root, count, total, count,
-                null, null, null, null);
+        return total;
     }
 
     /**
@@ -543,6 +550,13 @@ public final class Rank implements AutoCloseable {
 
     void scatter(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
+        long total = checkScatter(send, recv, count, dtype, root);
+        run(forced, Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root, count, total, count,
+                null, null, null, null);
+    }
+
+    /** The argument checks of {@code scatter} (blocking and non-blocking); returns the root's send bytes. */
+    private long checkScatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.root(root, size());
@@ -553,8 +567,7 @@ public final class Rank implements AutoCloseable {
             Arguments.readable("send", send, total, id);
             blockOrDisjoint("recv", recv, block, "send", send, total, root * block);
         }
-        run(forced, Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root, count, total, count,
-                null, null, null, null);
+        return total;
     }
 
     /**
@@ -710,13 +723,19 @@ public final class Rank implements AutoCloseable {
 
     void alltoall(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype) {
         checkCaller();
+        long total = checkAlltoall(send, recv, count, dtype);
+        run(forced, Collective.ALLTOALL, send, recv, count, dtype, null, -1, count, total, count, null, null, null, null);
+    }
+
+    /** The argument checks of {@code alltoall} (blocking and non-blocking); returns the bytes per buffer. */
+    private long checkAlltoall(MemorySegment send, MemorySegment recv, long count, DType dtype) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         long total = Arguments.bytes(count, dtype, size());
         Arguments.readable("send", send, total, id);
         Arguments.writable("recv", recv, total, id);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, total);
-        run(forced, Collective.ALLTOALL, send, recv, count, dtype, null, -1, count, total, count, null, null, null, null);
+        return total;
     }
 
     /**
@@ -780,6 +799,12 @@ public final class Rank implements AutoCloseable {
     void scan(CollectiveAlgorithm forced, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
               Op op) {
         checkCaller();
+        long bytes = checkScan(send, recv, count, dtype, op);
+        run(forced, c, send, recv, count, dtype, op, -1, count, bytes, count, null, null, null, null);
+    }
+
+    /** The argument checks of {@code scan} and {@code exscan} (blocking and non-blocking); returns the bytes per buffer. */
+    private long checkScan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
@@ -787,7 +812,7 @@ public final class Rank implements AutoCloseable {
         Arguments.readable("send", send, bytes, id);
         Arguments.writable("recv", recv, bytes, id);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
-        run(forced, c, send, recv, count, dtype, op, -1, count, bytes, count, null, null, null, null);
+        return bytes;
     }
 
     /** {@code inner} is exactly block {@code at} of {@code outer} (in place), or shares no byte with it. */
@@ -1061,6 +1086,41 @@ public final class Rank implements AutoCloseable {
         return issue(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1);
     }
 
+    /** Non-blocking {@link #gather(MemorySegment, MemorySegment, long, DType, int)}. */
+    public Request igather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        checkCaller();
+        checkGather(send, recv, count, dtype, root);
+        return issue(Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root);
+    }
+
+    /** Non-blocking {@link #scatter(MemorySegment, MemorySegment, long, DType, int)}. */
+    public Request iscatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        checkCaller();
+        checkScatter(send, recv, count, dtype, root);
+        return issue(Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root);
+    }
+
+    /** Non-blocking {@link #alltoall(MemorySegment, MemorySegment, long, DType)}. */
+    public Request ialltoall(MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        checkCaller();
+        checkAlltoall(send, recv, count, dtype);
+        return issue(Collective.ALLTOALL, send, recv, count, dtype, null, -1);
+    }
+
+    /** Non-blocking {@link #scan(MemorySegment, MemorySegment, long, DType, Op)}. */
+    public Request iscan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        checkCaller();
+        checkScan(send, recv, count, dtype, op);
+        return issue(Collective.SCAN, send, recv, count, dtype, op, -1);
+    }
+
+    /** Non-blocking {@link #exscan(MemorySegment, MemorySegment, long, DType, Op)}. */
+    public Request iexscan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        checkCaller();
+        checkScan(send, recv, count, dtype, op);
+        return issue(Collective.EXSCAN, send, recv, count, dtype, op, -1);
+    }
+
     /** Persistent {@link #barrier()} (see {@link PersistentRequest}); issued like a non-blocking call. */
     public PersistentRequest barrierInit() {
         checkCaller();
@@ -1102,6 +1162,41 @@ public final class Rank implements AutoCloseable {
         return init(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1);
     }
 
+    /** Persistent {@link #gather(MemorySegment, MemorySegment, long, DType, int)} bound to its buffers. */
+    public PersistentRequest gatherInit(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        checkCaller();
+        checkGather(send, recv, count, dtype, root);
+        return init(Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root);
+    }
+
+    /** Persistent {@link #scatter(MemorySegment, MemorySegment, long, DType, int)} bound to its buffers. */
+    public PersistentRequest scatterInit(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        checkCaller();
+        checkScatter(send, recv, count, dtype, root);
+        return init(Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root);
+    }
+
+    /** Persistent {@link #alltoall(MemorySegment, MemorySegment, long, DType)} bound to its buffers. */
+    public PersistentRequest alltoallInit(MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        checkCaller();
+        checkAlltoall(send, recv, count, dtype);
+        return init(Collective.ALLTOALL, send, recv, count, dtype, null, -1);
+    }
+
+    /** Persistent {@link #scan(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
+    public PersistentRequest scanInit(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        checkCaller();
+        checkScan(send, recv, count, dtype, op);
+        return init(Collective.SCAN, send, recv, count, dtype, op, -1);
+    }
+
+    /** Persistent {@link #exscan(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
+    public PersistentRequest exscanInit(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        checkCaller();
+        checkScan(send, recv, count, dtype, op);
+        return init(Collective.EXSCAN, send, recv, count, dtype, op, -1);
+    }
+
     /**
      * A plan bound to buffers: the persistent form of {@code plan}'s collective ({@code recv} ignored for
      * barrier and bcast, as by {@link CollectivePlan#execute}). Runs the non-blocking schedule, not the
@@ -1113,6 +1208,26 @@ public final class Rank implements AutoCloseable {
             throw new IllegalArgumentException("plan must not be null");
         }
         Collective c = plan.collective();
+        switch (c) {
+            case GATHER -> {
+                return gatherInit(send, recv, plan.count(), plan.dtype(), plan.root());
+            }
+            case SCATTER -> {
+                return scatterInit(send, recv, plan.count(), plan.dtype(), plan.root());
+            }
+            case ALLTOALL -> {
+                return alltoallInit(send, recv, plan.count(), plan.dtype());
+            }
+            case SCAN -> {
+                return scanInit(send, recv, plan.count(), plan.dtype(), plan.op());
+            }
+            case EXSCAN -> {
+                return exscanInit(send, recv, plan.count(), plan.dtype(), plan.op());
+            }
+            case GATHERV, SCATTERV, ALLGATHERV, REDUCE_SCATTER_V, ALLTOALLV -> throw new IllegalArgumentException(
+                    c.cliName() + " has no persistent form (its per-rank counts are not part of a plan's arguments)");
+            default -> { }
+        }
         MemorySegment r = c == Collective.BCAST ? send : recv;
         if (c != Collective.BARRIER) {
             validate(c, send, r, plan.count(), plan.dtype(), plan.op(), plan.root());
@@ -1358,6 +1473,31 @@ public final class Rank implements AutoCloseable {
         Arguments.readable("send", send, block, id);
         execute(SHARED_VIEW, Collective.ALLGATHER, send, null, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT);
         return SharedViewAllgather.view(call);
+    }
+
+    private static final SharedViewAllreduce SHARED_VIEW_ALLREDUCE = new SharedViewAllreduce();
+
+    /**
+     * Reduces {@code count} elements of every rank's {@code send} into ONE shared result and returns a
+     * read-only view of it [MPI+MPI §4.1]: each rank folds its tile of all send buffers straight into the
+     * shared result; nothing is copied into per-rank receive buffers (per call the node saves the
+     * (p − 1)·p·s bytes of an allreduce's copy-out, and holds one result instead of p). The values are
+     * bitwise those of the {@code direct} allreduce (every element folded in ascending rank order).
+     *
+     * <p>The view is valid until this rank's next collective on this team, as for
+     * {@link #allgatherShared}. Writing to it throws. Every rank must call {@code allreduceShared} with the
+     * same count, dtype and op (a rank calling {@code allreduce} instead is a mismatch).
+     *
+     * @return a read-only segment of {@code count} elements of {@code dtype}
+     */
+    public MemorySegment allreduceShared(MemorySegment send, long count, DType dtype, Op op) {
+        checkCaller();
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        Arguments.op(op, dtype);
+        Arguments.readable("send", send, Arguments.bytes(count, dtype, 1), id);
+        execute(SHARED_VIEW_ALLREDUCE, Collective.ALLREDUCE, send, null, count, dtype, op, SharedViewAllgather.SIGNATURE_ROOT);
+        return SharedViewAllreduce.view(call);
     }
 
     @Override

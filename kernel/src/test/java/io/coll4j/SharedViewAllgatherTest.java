@@ -130,6 +130,11 @@ class SharedViewAllgatherTest {
                 });
             }
         }));
+        assertMismatch(thrown);
+    }
+
+    /** {@code thrown}, its causes or their suppressed exceptions include a {@link CollectiveMismatchException}. */
+    static void assertMismatch(Throwable thrown) {
         boolean mismatch = false;
         for (Throwable t = thrown; t != null && !mismatch; t = t.getCause()) {
             mismatch = t instanceof CollectiveMismatchException;

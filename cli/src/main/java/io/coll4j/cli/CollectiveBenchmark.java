@@ -245,18 +245,24 @@ final class CollectiveBenchmark {
         };
     }
 
-    // ---- -a shared-view (allgather): Rank.allgatherShared, the result read in place ----
+    // ---- -a shared-view (allgather, allreduce): Rank.allgatherShared / allreduceShared, the result read in place ----
 
-    /** True for {@code allgather -a shared-view}: the call is {@link Rank#allgatherShared}, its result the view it returns. */
-    private boolean sharedView(String algorithm) {
-        return collective == Collective.ALLGATHER && SharedViewAllgather.NAME.equals(algorithm);
+    /** Whether {@code c} has a {@code shared-view} form (a call returning a read-only view of one shared result). */
+    static boolean hasSharedView(Collective c) {
+        return c == Collective.ALLGATHER || c == Collective.ALLREDUCE;
     }
 
-    /** One call: the plan, or for {@code shared-view} {@link Rank#allgatherShared} (returns the view; else null). */
+    /** True for {@code -a shared-view}: the call is {@link Rank#allgatherShared} or {@link Rank#allreduceShared}, its result the view. */
+    private boolean sharedView(String algorithm) {
+        return hasSharedView(collective) && SharedViewAllgather.NAME.equals(algorithm);
+    }
+
+    /** One call: the plan, or for {@code shared-view} the shared form (returns the view; else null). */
     private MemorySegment invoke(Rank rank, VectorLayouts.Call plan, boolean view, long callCount, MemorySegment send,
                                  MemorySegment recv) {
         if (view) {
-            return rank.allgatherShared(send, callCount, dtype);
+            return collective == Collective.ALLREDUCE ? rank.allreduceShared(send, callCount, dtype, op)
+                    : rank.allgatherShared(send, callCount, dtype);
         }
         execute(rank, plan, send, recv);
         return null;
@@ -559,6 +565,11 @@ final class CollectiveBenchmark {
             case ALLREDUCE -> rank.iallreduce(s, r, n, dtype, op);
             case REDUCE_SCATTER -> rank.ireduceScatter(s, r, n, dtype, op);
             case ALLGATHER -> rank.iallgather(s, r, n, dtype);
+            case GATHER -> rank.igather(s, r, n, dtype, root);
+            case SCATTER -> rank.iscatter(s, r, n, dtype, root);
+            case ALLTOALL -> rank.ialltoall(s, r, n, dtype);
+            case SCAN -> rank.iscan(s, r, n, dtype, op);
+            case EXSCAN -> rank.iexscan(s, r, n, dtype, op);
             default -> throw new IllegalArgumentException(collective.cliName() + " has no non-blocking form");
         };
     }
@@ -585,6 +596,11 @@ final class CollectiveBenchmark {
                     case ALLREDUCE -> rank.allreduceInit(s, r, n, dtype, op);
                     case REDUCE_SCATTER -> rank.reduceScatterInit(s, r, n, dtype, op);
                     case ALLGATHER -> rank.allgatherInit(s, r, n, dtype);
+                    case GATHER -> rank.gatherInit(s, r, n, dtype, root);
+                    case SCATTER -> rank.scatterInit(s, r, n, dtype, root);
+                    case ALLTOALL -> rank.alltoallInit(s, r, n, dtype);
+                    case SCAN -> rank.scanInit(s, r, n, dtype, op);
+                    case EXSCAN -> rank.exscanInit(s, r, n, dtype, op);
                     default -> throw new IllegalArgumentException(collective.cliName() + " has no persistent form");
                 };
             }
@@ -738,7 +754,7 @@ final class CollectiveBenchmark {
     static List<String> algorithms(Collective c, String a) {
         if (a.equalsIgnoreCase("all")) {
             List<String> all = new java.util.ArrayList<>(AlgorithmCatalog.of(c).stream().map(x -> x.name()).toList());
-            if (c == Collective.ALLGATHER) {
+            if (hasSharedView(c)) {
                 all.add(SharedViewAllgather.NAME);
             }
             return List.copyOf(all);
@@ -749,7 +765,7 @@ final class CollectiveBenchmark {
             if (name.isEmpty()) {
                 throw new IllegalArgumentException("empty algorithm name in '" + a + "'");
             }
-            if (!name.equals("auto") && !(c == Collective.ALLGATHER && name.equals(SharedViewAllgather.NAME))) {
+            if (!name.equals("auto") && !(hasSharedView(c) && name.equals(SharedViewAllgather.NAME))) {
                 AlgorithmCatalog.find(c, name);        // IllegalArgumentException listing the valid names
             }
             names.add(name);

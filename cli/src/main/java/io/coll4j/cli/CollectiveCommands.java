@@ -86,10 +86,9 @@ final class CollectiveCommands {
             }
             int p = setup.threads();
             List<String> algs = new ArrayList<>(CollectiveBenchmark.algorithms(c, algorithm));
-            if ((nonblocking || persistent) && c.ordinal() > Collective.ALLGATHER.ordinal()) {
+            if ((nonblocking || persistent) && c.vector()) {
                 throw new IllegalArgumentException((nonblocking ? "--nonblocking" : "--persistent") + ": " + c.cliName()
-                        + " has no non-blocking or persistent form yet (barrier, bcast, reduce, allreduce,"
-                        + " reduce-scatter and allgather have)");
+                        + " has no non-blocking or persistent form yet (the v-variants; every other collective has)");
             }
             if (nonblocking) {
                 algs.add(CollectiveBenchmark.NONBLOCKING);

@@ -2,14 +2,13 @@ package io.coll4j.cli;
 
 import io.coll4j.topology.Placement;
 import io.coll4j.topology.Topology;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code --topology} and {@code --bind}: which machine, and where the ranks go on it (a picocli mixin). */
 final class PlacementOptions {
-    @Option(names = "--topology", paramLabel = "SRC", defaultValue = "auto",
-            description = "auto|hwloc|sysfs|synthetic:SPEC|xml:FILE (default ${DEFAULT-VALUE}), "
-                    + "e.g. synthetic:\"pack:2 numa:2 l3:1 core:4 pu:2\"")
-    String topology;
+    @Mixin
+    TopologyOption machine = new TopologyOption();
 
     @Option(names = "--bind", paramLabel = "HOW", defaultValue = "compact",
             description = "compact|scatter|none, or a list of OS PU numbers like 0,2,4 (default ${DEFAULT-VALUE})")
@@ -17,7 +16,7 @@ final class PlacementOptions {
 
     /** The topology ({@code auto}: this machine, loaded once per process). */
     Topology topology() {
-        return topology.strip().equals("auto") ? Topology.host() : Topology.load(topology);
+        return machine.topology();
     }
 
     Placement placement() {

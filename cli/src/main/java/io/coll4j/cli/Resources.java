@@ -69,6 +69,27 @@ final class Resources {
     }
 
     /** A file the command will write: its directory must exist and be writable, and it must not be a directory. */
+    /**
+     * As {@link #writableFile}, for a file whose missing parent directories the command creates: the first
+     * existing ancestor must be a writable directory.
+     */
+    static void creatableFile(String option, Path file) {
+        Path abs = file.toAbsolutePath();
+        if (Files.isDirectory(abs)) {
+            throw new Refused(option + " " + file + " is a directory");
+        }
+        Path dir = abs.getParent();
+        while (dir != null && !Files.exists(dir)) {
+            dir = dir.getParent();
+        }
+        if (dir != null && (!Files.isDirectory(dir) || !Files.isWritable(dir))) {
+            throw new Refused(option + " " + file + ": " + dir + " is not a writable directory");
+        }
+        if (Files.exists(abs) && !Files.isWritable(abs)) {
+            throw new Refused(option + " " + file + " is not writable");
+        }
+    }
+
     static void writableFile(String option, Path file) {
         Path abs = file.toAbsolutePath();
         Path dir = abs.getParent();

@@ -82,8 +82,8 @@ final class TuneCommand implements Callable<Integer> {
     @Option(names = "--repeat", paramLabel = "N", defaultValue = "5", description = "repetitions of every measurement (default ${DEFAULT-VALUE})")
     int repeat;
 
-    @Option(names = "--topology", paramLabel = "SRC", defaultValue = "auto", description = "auto|hwloc|sysfs|xml:FILE (default ${DEFAULT-VALUE})")
-    String topology;
+    @CommandLine.Mixin
+    TopologyOption machine = new TopologyOption();
 
     @Option(names = "--quick", description = "small buffers and few repetitions (for tests: the numbers are rough)")
     boolean quick;
@@ -100,22 +100,13 @@ final class TuneCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         // the profile is written after minutes of measuring: make sure it can be, first
-        Path outParent = output.toAbsolutePath().getParent();
-        while (outParent != null && !Files.exists(outParent)) {
-            outParent = outParent.getParent();              // created below: its first existing ancestor decides
-        }
-        if (outParent != null && (!Files.isDirectory(outParent) || !Files.isWritable(outParent))) {
-            throw new Resources.Refused("-o " + output + ": " + outParent + " is not a writable directory");
-        }
-        if (Files.isDirectory(output)) {
-            throw new Resources.Refused("-o " + output + " is a directory");
-        }
+        Resources.creatableFile("-o", output);
         if (repeat < 1) {
             throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
         }
-        Topology topo = Topology.load(topology);
+        Topology topo = machine.topology();
         if (topo.isSynthetic()) {
-            throw new IllegalArgumentException("--topology " + topology + " is synthetic: tune measures this machine");
+            throw new IllegalArgumentException("--topology " + machine.source + " is synthetic: tune measures this machine");
         }
         int reps = quick ? Math.min(repeat, 2) : repeat;
         MachineModel d = MachineModel.defaults(topo);

@@ -51,7 +51,7 @@ public class NonBlockingBench {
     @Param({"2"})
     public int ranks;
 
-    @Param({"allreduce", "reduce-scatter", "allgather", "bcast"})
+    @Param({"allreduce", "reduce-scatter", "allgather", "bcast", "gather", "scatter", "alltoall", "scan", "exscan"})
     public String collective;
 
     @Param({"8", "64K", "4M"})
@@ -141,6 +141,11 @@ public class NonBlockingBench {
             case BCAST -> rank.ibcast(send, count, DType.F64, 0);
             case REDUCE -> rank.ireduce(send, recv, count, DType.F64, Op.SUM, 0);
             case BARRIER -> rank.ibarrier();
+            case GATHER -> rank.igather(send, recv, count, DType.F64, 0);
+            case SCATTER -> rank.iscatter(send, recv, count, DType.F64, 0);
+            case ALLTOALL -> rank.ialltoall(send, recv, count, DType.F64);
+            case SCAN -> rank.iscan(send, recv, count, DType.F64, Op.SUM);
+            case EXSCAN -> rank.iexscan(send, recv, count, DType.F64, Op.SUM);
             default -> throw new IllegalArgumentException(c.cliName() + " has no non-blocking form");
         };
     }

@@ -67,6 +67,24 @@ public final class HeapArraySum {
         return true;
     }
 
+    /**
+     * A heap segment over a fresh array of {@code elements} of the dtype's own type, for folds whose sources
+     * are heap arrays but whose destination is native: fold strip by strip into it with {@link #reduceMany}
+     * and copy each strip out. Null when this class does not handle {@code dtype} and {@code op}.
+     */
+    public static MemorySegment stripFor(DType dtype, Op op, int elements) {
+        if (!handles(dtype, op)) {
+            return null;
+        }
+        return switch (dtype) {
+            case F32 -> MemorySegment.ofArray(new float[elements]);
+            case F64 -> MemorySegment.ofArray(new double[elements]);
+            case I32 -> MemorySegment.ofArray(new int[elements]);
+            case I64 -> MemorySegment.ofArray(new long[elements]);
+            default -> null;
+        };
+    }
+
     private static boolean handles(DType dtype, Op op) {
         return op == Op.SUM && (dtype == DType.F32 || dtype == DType.F64 || dtype == DType.I32 || dtype == DType.I64);
     }

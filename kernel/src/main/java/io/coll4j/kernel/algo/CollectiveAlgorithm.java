@@ -62,16 +62,29 @@ public interface CollectiveAlgorithm {
     // ---- topology-aware costs ----
 
     /**
+     * What this algorithm moves between the packages of {@code shape} [HMPI §2.1], or null when it does not
+     * model that (then {@link #cost(MachineModel, TeamShape, long)} is the flat cost, unless overridden).
+     */
+    default PackageCrossing crossing(MachineModel model, TeamShape shape, long bytes) {
+        return null;
+    }
+
+    /**
      * Predicted time on a team of {@code shape} (ranks and how they spread over packages): what the
-     * selector ranks. Algorithms whose cost depends on the packages (HMPI's a_β and B_β terms [HMPI §2.1])
-     * override it; the default is the flat cost for {@code shape.ranks()} ranks.
+     * selector ranks. With a {@link #crossing}: each package's DRAM serves its own ranks, plus HMPI's a_β and
+     * B_β terms [HMPI §2.1]; without, the flat cost for {@code shape.ranks()} ranks.
      */
     default double cost(MachineModel model, TeamShape shape, long bytes) {
-        return cost(model, shape.ranks(), bytes);
+        PackageCrossing c = crossing(model, shape, bytes);
+        if (c == null) {
+            return cost(model, shape.ranks(), bytes);
+        }
+        return cost(model.forPackages(shape.packages()), shape.ranks(), bytes) + CopyCost.crossPackage(model, shape, c.bytes(), c.rounds());
     }
 
     /** Named terms of the cost for {@code collbench explain} (e.g. copy volumes, the two-level terms); may be empty. */
     default List<String> costTerms(MachineModel model, TeamShape shape, long bytes) {
-        return List.of();
+        PackageCrossing c = crossing(model, shape, bytes);
+        return c == null ? List.of() : CopyCost.crossPackageTerms(model, shape, c.bytes(), c.rounds());
     }
 }

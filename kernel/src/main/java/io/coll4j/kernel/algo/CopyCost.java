@@ -55,6 +55,37 @@ public final class CopyCost {
         return n * m.lineLatencySameL3() / 4;
     }
 
+    /**
+     * The two hand-overs on the critical path of a one-copy exchange (direct and push allgather, allgatherv,
+     * alltoall): every peer's ANNOUNCE before the first copy, and the DONE round before returning (peers
+     * read or write my buffers until then).
+     */
+    public static double announceAndDone(MachineModel m, int p) {
+        return 2 * flag(m) + 2 * poll(m, p - 1);
+    }
+
+    /**
+     * One rank's copies when it pushes {@code bytes}, {@code foreign} of them into other ranks' buffers. In
+     * cache the pushed lines stay in the writer's cache and each reader fetches them after the call — the
+     * copy a pull algorithm makes inside the call — so they are counted again; beyond the cache they leave
+     * with non-temporal stores and the reader finds them in DRAM as it would anyway.
+     */
+    public static double pushedCopies(MachineModel m, long bytes, long foreign, long ws) {
+        double out = copyOut(m, bytes, ws);
+        return ws > m.cacheCapacity() ? out : out + copyOut(m, foreign, ws);
+    }
+
+    /**
+     * A one-copy exchange: call overhead, {@link #announceAndDone}, and the larger of one rank's copies and
+     * all ranks' DRAM traffic; on one rank just the copy of its own {@code bytes}.
+     */
+    public static double exchange(MachineModel m, int p, long bytes, long ws, double copies, long dramBytes) {
+        if (p == 1) {
+            return m.callOverhead() + copyOut(m, bytes, ws);
+        }
+        return m.callOverhead() + announceAndDone(m, p) + Math.max(copies, dram(m, dramBytes, ws));
+    }
+
     // ---- between packages: HMPI's beta terms ----
 
     /**

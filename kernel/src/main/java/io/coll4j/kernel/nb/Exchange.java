@@ -35,9 +35,15 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * bcast      item j        copy slice j of buf_root → every other buf
  * reduce-scatter (q, j)    fold slice j of block q of every send → recv_q
  * allgather  (q, j)        copy slice j of send_q → block q of every recv
+ * gather     (q, j)        copy slice j of send_q → block q of recv_root
+ * scatter    (q, j)        copy slice j of block q of send_root → recv_q
+ * alltoall   (a ≤ b, j)    slice j of block b of send_a → block a of recv_b, and of block a of send_b →
+ *                          block b of recv_a, both read before either is written (one item per pair)
+ * scan, exscan  item j     slice j through a private accumulator, ranks in order: read send_q, then
+ *                          write recv_q (scan: acc op send_q; exscan: acc before folding send_q)
  * </pre>
- * Every output element is written by exactly one item, after that item read all of its inputs, so in
- * place is safe; stores are non-temporal iff W = 2·p·s exceeds the cache [YHCCL §4.2]. A round is
+ * Every output element is written by exactly one item, after that item read all of its inputs that the
+ * output may alias (a rank's own buffer in place), so in place is safe; stores are non-temporal iff W = 2·p·s exceeds the cache [YHCCL §4.2]. A round is
  * complete for every rank at once, when the last item is finished: no rank's buffers are read or
  * written after any rank's request completes.
  *
@@ -131,11 +137,11 @@ public final class Exchange {
         this.postedBy = new AtomicLongArray(p);
         long contribution = switch (collective) {
             case BARRIER -> 0;
-            case REDUCE_SCATTER -> count * es * p;
+            case REDUCE_SCATTER, SCATTER, ALLTOALL -> count * es * p;
             default -> count * es;
         };
         this.staged = collective != Collective.BARRIER && contribution <= STAGE_MAX_BYTES;
-        long total = collective == Collective.REDUCE_SCATTER || collective == Collective.ALLGATHER ? count * es * p : count * es;
+        long total = blocked(collective) || collective == Collective.ALLTOALL ? count * es * p : count * es;
         this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
         if (staged) {
             this.stageBytes = contribution;
@@ -161,10 +167,32 @@ public final class Exchange {
             long sliceBytes = sliceBytes(total, p, maxSliceBytes);
             this.sliceElements = Math.max(1, sliceBytes / es);
             this.itemsPerBlock = collective == Collective.BARRIER ? 0 : (count + sliceElements - 1) / sliceElements;
-            long items = collective == Collective.REDUCE_SCATTER || collective == Collective.ALLGATHER
-                    ? itemsPerBlock * p : itemsPerBlock;
+            long items = blocked(collective) ? itemsPerBlock * p
+                    : collective == Collective.ALLTOALL ? itemsPerBlock * pairs(p) : itemsPerBlock;
             this.counters = new RoundCounters(p, items);
         }
+    }
+
+    /** Collectives whose sliced items are (block q, slice j): one block per rank, cut into slices. */
+    private static boolean blocked(Collective c) {
+        return c == Collective.REDUCE_SCATTER || c == Collective.ALLGATHER || c == Collective.GATHER || c == Collective.SCATTER;
+    }
+
+    /** Unordered pairs (q, s), q ≤ s, of p ranks: the alltoall's items per slice. */
+    private static long pairs(int p) {
+        return (long) p * (p + 1) / 2;
+    }
+
+    /** The pair of index {@code k} in the order (0,0), (0,1) … (0,p−1), (1,1), (1,2) …: {q, s}. */
+    private static int[] pair(int p, long k) {
+        int q = 0;
+        long row = p;
+        while (k >= row) {
+            k -= row;
+            q++;
+            row--;
+        }
+        return new int[]{q, (int) (q + k)};
     }
 
     /**
@@ -224,7 +252,7 @@ public final class Exchange {
     /** Rank {@code rank} publishes its inputs for round {@code round}; true when this post completed the round's posting. */
     boolean post(int rank, long round) {
         if (staged) {
-            MemorySegment s = collective == Collective.BCAST && rank != root ? null : send[rank];
+            MemorySegment s = (collective == Collective.BCAST || collective == Collective.SCATTER) && rank != root ? null : send[rank];
             if (s != null) {
                 MemorySegment.copy(s, 0, staging, stageOffset(round, rank), stageBytes);
             }
@@ -340,7 +368,30 @@ public final class Exchange {
                 }
                 foldStaged(w, recv[q], 0, n);
             }
+            case GATHER -> {
+                if (q == root) {
+                    for (int s = 0; s < p; s++) {
+                        ItemWorker.copy(copy, staging, half + s * stageStride, recv[q], s * n * es, n * es, false);
+                    }
+                }
+            }
+            case SCATTER -> MemorySegment.copy(staging, half + root * stageStride + q * n * es, recv[q], 0, n * es);
+            case ALLTOALL -> {
+                for (int s = 0; s < p; s++) {
+                    MemorySegment.copy(staging, half + s * stageStride + q * n * es, recv[q], s * n * es, n * es);
+                }
+            }
+            case SCAN, EXSCAN -> {
+                int k = collective == Collective.SCAN ? q + 1 : q;   // exscan: rank 0's recv is not written
+                if (k > 0) {
+                    for (int s = 0; s < k; s++) {
+                        w.source(s, staging, half + s * stageStride);
+                    }
+                    w.fold(reducer, dtype, recv[q], 0, k, n);
+                }
+            }
             case BARRIER -> { }
+            default -> throw new IllegalStateException("no non-blocking schedule for " + collective);
         }
         // release: rank q's output is written; pairs with done()'s acquire
         partDone.setRelease(q, round);
@@ -361,7 +412,7 @@ public final class Exchange {
     private void item(ItemWorker w, long i) {
         long q = 0;
         long j = i;
-        if (collective == Collective.REDUCE_SCATTER || collective == Collective.ALLGATHER) {
+        if (blocked(collective) || collective == Collective.ALLTOALL) {
             q = i / itemsPerBlock;
             j = i % itemsPerBlock;
         }
@@ -404,7 +455,22 @@ public final class Exchange {
                     ItemWorker.copy(copy, send[(int) q], first * es, recv[s], dst, bytes, nonTemporal);
                 }
             }
+            // in place at the root its own block is the same range: copy() skips it
+            case GATHER -> ItemWorker.copy(copy, send[(int) q], first * es, recv[root], (q * count + first) * es, bytes, nonTemporal);
+            case SCATTER -> ItemWorker.copy(copy, send[root], (q * count + first) * es, recv[(int) q], first * es, bytes, nonTemporal);
+            case ALLTOALL -> {
+                // pair (a, b): block b of send_a → block a of recv_b and block a of send_b → block b of recv_a, both
+                // read before either is written, so a rank in place (recv == send) loses nothing
+                int[] ab = pair(p, q);
+                int a = ab[0];
+                int b = ab[1];
+                long inA = (b * count + first) * es;
+                long inB = (a * count + first) * es;
+                w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, nonTemporal);
+            }
+            case SCAN, EXSCAN -> w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
             case BARRIER -> { }
+            default -> throw new IllegalStateException("no non-blocking schedule for " + collective);
         }
     }
 

@@ -4,6 +4,7 @@ import io.coll4j.bindings.copy.Copy;
 import io.coll4j.bindings.copy.NativeOp;
 import io.coll4j.bindings.copy.NativeType;
 import io.coll4j.bindings.copy.StreamingFold;
+import io.coll4j.kernel.algo.FoldPasses;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
@@ -29,6 +30,7 @@ public final class ItemWorker {
     private final MemorySegment[] pass = new MemorySegment[Reducer.MAX_SOURCES];
     private final long[] passOffsets = new long[Reducer.MAX_SOURCES];
     private MemorySegment strip;
+    private MemorySegment[] prefixStrips;
     private StreamingFold streaming;
 
     public ItemWorker(int ranks) {
@@ -72,23 +74,7 @@ public final class ItemWorker {
         for (long done = 0; done < elements; done += perStrip) {
             long n = Math.min(perStrip, elements - done);
             long delta = done * es;
-            int first = Reducer.MAX_SOURCES;
-            for (int i = 0; i < first; i++) {
-                pass[i] = srcs[i];
-                passOffsets[i] = srcOffsets[i] + delta;
-            }
-            reducer.reduceMany(strip, 0, pass, passOffsets, first, n);
-            for (int next = first; next < k; ) {
-                int take = Math.min(Reducer.MAX_SOURCES - 1, k - next);
-                pass[0] = strip;
-                passOffsets[0] = 0;
-                for (int i = 0; i < take; i++) {
-                    pass[1 + i] = srcs[next + i];
-                    passOffsets[1 + i] = srcOffsets[next + i] + delta;
-                }
-                reducer.reduceMany(strip, 0, pass, passOffsets, 1 + take, n);
-                next += take;
-            }
+            FoldPasses.fold(reducer, strip, srcs, srcOffsets, k, delta, n, pass, passOffsets);
             MemorySegment.copy(strip, 0, dst, dstOffset + delta, n * es);
         }
         Arrays.fill(pass, null);
@@ -125,6 +111,84 @@ public final class ItemWorker {
         for (int d = 1; d < nd; d++) {
             copy(copy, dsts[0], dstOffsets[0], dsts[d], dstOffsets[d], bytes, nonTemporal);
         }
+    }
+
+    /**
+     * Scan (or, {@code exclusive}, exscan) of {@code elements} elements at byte {@code off} across the ranks'
+     * buffers, in rank order: recv_q = send_0 op … op send_q (exclusive: … op send_(q−1); recv_0 untouched),
+     * bitwise the scalar left fold. Strip by strip through a private accumulator, each send_q read before
+     * recv_q is written, so a rank in place (recv == send) loses nothing.
+     */
+    void prefix(Reducer reducer, MemorySegment[] send, MemorySegment[] recv, int p, long off, long elements, int es,
+                boolean exclusive) {
+        MemorySegment acc = strips(0);
+        MemorySegment saved = strips(1);
+        long per = STRIP_BYTES / es;
+        for (long done = 0; done < elements; done += per) {
+            long n = Math.min(per, elements - done);
+            long at = off + done * es;
+            long bytes = n * es;
+            MemorySegment.copy(send[0], at, acc, 0, bytes);
+            if (!exclusive) {
+                copy(null, send[0], at, recv[0], at, bytes, false);
+            }
+            for (int q = 1; q < p; q++) {
+                if (exclusive) {
+                    if (q < p - 1) {
+                        MemorySegment.copy(send[q], at, saved, 0, bytes);     // before recv_q (maybe send_q) is written
+                    }
+                    MemorySegment.copy(acc, 0, recv[q], at, bytes);
+                    if (q < p - 1) {
+                        reducer.reduceInto(acc, 0, saved, 0, n);
+                    }
+                } else {
+                    reducer.reduceInto(acc, 0, send[q], at, n);
+                    MemorySegment.copy(acc, 0, recv[q], at, bytes);
+                }
+            }
+        }
+    }
+
+    /**
+     * One alltoall pair: {@code bytes} of {@code inA}@{@code aOff} → {@code outB}@{@code bDst} and of
+     * {@code inB}@{@code bOff} → {@code outA}@{@code aDst}. Each output may be the other direction's input
+     * (a rank in place): the input that may be clobbered is read first, through a private strip when both
+     * ranks are in place.
+     */
+    void exchange(Copy copy, MemorySegment inA, long aOff, MemorySegment outB, long bDst, MemorySegment inB, long bOff,
+                  MemorySegment outA, long aDst, long bytes, boolean nonTemporal) {
+        if (inA == inB && aOff == bOff) {
+            copy(copy, inA, aOff, outA, aDst, bytes, nonTemporal);       // a rank's own block: one copy
+            return;
+        }
+        // outA clobbers inA only when rank a is in place, outB clobbers inB only when b is: order the two
+        // copies so the input that may be clobbered is read first, and save through the strip only when both are
+        if (!sameRange(inA, aOff, outA, aDst)) {
+            copy(copy, inB, bOff, outA, aDst, bytes, nonTemporal);
+            copy(copy, inA, aOff, outB, bDst, bytes, nonTemporal);
+            return;
+        }
+        if (!sameRange(inB, bOff, outB, bDst)) {
+            copy(copy, inA, aOff, outB, bDst, bytes, nonTemporal);
+            copy(copy, inB, bOff, outA, aDst, bytes, nonTemporal);
+            return;
+        }
+        MemorySegment saved = strips(0);
+        for (long done = 0; done < bytes; done += STRIP_BYTES) {
+            long n = Math.min(STRIP_BYTES, bytes - done);
+            MemorySegment.copy(inA, aOff + done, saved, 0, n);
+            copy(copy, inB, bOff + done, outA, aDst + done, n, nonTemporal);
+            copy(copy, saved, 0, outB, bDst + done, n, nonTemporal);
+        }
+    }
+
+    /** Strip {@code i} (0 or 1) of the private prefix/exchange buffers, allocated on first use. */
+    private MemorySegment strips(int i) {
+        if (prefixStrips == null) {
+            MemorySegment both = Arena.ofAuto().allocate(2L * STRIP_BYTES, 64);
+            prefixStrips = new MemorySegment[]{both.asSlice(0, STRIP_BYTES), both.asSlice(STRIP_BYTES, STRIP_BYTES)};
+        }
+        return prefixStrips[i];
     }
 
     /** Copies {@code bytes}; a range onto itself (in place) is skipped; non-temporal only between native segments. */

@@ -44,19 +44,14 @@ public final class DirectAllgather extends AbstractAlgorithm {
     public double cost(MachineModel m, int p, long bytes) {
         long block = bytes / p;
         long ws = workingSet(p, block);
-        if (p == 1) {
-            return m.callOverhead() + CopyCost.copyOut(m, block, ws);
-        }
         // every rank copies p blocks; DRAM: every receive buffer written, each send buffer read once while
         // synergy holds — while a block fits its share of the cache, so that a reader a few MiB behind still
         // hits the first one's lines — and by every reader beyond (see the class comment)
-        double copies = CopyCost.copyOut(m, bytes, ws);
         long sendReads = block > m.cacheCapacity() / p ? (long) p * bytes : (long) p * block;
-        double dram = CopyCost.dram(m, sendReads + (long) p * bytes, ws);
         // two hand-overs on the critical path, as in the direct reduce: the peers' ANNOUNCEs before the first
         // copy and the DONE round before returning (peers read my send buffer until then); the pipelined
         // allgather, which copies through scratch, defers its DONE to the next use of the slot
-        return m.callOverhead() + 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+        return CopyCost.exchange(m, p, bytes, ws, CopyCost.copyOut(m, bytes, ws), sendReads + (long) p * bytes);
     }
 
     @Override

@@ -43,15 +43,10 @@ public final class PushAllgather extends AbstractAlgorithm {
     public double cost(MachineModel m, int p, long bytes) {
         long block = bytes / p;
         long ws = DirectAllgather.workingSet(p, block);
-        if (p == 1) {
-            return m.callOverhead() + CopyCost.copyOut(m, block, ws);
-        }
         // one read of my block and p writes of it; in cache the readers' fetch of the p − 1 pushed blocks
         // after the call is the direct allgather's copy-out, counted here
-        double copies = ws > m.cacheCapacity() ? CopyCost.copyOut(m, bytes, ws)
-                : CopyCost.copyOut(m, bytes, ws) + CopyCost.copyOut(m, bytes - block, ws);
-        double dram = CopyCost.dram(m, (long) p * block + (long) p * bytes, ws);
-        return m.callOverhead() + 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+        return CopyCost.exchange(m, p, bytes, ws, CopyCost.pushedCopies(m, bytes, bytes - block, ws),
+                (long) p * block + (long) p * bytes);
     }
 
     @Override

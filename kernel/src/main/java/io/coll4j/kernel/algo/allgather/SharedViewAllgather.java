@@ -39,7 +39,7 @@ public final class SharedViewAllgather extends AbstractAlgorithm {
      */
     public static final int SIGNATURE_ROOT = 0x7FFF_FFFE;
     /** The rank whose scratch holds the shared result. */
-    static final int HOLDER = 0;
+    public static final int HOLDER = 0;
 
     public SharedViewAllgather() {
         super(Collective.ALLGATHER, NAME, "each rank writes its block into one shared result and reads it in place (read-only view)",
@@ -91,16 +91,21 @@ public final class SharedViewAllgather extends AbstractAlgorithm {
         }
     }
 
-    private static MemorySegment shared(CollectiveCall call) {
+    /** The shared result: the holder's scratch of this call's parity (the shared-view allreduce uses it too). */
+    public static MemorySegment shared(CollectiveCall call) {
         return call.rank() == HOLDER ? call.scratch() : call.peerScratch(HOLDER);
     }
 
     /** The read-only view of the result of the call that just ran on this rank (empty for 0 elements). */
     public static MemorySegment view(CollectiveCall call) {
-        long total = call.bytes() * call.size();
-        if (total == 0) {
+        return viewOf(call, call.bytes() * call.size());
+    }
+
+    /** A read-only view of the first {@code bytes} of the shared result (an empty one for 0 bytes). */
+    public static MemorySegment viewOf(CollectiveCall call, long bytes) {
+        if (bytes == 0) {
             return MemorySegment.ofArray(new byte[0]).asReadOnly();
         }
-        return shared(call).asSlice(0, total).asReadOnly();
+        return shared(call).asSlice(0, bytes).asReadOnly();
     }
 }

@@ -33,14 +33,9 @@ public final class DirectAllgatherv extends AbstractAlgorithm {
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         long ws = (1L + p) * bytes;
-        if (p == 1) {
-            return m.callOverhead() + CopyCost.copyOut(m, bytes, ws);
-        }
-        long block = bytes / p;
-        double copies = CopyCost.copyOut(m, bytes, ws);
-        long sendReads = block > m.cacheCapacity() / p ? (long) p * bytes : bytes;
-        double dram = CopyCost.dram(m, sendReads + (long) p * bytes, ws);
-        return m.callOverhead() + 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+        // each send buffer read once while its readers stay within the cache of each other, p times beyond
+        long sendReads = bytes / p > m.cacheCapacity() / p ? (long) p * bytes : bytes;
+        return CopyCost.exchange(m, p, bytes, ws, CopyCost.copyOut(m, bytes, ws), sendReads + (long) p * bytes);
     }
 
     @Override

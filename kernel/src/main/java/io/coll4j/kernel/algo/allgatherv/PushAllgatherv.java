@@ -32,14 +32,7 @@ public final class PushAllgatherv extends AbstractAlgorithm {
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         long ws = (1L + p) * bytes;
-        if (p == 1) {
-            return m.callOverhead() + CopyCost.copyOut(m, bytes, ws);
-        }
-        long block = bytes / p;
-        double copies = ws > m.cacheCapacity() ? CopyCost.copyOut(m, bytes, ws)
-                : CopyCost.copyOut(m, bytes, ws) + CopyCost.copyOut(m, bytes - block, ws);
-        double dram = CopyCost.dram(m, bytes + (long) p * bytes, ws);
-        return m.callOverhead() + 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1) + Math.max(copies, dram);
+        return CopyCost.exchange(m, p, bytes, ws, CopyCost.pushedCopies(m, bytes, bytes - bytes / p, ws), bytes + (long) p * bytes);
     }
 
     @Override

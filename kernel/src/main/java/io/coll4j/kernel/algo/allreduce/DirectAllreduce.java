@@ -6,13 +6,13 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.PackageCrossing;
 import io.coll4j.kernel.algo.Slicing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * Direct allreduce: a reduce-scatter and an allgather with no copy-in, because thread ranks share one
@@ -118,14 +118,8 @@ public final class DirectAllreduce extends AbstractAlgorithm {
      * (the owners read their block of every send buffer, every rank copies the other blocks from their owners) cross packages for the remote peers' share; 3 dependent hand-overs cross at a_β.
      */
     @Override
-    public double cost(MachineModel m, TeamShape shape, long bytes) {
-        return cost(m.forPackages(shape.packages()), shape.ranks(), bytes)
-                + CopyCost.crossPackage(m, shape, CopyCost.allToAllCrossing(shape, bytes, 2), 3);
-    }
-
-    @Override
-    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
-        return CopyCost.crossPackageTerms(m, shape, CopyCost.allToAllCrossing(shape, bytes, 2), 3);
+    public PackageCrossing crossing(MachineModel m, TeamShape shape, long bytes) {
+        return new PackageCrossing(CopyCost.allToAllCrossing(shape, bytes, 2), 3);
     }
 
     @Override

@@ -8,12 +8,11 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.barrier.DisseminationBarrier;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
-import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.PackageCrossing;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * Dissemination / recursive-doubling allreduce with HMPI's non-power-of-two handling [HMPI §2.3, Eq. 6–7].
@@ -94,16 +93,9 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
      * cross packages, every rank moving its full vector (p·s bytes per round, hand-overs at a_β).
      */
     @Override
-    public double cost(MachineModel m, TeamShape shape, long bytes) {
+    public PackageCrossing crossing(MachineModel m, TeamShape shape, long bytes) {
         double rounds = crossRounds(shape);
-        return cost(m.forPackages(shape.packages()), shape.ranks(), bytes)
-                + CopyCost.crossPackage(m, shape, rounds * shape.ranks() * bytes, rounds);
-    }
-
-    @Override
-    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
-        double rounds = crossRounds(shape);
-        return CopyCost.crossPackageTerms(m, shape, rounds * shape.ranks() * bytes, rounds);
+        return new PackageCrossing(rounds * shape.ranks() * bytes, rounds);
     }
 
     private static double crossRounds(TeamShape shape) {

@@ -5,7 +5,6 @@ import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.algo.Tiles;
-import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.sliced.StagedSlices;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
@@ -151,7 +150,7 @@ public final class MaSocketAllreduce extends AbstractAlgorithm {
         int es = call.dtype().size();
         int[] mates = l.packageMembers(l.packageGroupOf(r));
         int k = mates.length;
-        int i = indexOf(mates, r);
+        int i = PackageMates.indexOf(mates, r);
         Tiles blocks = Tiles.of(call.count(), k, es);
         long off = blocks.start(i) * es;
         long n = blocks.length(i);
@@ -159,14 +158,7 @@ public final class MaSocketAllreduce extends AbstractAlgorithm {
         // acquire: every rank's buffers, published with its announce
         call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
 
-        call.foldStart();
-        for (int q : mates) {
-            if (q != r) {
-                call.record("fold", q);
-            }
-            call.foldAdd(q == r ? call.send() : call.peerSend(q), off);
-        }
-        call.foldInto(partial, 0, n);
+        PackageMates.foldPart(call, mates, off, partial, n);
         // release: my package's partial of block i; pairs with the counterparts' await in phase 2
         call.publish(ControlBlock.ARRIVE, 0);
 
@@ -184,25 +176,6 @@ public final class MaSocketAllreduce extends AbstractAlgorithm {
         call.publish(ControlBlock.RELEASE, 0);
 
         boolean nt = call.copy().useNonTemporal(2L * call.size() * call.bytes(), false);
-        for (int d = 1; d < k; d++) {
-            int j = (i + d) % k;
-            int q = mates[j];
-            call.await(q, ControlBlock.RELEASE, 0);
-            call.record("copy", q);
-            long o = blocks.start(j) * es;
-            Transfers.copy(call, call.peerRecv(q), o, call.recv(), o, blocks.length(j) * es, nt);
-        }
-        // release: I no longer read anyone's buffers; pairs with every rank's final await
-        call.publish(ControlBlock.DONE, 0);
-        call.awaitAllPeers(ControlBlock.DONE, 0);
-    }
-
-    private static int indexOf(int[] a, int v) {
-        for (int x = 0; x < a.length; x++) {
-            if (a[x] == v) {
-                return x;
-            }
-        }
-        throw new IllegalStateException("rank " + v + " is not in its package's member list");
+        PackageMates.copyPartsAndFinish(call, mates, i, blocks, ControlBlock.RELEASE, nt);
     }
 }

@@ -6,11 +6,11 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.PackageCrossing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 
-import java.util.List;
 
 /**
  * Push allreduce: the owner of block i folds block i of every rank's send buffer in ONE k-ary pass
@@ -90,14 +90,8 @@ public final class PushAllreduce extends AbstractAlgorithm {
      * (the owners read their block of every send buffer and write it into every receive buffer) cross packages for the remote peers' share; 2 dependent hand-overs cross at a_β.
      */
     @Override
-    public double cost(MachineModel m, TeamShape shape, long bytes) {
-        return cost(m.forPackages(shape.packages()), shape.ranks(), bytes)
-                + CopyCost.crossPackage(m, shape, CopyCost.allToAllCrossing(shape, bytes, 2), 2);
-    }
-
-    @Override
-    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
-        return CopyCost.crossPackageTerms(m, shape, CopyCost.allToAllCrossing(shape, bytes, 2), 2);
+    public PackageCrossing crossing(MachineModel m, TeamShape shape, long bytes) {
+        return new PackageCrossing(CopyCost.allToAllCrossing(shape, bytes, 2), 2);
     }
 
     @Override

@@ -183,7 +183,7 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         int packages = l.packageCount();
         int[] mates = l.packageMembers(g);
         int q = mates.length;
-        int i = indexOf(mates, r);
+        int i = PackageMates.indexOf(mates, r);
         Tiles tiles = Tiles.of(call.count(), q, es);
         long off = tiles.start(i) * es;
         long n = tiles.length(i);
@@ -192,14 +192,7 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
         // 1. my tile of my package's send buffers, ascending rank
         if (n > 0) {
-            call.foldStart();
-            for (int m : mates) {
-                if (m != r) {
-                    call.record("fold", m);
-                }
-                call.foldAdd(m == r ? call.send() : call.peerSend(m), off);
-            }
-            call.foldInto(partial, 0, n);
+            PackageMates.foldPart(call, mates, off, partial, n);
         }
         // 2. binomial tree over the packages: fold my children's partials, lower package first
         for (int k = 0; (1 << k) < packages; k++) {
@@ -235,25 +228,6 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         // release: tile i is final in my receive buffer; pairs with my package mates' copies
         call.publish(ControlBlock.AUX, 0);
         // 3b. stage two: the other tiles from my package mates' receive buffers
-        for (int d = 1; d < q; d++) {
-            int j = (i + d) % q;
-            int m = mates[j];
-            call.await(m, ControlBlock.AUX, 0);
-            call.record("copy", m);
-            long o = tiles.start(j) * es;
-            Transfers.copy(call, call.peerRecv(m), o, call.recv(), o, tiles.length(j) * es, nt);
-        }
-        // release: I no longer read anyone's buffers; pairs with every rank's final await
-        call.publish(ControlBlock.DONE, 0);
-        call.awaitAllPeers(ControlBlock.DONE, 0);
-    }
-
-    private static int indexOf(int[] a, int v) {
-        for (int x = 0; x < a.length; x++) {
-            if (a[x] == v) {
-                return x;
-            }
-        }
-        throw new IllegalStateException("rank " + v + " is not in its package's member list");
+        PackageMates.copyPartsAndFinish(call, mates, i, tiles, ControlBlock.AUX, nt);
     }
 }

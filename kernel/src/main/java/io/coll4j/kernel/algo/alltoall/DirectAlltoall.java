@@ -1,7 +1,6 @@
 package io.coll4j.kernel.algo.alltoall;
 
 import io.coll4j.Collective;
-import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.BlockLayout;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Transfers;
@@ -22,7 +21,7 @@ import java.lang.foreign.MemorySegment;
  * against my {@code recvCounts[j]} (a v-count mismatch aborts before the copy); copy; then publish DONE and
  * await every DONE (peers read my send buffer until then). In place, see {@link AlltoallStaging}.
  */
-public final class DirectAlltoall extends AbstractAlgorithm {
+public final class DirectAlltoall extends AlltoallAlgorithm {
     public static final String NAME = "direct";
 
     public DirectAlltoall(Collective c) {
@@ -32,22 +31,7 @@ public final class DirectAlltoall extends AbstractAlgorithm {
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         long ws = 2L * p * bytes;
-        if (p == 1) {
-            return m.callOverhead() + CopyCost.copyOut(m, bytes, ws);
-        }
-        double copies = CopyCost.copyOut(m, bytes, ws);
-        return m.callOverhead() + 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1)
-                + Math.max(copies, CopyCost.dram(m, 2L * p * bytes, ws));
-    }
-
-    @Override
-    public long scratchBytes(CollectiveCall call) {
-        return AlltoallStaging.scratchBytes(call);
-    }
-
-    @Override
-    public boolean observesAllEntries(int rank, int root, int ranks) {
-        return true;
+        return CopyCost.exchange(m, p, bytes, ws, CopyCost.copyOut(m, bytes, ws), ws);
     }
 
     @Override

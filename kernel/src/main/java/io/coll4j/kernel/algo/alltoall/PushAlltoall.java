@@ -1,7 +1,6 @@
 package io.coll4j.kernel.algo.alltoall;
 
 import io.coll4j.Collective;
-import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.BlockLayout;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Transfers;
@@ -23,7 +22,7 @@ import java.lang.foreign.MemorySegment;
  * await its ARRIVE (it has staged its own outgoing blocks, {@link AlltoallStaging}), write; publish DONE
  * (release; NT copies end with sfence) and await every DONE (every block has arrived).
  */
-public final class PushAlltoall extends AbstractAlgorithm {
+public final class PushAlltoall extends AlltoallAlgorithm {
     public static final String NAME = "push";
 
     public PushAlltoall(Collective c) {
@@ -33,24 +32,7 @@ public final class PushAlltoall extends AbstractAlgorithm {
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         long ws = 2L * p * bytes;
-        if (p == 1) {
-            return m.callOverhead() + CopyCost.copyOut(m, bytes, ws);
-        }
-        // in cache the pushed lines stay in the writer's cache until the receiver reads them: counted twice
-        double copies = ws > m.cacheCapacity() ? CopyCost.copyOut(m, bytes, ws)
-                : CopyCost.copyOut(m, bytes, ws) + CopyCost.copyOut(m, bytes - bytes / p, ws);
-        return m.callOverhead() + 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1)
-                + Math.max(copies, CopyCost.dram(m, 2L * p * bytes, ws));
-    }
-
-    @Override
-    public long scratchBytes(CollectiveCall call) {
-        return AlltoallStaging.scratchBytes(call);
-    }
-
-    @Override
-    public boolean observesAllEntries(int rank, int root, int ranks) {
-        return true;
+        return CopyCost.exchange(m, p, bytes, ws, CopyCost.pushedCopies(m, bytes, bytes - bytes / p, ws), ws);
     }
 
     @Override

@@ -132,10 +132,46 @@ public final class CyclicBarrierBaselines {
     /** result[chunk r] = inputs[0] op inputs[1] op … (rank order), in place over the shared result. */
     static void foldChunk(BaselineTeam b, Object result, int p, int r, long n, CollectiveCall call) {
         int from = lo(n, p, r);
-        int to = lo(n, p, r + 1);
-        System.arraycopy(b.inputs[0], from, result, from, to - from);
-        for (int q = 1; q < p; q++) {
-            ArrayFolds.foldInto(result, from, b.inputs[q], from, to - from, call.op());
+        foldRange(b, result, from, from, lo(n, p, r + 1) - from, p - 1, call);
+    }
+
+    /** Publishes my send array ({@code count} elements) in my slot and awaits everyone's: the baselines' first step. */
+    static BaselineTeam publishSend(CollectiveCall call, long count) {
+        BaselineTeam b = BaselineTeam.of(call);
+        b.inputs[call.rank()] = b.input(call.rank(), call.send(), call.dtype(), count, true);
+        b.await(call);
+        return b;
+    }
+
+    /**
+     * out[at, at + len) = inputs[0][from, from + len) op … op inputs[last][…]: the left fold in rank order,
+     * bitwise the scalar reference.
+     */
+    static void foldRange(BaselineTeam b, Object out, int at, int from, int len, int last, CollectiveCall call) {
+        System.arraycopy(b.inputs[0], from, out, at, len);
+        for (int q = 1; q <= last; q++) {
+            ArrayFolds.foldInto(out, at, b.inputs[q], from, len, call.op());
+        }
+    }
+
+    /**
+     * The fold of block [from, from + n) of every rank's array into my receive buffer: straight into it when
+     * it is an array of the call's dtype, else through my private output array.
+     */
+    static void foldBlockIntoRecv(BaselineTeam b, CollectiveCall call, long from, long n) {
+        Object out = BaselineTeam.arrayOf(call.recv(), call.dtype(), n);
+        if (out == null) {
+            out = b.outputs[call.rank()] = BaselineTeam.ensure(b.outputs[call.rank()], call.dtype(), n);
+        }
+        foldRange(b, out, 0, Math.toIntExact(from), Math.toIntExact(n), call.size() - 1, call);
+        BaselineTeam.copyOut(out, 0, call.recv(), 0, call.dtype(), n);
+    }
+
+    /** Copies every rank's published array, {@code counts[q]} elements, to {@code displs[q]} of my receive buffer. */
+    static void gatherInto(BaselineTeam b, CollectiveCall call, java.util.function.IntToLongFunction count,
+                           java.util.function.IntToLongFunction displ) {
+        for (int q = 0; q < call.size(); q++) {
+            BaselineTeam.copyOut(b.inputs[q], 0, call.recv(), displ.applyAsLong(q), call.dtype(), count.applyAsLong(q));
         }
     }
 
@@ -171,24 +207,9 @@ public final class CyclicBarrierBaselines {
 
         @Override
         public void run(CollectiveCall call) {
-            BaselineTeam b = BaselineTeam.of(call);
-            int r = call.rank();
-            int p = call.size();
-            DType dt = call.dtype();
             long n = call.count();
-            b.inputs[r] = b.input(r, call.send(), dt, n * p, true);
-            b.await(call);
-            int from = Math.toIntExact(r * n);
-            int len = Math.toIntExact(n);
-            Object out = BaselineTeam.arrayOf(call.recv(), dt, n);
-            if (out == null) {
-                out = b.outputs[r] = BaselineTeam.ensure(b.outputs[r], dt, n);
-            }
-            System.arraycopy(b.inputs[0], from, out, 0, len);
-            for (int q = 1; q < p; q++) {
-                ArrayFolds.foldInto(out, 0, b.inputs[q], from, len, call.op());
-            }
-            BaselineTeam.copyOut(out, 0, call.recv(), 0, dt, n);
+            BaselineTeam b = publishSend(call, n * call.size());
+            foldBlockIntoRecv(b, call, call.rank() * n, n);
             b.await(call);
         }
     }
@@ -205,16 +226,9 @@ public final class CyclicBarrierBaselines {
 
         @Override
         public void run(CollectiveCall call) {
-            BaselineTeam b = BaselineTeam.of(call);
-            int r = call.rank();
-            int p = call.size();
-            DType dt = call.dtype();
             long n = call.count();
-            b.inputs[r] = b.input(r, call.send(), dt, n, true);
-            b.await(call);
-            for (int q = 0; q < p; q++) {
-                BaselineTeam.copyOut(b.inputs[q], 0, call.recv(), q * n, dt, n);
-            }
+            BaselineTeam b = publishSend(call, n);
+            gatherInto(b, call, q -> n, q -> q * n);
             b.await(call);
         }
     }

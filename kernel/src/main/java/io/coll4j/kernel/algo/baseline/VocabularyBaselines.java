@@ -113,16 +113,9 @@ public final class VocabularyBaselines {
 
         @Override
         public void run(CollectiveCall call) {
-            BaselineTeam b = BaselineTeam.of(call);
-            int r = call.rank();
-            int p = call.size();
-            DType dt = call.dtype();
-            b.inputs[r] = b.input(r, call.send(), dt, call.count(), true);
-            b.await(call);
+            BaselineTeam b = CyclicBarrierBaselines.publishSend(call, call.count());
             BlockLayout me = call.blocks();
-            for (int q = 0; q < p; q++) {
-                BaselineTeam.copyOut(b.inputs[q], 0, call.recv(), me.recvDispl(q), dt, me.recvCount(q));
-            }
+            CyclicBarrierBaselines.gatherInto(b, call, me::recvCount, me::recvDispl);
             b.await(call);
         }
     }
@@ -139,24 +132,9 @@ public final class VocabularyBaselines {
 
         @Override
         public void run(CollectiveCall call) {
-            BaselineTeam b = BaselineTeam.of(call);
-            int r = call.rank();
-            int p = call.size();
-            DType dt = call.dtype();
             BlockLayout me = call.blocks();
-            b.inputs[r] = b.input(r, call.send(), dt, me.recvTotal(p), true);
-            b.await(call);
-            long n = call.count();
-            int from = idx(me.recvDispl(r));
-            Object out = BaselineTeam.arrayOf(call.recv(), dt, n);
-            if (out == null) {
-                out = b.outputs[r] = BaselineTeam.ensure(b.outputs[r], dt, n);
-            }
-            System.arraycopy(b.inputs[0], from, out, 0, idx(n));
-            for (int q = 1; q < p; q++) {
-                ArrayFolds.foldInto(out, 0, b.inputs[q], from, idx(n), call.op());
-            }
-            BaselineTeam.copyOut(out, 0, call.recv(), 0, dt, n);
+            BaselineTeam b = CyclicBarrierBaselines.publishSend(call, me.recvTotal(call.size()));
+            CyclicBarrierBaselines.foldBlockIntoRecv(b, call, me.recvDispl(call.rank()), call.count());
             b.await(call);
         }
     }
@@ -212,10 +190,7 @@ public final class VocabularyBaselines {
             Object out = null;
             if (last >= 0) {
                 out = b.outputs[r] = BaselineTeam.ensure(b.outputs[r], dt, n);
-                System.arraycopy(b.inputs[0], 0, out, 0, idx(n));
-                for (int q = 1; q <= last; q++) {
-                    ArrayFolds.foldInto(out, 0, b.inputs[q], 0, idx(n), call.op());
-                }
+                CyclicBarrierBaselines.foldRange(b, out, 0, 0, idx(n), last, call);
             }
             // in place my array is read by the higher ranks: write it only after they are done
             b.await(call);

@@ -35,8 +35,11 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        long block = (bytes + p - 1) / p;
-        long ws = workingSet(p, bytes);
+        return foldCost(m, p, bytes, (bytes + p - 1) / p, workingSet(p, bytes));
+    }
+
+    /** The cost of {@link #foldOwnBlock} for a {@code bytes} input per rank whose own block is {@code block}. */
+    public static double foldCost(MachineModel m, int p, long bytes, long block, long ws) {
         if (p == 1) {
             return m.callOverhead() + m.copyTime(bytes, ws);
         }
@@ -53,9 +56,17 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
 
     @Override
     public void run(CollectiveCall call) {
+        foldOwnBlock(call, call.rank() * call.bytes(), workingSet(call.size(), call.bytes()));
+    }
+
+    /**
+     * Folds bytes [off, off + my count) of every rank's send buffer into my receive buffer in one k = p pass
+     * (rank order), non-temporal iff the working set exceeds the cache; shared with the v-variant, whose
+     * own block sits at its displacement.
+     */
+    public static void foldOwnBlock(CollectiveCall call, long off, long workingSet) {
         int p = call.size();
         int r = call.rank();
-        long off = r * call.bytes();
         if (p > 1) {
             call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
         }
@@ -64,9 +75,9 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
             if (q != r) {
                 call.record("fold", q);
             }
-            call.foldAdd(q == r ? call.send() : call.peerSend(q), off);
+            call.foldAdd(call.sendOf(q), off);
         }
-        if (call.copy().useNonTemporal(workingSet(p, call.bytes()), false)) {
+        if (call.copy().useNonTemporal(workingSet, false)) {
             call.foldIntoNonTemporal(call.recv(), 0, call.count());
         } else {
             call.foldInto(call.recv(), 0, call.count());

@@ -4,9 +4,8 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.BlockLayout;
 import io.coll4j.kernel.algo.CollectiveCall;
-import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.reducescatter.DirectReduceScatter;
 import io.coll4j.kernel.model.MachineModel;
-import io.coll4j.kernel.sync.ControlBlock;
 
 /**
  * Direct reduce-scatter with per-rank counts: rank i reads its block (at {@code recvCounts[0] + … +
@@ -30,12 +29,7 @@ public final class DirectReduceScatterV extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        long ws = (long) p * bytes + bytes;
-        if (p == 1) {
-            return m.callOverhead() + m.copyTime(bytes, ws);
-        }
-        double fold = Math.max(m.foldTime(bytes / p, p, ws), m.dramTime((long) p * bytes + bytes, ws));
-        return m.callOverhead() + 3 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold;
+        return DirectReduceScatter.foldCost(m, p, bytes, bytes / p, (long) p * bytes + bytes);
     }
 
     @Override
@@ -46,30 +40,9 @@ public final class DirectReduceScatterV extends AbstractAlgorithm {
     @Override
     public void run(CollectiveCall call) {
         int p = call.size();
-        int r = call.rank();
         long es = call.dtype().size();
         BlockLayout me = call.blocks();
-        long off = me.recvDispl(r) * es;
-        if (p > 1) {
-            call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
-        }
-        call.foldStart();
-        for (int q = 0; q < p; q++) {
-            if (q != r) {
-                call.record("fold", q);
-            }
-            call.foldAdd(call.sendOf(q), off);
-        }
         long total = me.recvTotal(p) * es;
-        if (call.copy().useNonTemporal((long) p * total + total, false)) {
-            call.foldIntoNonTemporal(call.recv(), 0, call.count());
-        } else {
-            call.foldInto(call.recv(), 0, call.count());
-        }
-        if (p > 1) {
-            // release: I no longer read other ranks' send buffers
-            call.publish(ControlBlock.DONE, 0);
-            call.awaitAllPeers(ControlBlock.DONE, 0);
-        }
+        DirectReduceScatter.foldOwnBlock(call, me.recvDispl(call.rank()) * es, (long) p * total + total);
     }
 }

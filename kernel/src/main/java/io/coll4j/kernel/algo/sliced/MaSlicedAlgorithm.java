@@ -4,6 +4,7 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.PackageCrossing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
 
@@ -32,16 +33,15 @@ public abstract class MaSlicedAlgorithm extends AbstractAlgorithm {
     @Override
     public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
         int p = shape.ranks();
-        return CopyCost.withCrossPackageTerms(m, shape, MovementAvoidingReduction.crossingBytes(shape, bytes, collective()),
-                MovementAvoidingReduction.crossingRounds(m, shape, bytes), String.format(Locale.ROOT, "copy-in per rank 2*s/p = %d B (s/p read + s/p written; %d B per node)",
+        PackageCrossing c = crossing(m, shape, bytes);
+        return CopyCost.withCrossPackageTerms(m, shape, c.bytes(), c.rounds(), String.format(Locale.ROOT, "copy-in per rank 2*s/p = %d B (s/p read + s/p written; %d B per node)",
                 MovementAvoidingReduction.copyInBytesPerRank(p, bytes), p * MovementAvoidingReduction.copyInBytesPerRank(p, bytes)));
     }
 
-    /** On several packages: each package's DRAM serves its ranks, plus the β terms of {@link MovementAvoidingReduction#crossingBytes}. */
+    /** The β terms of {@link MovementAvoidingReduction#crossingBytes}. */
     @Override
-    public final double cost(MachineModel m, TeamShape shape, long bytes) {
-        return cost(m.forPackages(shape.packages()), shape.ranks(), bytes) + CopyCost.crossPackage(m, shape,
-                MovementAvoidingReduction.crossingBytes(shape, bytes, collective()), MovementAvoidingReduction.crossingRounds(m, shape, bytes));
+    public final PackageCrossing crossing(MachineModel m, TeamShape shape, long bytes) {
+        return new PackageCrossing(MovementAvoidingReduction.crossingBytes(shape, bytes, collective()), MovementAvoidingReduction.crossingRounds(m, shape, bytes));
     }
 
     @Override

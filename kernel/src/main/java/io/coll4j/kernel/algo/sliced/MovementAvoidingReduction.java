@@ -96,7 +96,7 @@ public final class MovementAvoidingReduction {
         }
         Tiles blocks = StagedSlices.blocks(call);
         long slice = slice(call, blocks);
-        return Math.min(SLOTS, chunks(blocks.length(0) * call.dtype().size(), slice)) * slice;
+        return Math.min(SLOTS, Math.ceilDiv(blocks.length(0) * call.dtype().size(), slice)) * slice;
     }
 
     /** W of [YHCCL §4.3.1, Alg. 2 line 2]: the p send and p receive buffers; the p·I shared slices stay in cache. */
@@ -109,9 +109,6 @@ public final class MovementAvoidingReduction {
         return 2 * ((bytes + p - 1) / p);
     }
 
-    private static long chunks(long blockBytes, long slice) {
-        return (blockBytes + slice - 1) / slice;
-    }
 
     /**
      * The model's time: per rank the copy-in of s/p, p − 1 in-place reductions of s/p (reading the send
@@ -125,7 +122,7 @@ public final class MovementAvoidingReduction {
         long block = (bytes + p - 1) / p;
         long ws = workingSet(p, bytes);
         long slice = Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice();
-        long n = Math.max(1, chunks(block, slice));
+        long n = Math.max(1, Math.ceilDiv(block, slice));
         double copyIn = CopyCost.copyIn(m, block, ws);
         double accumulate = (p - 1) * m.reduceTime(block, ws);
         double copyOut = c == Collective.REDUCE_SCATTER ? 0 : CopyCost.copyOut(m, bytes, ws);
@@ -154,7 +151,7 @@ public final class MovementAvoidingReduction {
     public static double crossingRounds(MachineModel m, TeamShape shape, long bytes) {
         int p = shape.ranks();
         long block = (bytes + p - 1) / p;
-        return (double) Math.max(1, chunks(block, Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice())) * p;
+        return (double) Math.max(1, Math.ceilDiv(block, Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice())) * p;
     }
 
     /** Runs the call on this rank (reduce-scatter, allreduce or reduce, as the call says). */
@@ -176,7 +173,7 @@ public final class MovementAvoidingReduction {
         int es = call.dtype().size();
         Tiles blocks = StagedSlices.blocks(call);
         long slice = slice(call, blocks);
-        long chunks = chunks(blocks.length(0) * es, slice);
+        long chunks = Math.ceilDiv(blocks.length(0) * es, slice);
         boolean scatter = c == Collective.REDUCE_SCATTER;
         boolean copiesOut = c == Collective.ALLREDUCE || (c == Collective.REDUCE && r == call.root());
         boolean nt = copiesOut && call.copy().useNonTemporal(workingSet(p, (long) blocks.count() * es), false);

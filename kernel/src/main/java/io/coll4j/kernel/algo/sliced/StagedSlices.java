@@ -84,7 +84,7 @@ public final class StagedSlices {
         }
         Tiles blocks = blocks(call);
         long slice = slice(call, blocks);
-        long steps = steps(blocks.length(0) * call.dtype().size(), slice);
+        long steps = Math.ceilDiv(blocks.length(0) * call.dtype().size(), slice);
         return Math.min(SLOTS, steps) * p * slice;
     }
 
@@ -93,9 +93,6 @@ public final class StagedSlices {
         return 2L * p * bytes;
     }
 
-    private static long steps(long blockBytes, long slice) {
-        return (blockBytes + slice - 1) / slice;
-    }
 
     /**
      * YHCCL's DAV cost with the model's rates: every rank copies s in (the sources stream from DRAM past
@@ -109,7 +106,7 @@ public final class StagedSlices {
         long block = (bytes + p - 1) / p;
         long ws = workingSet(p, bytes);
         long slice = Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice();
-        long n = Math.max(1, steps(block, slice));
+        long n = Math.max(1, Math.ceilDiv(block, slice));
         double copyIn = CopyCost.copyIn(m, bytes, ws);
         double fold = m.foldTime(block, p, 2L * p * slice);
         double copyOut = c == Collective.ALLREDUCE ? CopyCost.copyOut(m, bytes - block, ws) : 0;
@@ -139,7 +136,7 @@ public final class StagedSlices {
     public static double crossingRounds(MachineModel m, TeamShape shape, long bytes) {
         int p = shape.ranks();
         long block = (bytes + p - 1) / p;
-        return 2.0 * Math.max(1, steps(block, Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice()));
+        return 2.0 * Math.max(1, Math.ceilDiv(block, Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice()));
     }
 
     /** Runs the call on this rank (reduce-scatter, allreduce or reduce, as the call says). */
@@ -160,7 +157,7 @@ public final class StagedSlices {
         int es = call.dtype().size();
         Tiles blocks = blocks(call);
         long slice = slice(call, blocks);
-        long steps = steps(blocks.length(0) * es, slice);
+        long steps = Math.ceilDiv(blocks.length(0) * es, slice);
         boolean allreduce = c == Collective.ALLREDUCE;
         boolean nt = allreduce && call.copy().useNonTemporal(workingSet(p, (long) blocks.count() * es), false);
         MemorySegment mine = call.scratch();
