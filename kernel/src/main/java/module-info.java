@@ -21,4 +21,7 @@ module io.coll4j {
     exports io.coll4j.kernel.model to io.coll4j.cli, io.coll4j.jmh;
     exports io.coll4j.kernel.memory to io.coll4j.jcstress;
     exports io.coll4j.kernel.nb to io.coll4j.jcstress;
+    exports io.coll4j.kernel.span to io.coll4j.mpi, io.coll4j.cli;
+
+    uses io.coll4j.kernel.span.ProcessSpan.Provider;
 }

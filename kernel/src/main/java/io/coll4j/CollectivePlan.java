@@ -32,7 +32,7 @@ public final class CollectivePlan {
         }
         this.rank = rank;
         this.collective = collective;
-        int p = rank.size();
+        int p = rank.localSize();   // the local algorithm; across processes the hierarchy wraps it
         if (collective == Collective.BARRIER) {
             this.count = 0;
             this.dtype = null;
@@ -126,7 +126,7 @@ public final class CollectivePlan {
             return sb.append(" (forced)").toString();
         }
         sb.append(" (model: ").append(s.model().source()).append(")");
-        for (Selector.Prediction pr : s.predict(collective, rank.size(), count, dtype, op, bytes)) {
+        for (Selector.Prediction pr : s.predict(collective, rank.localSize(), count, dtype, op, bytes)) {
             sb.append(String.format(Locale.ROOT, "%n  %s %-14s %12.3f us", pr.chosen() ? "*" : " ",
                     pr.algorithm().name(), pr.seconds() * 1e6));
         }

@@ -6,6 +6,16 @@ import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.span.ChainAllreduce;
+import io.coll4j.kernel.span.LeaderAllgather;
+import io.coll4j.kernel.span.LeaderAllreduce;
+import io.coll4j.kernel.span.LeaderBarrier;
+import io.coll4j.kernel.span.LeaderBcast;
+import io.coll4j.kernel.span.LeaderReduce;
+import io.coll4j.kernel.span.LeaderReduceScatter;
+import io.coll4j.kernel.span.LocalOps;
+import io.coll4j.kernel.span.MultiLeaderAllreduce;
+import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
@@ -30,8 +40,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * before the call happen-before the others' return.
  *
  * <p>Buffers: a collective reads and writes the first {@code count × dtype.size()} bytes of its
- * segments (reduce-scatter reads {@code size() × recvCount} elements, allgather writes
- * {@code size() × sendCount}). Segments may be heap or native, at any alignment, but must be accessible
+ * segments (reduce-scatter reads {@code localSize() × recvCount} elements, allgather writes
+ * {@code localSize() × sendCount}). Segments may be heap or native, at any alignment, but must be accessible
  * from every rank's thread (not from a confined arena). Passing the same segment as send and receive
  * buffer means in place (allreduce, reduce); for allgather, a send segment that is this rank's block of
  * the receive buffer means in place. When a collective returns, its buffers may be reused. A segment must
@@ -61,6 +71,11 @@ public final class Rank implements AutoCloseable {
      */
     private final long[][] reduceScatterDispls = new long[2][];
     private volatile BindResult binding;
+    /** Non-null when the team spans processes: the six hierarchical collectives go through it. */
+    private final SpanGroup span;
+    /** Set by this rank's thread around the local half of a hierarchical collective (see {@link Local}). */
+    private boolean inLocal;
+    private final LocalOps local;
     /** Written by the rank's thread around every collective, read by {@link Team#close} (see {@link #execute}). */
     @SuppressWarnings("unused")
     private boolean inCall;
@@ -79,16 +94,41 @@ public final class Rank implements AutoCloseable {
         this.id = id;
         this.context = team.context();
         this.call = new CollectiveCall(context, id);
+        this.span = team.spanGroup();
+        this.local = span == null ? null : new Local();
     }
 
-    /** This rank's number, 0 .. size()-1. */
+    /**
+     * This rank's number, 0 .. size()-1. With {@link Team.Builder#mpi()} it is global: process index ×
+     * localSize() + localId(), so the ranks of one process are consecutive.
+     */
     public int id() {
+        return span == null ? id : span.globalId(id);
+    }
+
+    /** Number of ranks in the team: with {@link Team.Builder#mpi()}, of every process. */
+    public int size() {
+        return span == null ? context.size() : span.globalSize();
+    }
+
+    /** Number of this process's ranks of the team (equals {@link #size()} unless it spans processes). */
+    public int localSize() {
+        return context.size();
+    }
+
+    /** This rank's number among its process's ranks, 0 .. localSize()-1 (equals {@link #id()} unless the team spans processes). */
+    public int localId() {
         return id;
     }
 
-    /** Number of ranks in the team. */
-    public int size() {
-        return context.size();
+    /** Index of this rank's process, 0 .. team().processes()-1 (0 unless the team spans processes). */
+    public int processIndex() {
+        return team.processIndex();
+    }
+
+    /** Host name of this rank's process. */
+    public String host() {
+        return team.host();
     }
 
     public Team team() {
@@ -188,13 +228,22 @@ public final class Rank implements AutoCloseable {
     /** Waits until every rank has called barrier. */
     public void barrier() {
         checkCaller();
+        if (spanned()) {
+            LeaderBarrier.run(span, local);
+            return;
+        }
         execute(Collective.BARRIER, null, null, 0, null, null, -1, 0);
     }
 
     /** Copies {@code count} elements of the root's {@code buf} into every other rank's {@code buf}. */
     public void bcast(MemorySegment buf, long count, DType dtype, int root) {
         checkCaller();
-        Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id, size());
+        if (spanned()) {
+            Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
+            LeaderBcast.run(span, local, buf, count, dtype, root);
+            return;
+        }
+        Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id, localSize());
         execute(Collective.BCAST, buf, buf, count, dtype, null, root, count * dtype.size());
     }
 
@@ -204,7 +253,17 @@ public final class Rank implements AutoCloseable {
      */
     public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
-        Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, size());
+        if (spanned()) {
+            Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
+            if (team.reproducible()) {
+                // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
+                ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, op);
+            } else {
+                LeaderReduce.run(span, local, send, recv, count, dtype, op, root);
+            }
+            return;
+        }
+        Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, localSize());
         execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, count * dtype.size());
     }
 
@@ -216,6 +275,10 @@ public final class Rank implements AutoCloseable {
         DType t = plan.dtype();
         int root = plan.root();
         CollectiveAlgorithm alg = plan.algorithm();
+        if (spanned()) {
+            executeSpanned(plan, send, recv);
+            return;
+        }
         switch (c) {
             case GATHER -> {
                 gather(alg, send, recv, count, t, root);
@@ -238,7 +301,7 @@ public final class Rank implements AutoCloseable {
                             + "execute(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)");
             default -> { }
         }
-        Arguments.collective(c, send, c == Collective.BCAST ? send : recv, count, t, plan.op(), root, id, size());
+        Arguments.collective(c, send, c == Collective.BCAST ? send : recv, count, t, plan.op(), root, id, localSize());
         MemorySegment r = switch (c) {
             case BARRIER -> null;
             case BCAST -> send;
@@ -267,7 +330,7 @@ public final class Rank implements AutoCloseable {
 
     /** This rank's own count from a plan's array: its only entry, or entry {@code id} of a per-rank array. */
     private long mine(String name, long[] a) {
-        if (a == null || (a.length != 1 && a.length != size())) {
+        if (a == null || (a.length != 1 && a.length != localSize())) {
             throw new IllegalArgumentException(name + " must hold this rank's count (one entry, or one per rank)");
         }
         return a.length == 1 ? a[0] : a[id];
@@ -276,18 +339,41 @@ public final class Rank implements AutoCloseable {
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
     public void allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
-        Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, size());
+        if (spanned()) {
+            Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
+            if (team.reproducible()) {
+                ChainAllreduce.run(span, local, send, recv, count, dtype, op);
+            } else if (span.multiLeader(count * dtype.size())) {
+                MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, op);
+            } else {
+                LeaderAllreduce.run(span, local, send, recv, count, dtype, op);
+            }
+            return;
+        }
+        Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, localSize());
         execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, count * dtype.size());
     }
 
     /**
-     * Reduces the {@code size() × recvCount} elements of every rank's {@code send} element-wise; rank i
+     * Reduces the {@code localSize() × recvCount} elements of every rank's {@code send} element-wise; rank i
      * receives block i ({@code recvCount} elements) of the result in {@code recv}. Buffers must not overlap.
      */
     public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         checkCaller();
-        Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, size());
-        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
+        if (spanned()) {
+            Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
+            if (team.reproducible()) {
+                long block = recvCount * dtype.size();
+                MemorySegment all = span.result(id, block * size());
+                ChainAllreduce.run(span, local, send, all, recvCount * size(), dtype, op);
+                MemorySegment.copy(all, (long) id() * block, recv, 0, block);
+            } else {
+                LeaderReduceScatter.run(span, local, send, recv, recvCount, dtype, op);
+            }
+            return;
+        }
+        Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, localSize());
+        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, recvCount * dtype.size() * localSize());
     }
 
     /**
@@ -296,8 +382,13 @@ public final class Rank implements AutoCloseable {
      */
     public void allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         checkCaller();
-        Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id, size());
-        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
+        if (spanned()) {
+            Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
+            LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
+            return;
+        }
+        Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id, localSize());
+        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, sendCount * dtype.size() * localSize());
     }
 
     // ------------------------------------------------------------------ collectives on arrays
@@ -441,7 +532,7 @@ public final class Rank implements AutoCloseable {
         long key = (((count << 3) | (dtype == null ? 7 : dtype.ordinal())) << 3) | (op == null ? 7 : op.ordinal());
         CollectiveAlgorithm a = lastAlgorithm[i];
         if (a == null || lastKey[i] != key) {
-            a = team.selector().choose(c, size(), count, dtype, op, bytes);
+            a = team.selector().choose(c, localSize(), count, dtype, op, bytes);
             lastAlgorithm[i] = a;
             lastKey[i] = key;
         }
@@ -473,6 +564,9 @@ public final class Rank implements AutoCloseable {
     void executeBlocks(CollectiveAlgorithm a, Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
                        Op op, int root, long signatureCount, long[] sendCounts, long[] sendDispls, long[] recvCounts,
                        long[] recvDispls) {
+        if (spanned()) {
+            throw singleProcessOnly(c.cliName());
+        }
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
@@ -484,7 +578,7 @@ public final class Rank implements AutoCloseable {
             call.begin(c, send, recv, count, dtype, op, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
                     recvDispls);
             a.run(call);
-            call.end(a.observesAllEntries(id, root, size()));
+            call.end(a.observesAllEntries(id, root, localSize()));
         } catch (CollectiveException e) {
             call.end(false);
             throw e;
@@ -528,9 +622,9 @@ public final class Rank implements AutoCloseable {
     private long checkGather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        Arguments.root(root, size());
+        Arguments.root(root, localSize());
         long block = Arguments.bytes(count, dtype, 1);
-        long total = Arguments.bytes(count, dtype, size());
+        long total = Arguments.bytes(count, dtype, localSize());
         Arguments.readable("send", send, block, id);
         if (id == root) {
             Arguments.writable("recv", recv, total, id);
@@ -540,7 +634,7 @@ public final class Rank implements AutoCloseable {
     }
 
     /**
-     * Scatters the root's {@code send} ({@code size() × count} elements): rank j receives block j in
+     * Scatters the root's {@code send} ({@code localSize() × count} elements): rank j receives block j in
      * {@code recv}. {@code send} is ignored (may be null) off the root. In place at the root when
      * {@code recv} is exactly the root's block of {@code send}.
      */
@@ -559,9 +653,9 @@ public final class Rank implements AutoCloseable {
     private long checkScatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        Arguments.root(root, size());
+        Arguments.root(root, localSize());
         long block = Arguments.bytes(count, dtype, 1);
-        long total = Arguments.bytes(count, dtype, size());
+        long total = Arguments.bytes(count, dtype, localSize());
         Arguments.writable("recv", recv, block, id);
         if (id == root) {
             Arguments.readable("send", send, total, id);
@@ -589,12 +683,12 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
-        Arguments.root(root, size());
+        Arguments.root(root, localSize());
         long block = Arguments.bytes(sendCount, dtype, 1);
         Arguments.readable("send", send, block, id);
         if (id == root) {
-            Arguments.perRank("recvCounts", recvCounts, size());
-            Arguments.perRank("displs", displs, size());
+            Arguments.perRank("recvCounts", recvCounts, localSize());
+            Arguments.perRank("displs", displs, localSize());
             if (recvCounts[root] != sendCount) {
                 throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + root + "] = "
                         + recvCounts[root] + " at the root");
@@ -624,12 +718,12 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         Arguments.count("recvCount", recvCount);
         Arguments.dtype(dtype);
-        Arguments.root(root, size());
+        Arguments.root(root, localSize());
         long block = Arguments.bytes(recvCount, dtype, 1);
         Arguments.writable("recv", recv, block, id);
         if (id == root) {
-            Arguments.perRank("sendCounts", sendCounts, size());
-            Arguments.perRank("displs", displs, size());
+            Arguments.perRank("sendCounts", sendCounts, localSize());
+            Arguments.perRank("displs", displs, localSize());
             if (sendCounts[root] != recvCount) {
                 throw new IllegalArgumentException("recvCount " + recvCount + " differs from sendCounts[" + root + "] = "
                         + sendCounts[root] + " at the root");
@@ -659,8 +753,8 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
-        Arguments.perRank("recvCounts", recvCounts, size());
-        Arguments.perRank("displs", displs, size());
+        Arguments.perRank("recvCounts", recvCounts, localSize());
+        Arguments.perRank("displs", displs, localSize());
         if (recvCounts[id] != sendCount) {
             throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + id + "] = "
                     + recvCounts[id]);
@@ -692,7 +786,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
-        Arguments.perRank("recvCounts", recvCounts, size());
+        Arguments.perRank("recvCounts", recvCounts, localSize());
         long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
         long block = Arguments.bytes(recvCounts[id], dtype, 1);
         Arguments.readable("send", send, total, id);
@@ -703,7 +797,7 @@ public final class Rank implements AutoCloseable {
         int parity = (int) ((call.seq() + 1) & 1);                 // the parity of the call about to begin
         long[] displs = reduceScatterDispls[parity];
         if (displs == null) {
-            displs = reduceScatterDispls[parity] = new long[size()];
+            displs = reduceScatterDispls[parity] = new long[localSize()];
         }
         for (int j = 1; j < displs.length; j++) {
             displs[j] = displs[j - 1] + recvCounts[j - 1];
@@ -731,7 +825,7 @@ public final class Rank implements AutoCloseable {
     private long checkAlltoall(MemorySegment send, MemorySegment recv, long count, DType dtype) {
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        long total = Arguments.bytes(count, dtype, size());
+        long total = Arguments.bytes(count, dtype, localSize());
         Arguments.readable("send", send, total, id);
         Arguments.writable("recv", recv, total, id);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, total);
@@ -754,10 +848,10 @@ public final class Rank implements AutoCloseable {
                    long[] recvCounts, long[] recvDispls, DType dtype) {
         checkCaller();
         Arguments.dtype(dtype);
-        Arguments.perRank("sendCounts", sendCounts, size());
-        Arguments.perRank("sendDispls", sendDispls, size());
-        Arguments.perRank("recvCounts", recvCounts, size());
-        Arguments.perRank("recvDispls", recvDispls, size());
+        Arguments.perRank("sendCounts", sendCounts, localSize());
+        Arguments.perRank("sendDispls", sendDispls, localSize());
+        Arguments.perRank("recvCounts", recvCounts, localSize());
+        Arguments.perRank("recvDispls", recvDispls, localSize());
         long sendExtent = Arguments.extentBytes("sendCounts", sendCounts, "sendDispls", sendDispls, dtype);
         long recvExtent = Arguments.extentBytes("recvCounts", recvCounts, "recvDispls", recvDispls, dtype);
         Arguments.readable("send", send, sendExtent, id);
@@ -874,7 +968,7 @@ public final class Rank implements AutoCloseable {
         reduceScatterV(null, array("send", send), array("recv", recv), Arguments.widen(recvCounts), DType.F64, op);
     }
 
-    /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / size()} (must divide; same array: in place). */
+    /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / localSize()} (must divide; same array: in place). */
     public void alltoall(double[] send, double[] recv) {
         alltoall(null, array("send", send), array("recv", recv), alltoallCount(send), DType.F64);
     }
@@ -1029,10 +1123,10 @@ public final class Rank implements AutoCloseable {
 
     private long alltoallCount(Object send) {
         long n = length(send);
-        if (n % size() != 0) {
-            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + size());
+        if (n % localSize() != 0) {
+            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + localSize());
         }
-        return n / size();
+        return n / localSize();
     }
 
     // ------------------------------------------------------------------ non-blocking, persistent and chained collectives
@@ -1245,10 +1339,16 @@ public final class Rank implements AutoCloseable {
      */
     public Chain chain() {
         checkCaller();
+        if (span != null) {
+            throw singleProcessOnly("chain");
+        }
         return new Chain(this);
     }
 
     private Request issue(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+        if (span != null) {
+            throw singleProcessOnly("non-blocking " + c.cliName());
+        }
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
@@ -1259,6 +1359,9 @@ public final class Rank implements AutoCloseable {
 
     private PersistentRequest init(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                    int root) {
+        if (span != null) {
+            throw singleProcessOnly("persistent " + c.cliName());
+        }
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
@@ -1290,7 +1393,7 @@ public final class Rank implements AutoCloseable {
             Arguments.op(op, dtype);
         }
         if (c.rooted()) {
-            Arguments.root(root, size());
+            Arguments.root(root, localSize());
         }
         switch (c) {
             case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, dtype, 1), id);
@@ -1310,7 +1413,7 @@ public final class Rank implements AutoCloseable {
             }
             case REDUCE_SCATTER -> {
                 long block = Arguments.bytes(count, dtype, 1);
-                long total = Arguments.bytes(count, dtype, size());
+                long total = Arguments.bytes(count, dtype, localSize());
                 Arguments.readable("send", send, total, id);
                 Arguments.writable("recv", recv, block, id);
                 if (Arguments.overlap(send, total, recv, block)) {
@@ -1319,7 +1422,7 @@ public final class Rank implements AutoCloseable {
             }
             case ALLGATHER -> {
                 long block = Arguments.bytes(count, dtype, 1);
-                long total = Arguments.bytes(count, dtype, size());
+                long total = Arguments.bytes(count, dtype, localSize());
                 Arguments.readable("send", send, block, id);
                 Arguments.writable("recv", recv, total, id);
                 if (Arguments.overlap(send, block, recv, total)
@@ -1354,17 +1457,20 @@ public final class Rank implements AutoCloseable {
      */
     public Rank split(int color, int key) {
         checkCaller();
+        if (span != null) {
+            throw singleProcessOnly("split");
+        }
         if (color < 0 && color != Team.UNDEFINED) {
             throw new IllegalArgumentException("color must be >= 0 or Team.UNDEFINED, got " + color);
         }
-        long[] all = new long[2 * size()];
+        long[] all = new long[2 * localSize()];
         allgather(new long[]{color, key}, all);
         long split = ++splits;
         if (color == Team.UNDEFINED) {
             return null;
         }
         java.util.List<int[]> members = new java.util.ArrayList<>();
-        for (int q = 0; q < size(); q++) {
+        for (int q = 0; q < localSize(); q++) {
             if (all[2 * q] == color) {
                 members.add(new int[]{(int) all[2 * q + 1], q});
             }
@@ -1462,14 +1568,17 @@ public final class Rank implements AutoCloseable {
      * later collective's data or throw {@link IllegalStateException}. Writing to it throws. Every rank
      * must call {@code allgatherShared} (a rank calling {@code allgather} instead is a mismatch).
      *
-     * @return a read-only segment of {@code size() * sendCount} elements of {@code dtype}
+     * @return a read-only segment of {@code localSize() * sendCount} elements of {@code dtype}
      */
     public MemorySegment allgatherShared(MemorySegment send, long sendCount, DType dtype) {
         checkCaller();
+        if (spanned()) {
+            throw singleProcessOnly("allgatherShared");
+        }
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.bytes(sendCount, dtype, size());
+        Arguments.bytes(sendCount, dtype, localSize());
         Arguments.readable("send", send, block, id);
         execute(SHARED_VIEW, Collective.ALLGATHER, send, null, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT);
         return SharedViewAllgather.view(call);
@@ -1492,6 +1601,9 @@ public final class Rank implements AutoCloseable {
      */
     public MemorySegment allreduceShared(MemorySegment send, long count, DType dtype, Op op) {
         checkCaller();
+        if (spanned()) {
+            throw singleProcessOnly("allreduceShared");
+        }
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
@@ -1500,8 +1612,96 @@ public final class Rank implements AutoCloseable {
         return SharedViewAllreduce.view(call);
     }
 
+    // ------------------------------------------------------------------ across processes
+
+    /** True on the entry of a collective of a team that spans processes (not inside its local half). */
+    private boolean spanned() {
+        return span != null && !inLocal;
+    }
+
+    private static UnsupportedOperationException singleProcessOnly(String what) {
+        return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
+                + "barrier, bcast, reduce, allreduce, reduce-scatter, allgather and their plans are");
+    }
+
+    /** A plan of a spanning team runs the hierarchical collective of its kind (the plan's algorithm is the local one). */
+    private void executeSpanned(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
+        long n = plan.count();
+        DType t = plan.dtype();
+        switch (plan.collective()) {
+            case BARRIER -> barrier();
+            case BCAST -> bcast(send, n, t, plan.root());
+            case REDUCE -> reduce(send, recv, n, t, plan.op(), plan.root());
+            case ALLREDUCE -> allreduce(send, recv, n, t, plan.op());
+            case REDUCE_SCATTER -> reduceScatter(send, recv, n, t, plan.op());
+            case ALLGATHER -> allgather(send, recv, n, t);
+            default -> throw singleProcessOnly(plan.collective().cliName());
+        }
+    }
+
+    /**
+     * This rank's collectives on its own process's ranks, for the hierarchical algorithms: the public
+     * methods with {@link #inLocal} set, so they take the single-process path with local ids and roots.
+     */
+    private final class Local implements LocalOps {
+        private void local(Runnable collective) {
+            inLocal = true;
+            try {
+                collective.run();
+            } finally {
+                inLocal = false;
+            }
+        }
+
+        @Override
+        public int localId() {
+            return id;
+        }
+
+        @Override
+        public int localSize() {
+            return context.size();
+        }
+
+        @Override
+        public void barrier() {
+            local(() -> Rank.this.barrier());
+        }
+
+        @Override
+        public void bcast(MemorySegment buf, long count, DType dtype, int root) {
+            local(() -> Rank.this.bcast(buf, count, dtype, root));
+        }
+
+        @Override
+        public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+            local(() -> Rank.this.reduce(send, recv, count, dtype, op, root));
+        }
+
+        @Override
+        public void gather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+            local(() -> Rank.this.gather(send, recv, count, dtype, root));
+        }
+
+        @Override
+        public void scatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+            local(() -> Rank.this.scatter(send, recv, count, dtype, root));
+        }
+
+        @Override
+        public void reduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+            local(() -> Rank.this.reduceScatterV(send, recv, recvCounts, dtype, op));
+        }
+
+        @Override
+        public void allgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                               DType dtype) {
+            local(() -> Rank.this.allgatherv(send, sendCount, recv, recvCounts, displs, dtype));
+        }
+    }
+
     @Override
     public String toString() {
-        return "Rank[" + id + "/" + size() + "]";
+        return "Rank[" + id() + "/" + size() + "]";
     }
 }

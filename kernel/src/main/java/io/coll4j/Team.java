@@ -82,6 +82,10 @@ public final class Team implements AutoCloseable {
     private final TeamContext context;
     private final Selector selector;
     private final Rank[] ranks;
+    /** The processes this team spans (Builder.mpi()), or null for a single-process team. */
+    private final io.coll4j.kernel.span.ProcessSpan processSpan;
+    /** Non-null when processSpan has more than one process: the ranks then run the hierarchical collectives. */
+    private final io.coll4j.kernel.span.SpanGroup spanGroup;
     private final AtomicBoolean running = new AtomicBoolean();
     private volatile boolean closed;
     /** Non-blocking and persistent collectives: issue window, futures, optional progress thread. */
@@ -90,14 +94,35 @@ public final class Team implements AutoCloseable {
     private Team(Builder b) {
         this.topology = b.topology != null ? b.topology : Topology.host();
         this.size = b.ranks > 0 ? b.ranks : topology.pus().size();
-        this.plan = b.placement.plan(topology, size);
+        this.timeout = b.timeout;
+        this.processSpan = b.mpi ? io.coll4j.kernel.span.ProcessSpan.open(size, timeout) : null;
+        int sharing = processesOnThisHost();
+        Placement placement = b.placement;
+        if (sharing > 1 && placement.binds()) {
+            // every process would bind its rank 0 to the same PU: leave placement to mpirun (--bind-to, --map-by)
+            io.coll4j.topology.Fallbacks.note("thread binding", sharing + " processes of the MPI job share host " + host()
+                    + ": rank threads are not bound (bind processes with mpirun --bind-to / --map-by)");
+            placement = Placement.NONE;
+        }
+        this.plan = placement.plan(topology, size);
         this.binder = Binder.forTopology(topology);
         int cpus = Runtime.getRuntime().availableProcessors();
-        this.waitStrategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size, cpus);
-        this.timeout = b.timeout;
+        // the ranks of every process on this host compete for its CPUs: the default strategy must see all of them
+        this.waitStrategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size * sharing, cpus);
         this.reproducible = b.reproducible;
         MachineModel model = b.model != null ? b.model : MachineModel.fromEnvironment(topology, System.getenv());
         this.selector = new Selector(model, b.forced, TeamLayout.of(plan).shape());
+        if (processSpan != null && processSpan.processes() > 1) {
+            if (b.progressThread) {
+                processSpan.close();
+                throw new IllegalArgumentException("progressThread: non-blocking collectives are single-process only; "
+                        + "a team over " + processSpan.processes() + " processes (mpi()) cannot have a progress thread");
+            }
+            this.spanGroup = new io.coll4j.kernel.span.SpanGroup(processSpan, size,
+                    io.coll4j.kernel.span.HierarchicalCost.fromEnvironment(System.getenv()));
+        } else {
+            this.spanGroup = null;
+        }
         this.arena = new SharedArena(binder);
         boolean ok = false;
         try {
@@ -121,6 +146,7 @@ public final class Team implements AutoCloseable {
         } finally {
             if (!ok) {
                 arena.close();
+                closeSpan();
             }
         }
     }
@@ -132,6 +158,59 @@ public final class Team implements AutoCloseable {
     /** Number of ranks. */
     public int size() {
         return size;
+    }
+
+    /** Processes the team spans: 1 unless built with {@link Builder#mpi()} under a multi-process launch. */
+    public int processes() {
+        return processSpan == null ? 1 : processSpan.processes();
+    }
+
+    /** This process's index among {@link #processes()}. */
+    public int processIndex() {
+        return processSpan == null ? 0 : processSpan.process();
+    }
+
+    /** Total ranks over every process: {@code size()} (this process's ranks) × {@link #processes()}. */
+    public int globalSize() {
+        return size * processes();
+    }
+
+    /** Host name of this process. */
+    public String host() {
+        return host(processIndex());
+    }
+
+    /** Host name of process {@code process}. */
+    public String host(int process) {
+        if (processSpan != null) {
+            return processSpan.host(process);
+        }
+        if (process != 0) {
+            throw new IllegalArgumentException("process must be 0 on a single-process team, got " + process);
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "localhost";
+        }
+    }
+
+    /** One line on how ranks in different processes talk: the MPI library and thread level, or that they do not. */
+    public String transport() {
+        return processSpan == null ? "none (one process)" : processSpan.describe();
+    }
+
+    /** Processes of this team's job on this process's host (1 without MPI). */
+    private int processesOnThisHost() {
+        int n = 0;
+        for (int p = 0; p < processes(); p++) {
+            n += host(p).equals(host()) ? 1 : 0;
+        }
+        return Math.max(n, 1);
+    }
+
+    io.coll4j.kernel.span.SpanGroup spanGroup() {
+        return spanGroup;
     }
 
     public Topology topology() {
@@ -221,6 +300,13 @@ public final class Team implements AutoCloseable {
             }
             joinAll(threads);
             TeamContext.Abort a = context.abortState();
+            if (a != null && spanGroup != null) {
+                // the other processes are (or will be) blocked in MPI waiting for this one: no exception can
+                // reach them, so the whole job ends here, after saying who failed and why
+                spanGroup.span().abort("coll4j: global rank " + (a.rank() >= 0 ? spanGroup.globalId(a.rank()) : -1)
+                        + " (process " + processIndex() + " on " + host() + ", local rank " + a.rank() + ") failed: "
+                        + a.cause() + "; aborting every process of the job");
+            }
             if (a != null) {
                 Throwable c = a.cause();
                 if (c instanceof RuntimeException re) {
@@ -245,7 +331,7 @@ public final class Team implements AutoCloseable {
             rank.bindThread();
             body.run(rank);
         } catch (Throwable t) {
-            context.abort(t, rank.id());
+            context.abort(t, rank.localId());
         } finally {
             rank.release(Thread.currentThread());
         }
@@ -362,6 +448,15 @@ public final class Team implements AutoCloseable {
             parent.childClosed(this);
         }
         closeArena();
+        closeSpan();
+    }
+
+    private void closeSpan() {
+        if (spanGroup != null) {
+            spanGroup.close();
+        } else if (processSpan != null) {
+            processSpan.close();
+        }
     }
 
     /** True while a rank (other than the calling thread's) is inside a collective. */
@@ -527,6 +622,7 @@ public final class Team implements AutoCloseable {
         private io.coll4j.kernel.algo.Schedule schedule;
         private long maxSliceBytes;
         private boolean progressThread;
+        private boolean mpi;
 
         private Builder() {
         }
@@ -634,6 +730,22 @@ public final class Team implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Spans every process of an MPI job (started by {@code mpirun}) with {@link #ranks} thread ranks in each:
+         * rank ids become global (process index × ranks + local id) and barrier, bcast, reduce, allreduce,
+         * reduce-scatter, allgather and their plans run hierarchically — coll4j inside a process, MPI between
+         * processes. Needs {@code io.coll4j:coll4j-mpi} on the path and an MPI library; every process must build
+         * its teams in the same order with the same rank count. Under {@code mpirun -np 1} the team is an
+         * ordinary one (no MPI call on any collective's path). MPI is finalised when the last such team closes.
+         *
+         * @throws IllegalStateException from {@link #build()} when coll4j-mpi or MPI is missing, or the process
+         *                               was not started by mpirun, naming what
+         */
+        public Builder mpi() {
+            this.mpi = true;
+            return this;
+        }
+
         public Team build() {
             return new Team(this);
         }
@@ -661,6 +773,11 @@ public final class Team implements AutoCloseable {
             @Override
             public void maxSliceBytes(Builder builder, long bytes) {
                 builder.maxSliceBytes(bytes);
+            }
+
+            @Override
+            public io.coll4j.kernel.span.SpanGroup spanGroup(Team team) {
+                return team.spanGroup;
             }
 
             @Override

@@ -270,7 +270,7 @@ final class CollectiveBenchmark {
 
     /** One call of the measured form: the blocking plan, or the rank's non-blocking / persistent caller. */
     private void execute(Rank rank, VectorLayouts.Call plan, MemorySegment send, MemorySegment recv) {
-        Caller f = forms[rank.id()];
+        Caller f = forms[rank.localId()];
         if (f != null) {
             f.call(send, recv);
         } else {
@@ -347,13 +347,13 @@ final class CollectiveBenchmark {
     /** The same with batches of {@code batch} iterations (min and max are over batch means). */
     BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup,
                      long batch) {
-        int p = team.size();
+        int p = team.globalSize();
         Shape shape = Shape.of(collective, requestedBytes, dtype, p);
         boolean baseline = algorithm.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME);
         boolean perIteration = validate || !percentiles.isEmpty();
         long n = perIteration ? iterations : (iterations + batch - 1) / batch * batch;
-        RankResult[] results = new RankResult[p];
-        team.run(rank -> results[rank.id()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration));
+        RankResult[] results = new RankResult[team.size()];
+        team.run(rank -> results[rank.localId()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration));
         long total = 0;
         long wrong = validate ? 0 : -1;
         for (RankResult r : results) {
@@ -403,25 +403,26 @@ final class CollectiveBenchmark {
 
     private RankResult runRank(Rank rank, Shape shape, String algorithm, boolean baseline, long n, long warmup, long batch,
                                boolean perIteration) {
-        int r = rank.id();
+        int r = rank.id();        // global: the data and the validation
+        int me = rank.localId();  // this process's arrays
         MemorySegment send;
         MemorySegment recv;
         MemorySegment sendRegion;
         MemorySegment recvRegion;
         if (baseline) {
-            if (heapSend[r] == null) {
-                heapSend[r] = array(regionBytes);
-                heapRecv[r] = array(regionBytes);
+            if (heapSend[me] == null) {
+                heapSend[me] = array(regionBytes);
+                heapRecv[me] = array(regionBytes);
             }
-            sendRegion = heapSend[r];
-            recvRegion = heapRecv[r];
+            sendRegion = heapSend[me];
+            recvRegion = heapRecv[me];
         } else {
-            if (nativeSend[r] == null) {
-                nativeSend[r] = rank.allocate(regionBytes);
-                nativeRecv[r] = rank.allocate(regionBytes);
+            if (nativeSend[me] == null) {
+                nativeSend[me] = rank.allocate(regionBytes);
+                nativeRecv[me] = rank.allocate(regionBytes);
             }
-            sendRegion = nativeSend[r];
-            recvRegion = nativeRecv[r];
+            sendRegion = nativeSend[me];
+            recvRegion = nativeRecv[me];
         }
         int es = dtype.size();
         boolean bcastRoot = collective == Collective.BCAST && r == root;
@@ -442,9 +443,10 @@ final class CollectiveBenchmark {
         recv = recvs[0];
         boolean view = sharedView(algorithm);
         VectorLayouts.Call plan = VectorLayouts.call(rank.plan(collective, shape.callCount(), dtype, op, root,
-                view || algorithm.equals(NONBLOCKING) || algorithm.equals(PERSISTENT) ? "auto" : algorithm),
+                view || algorithm.equals(NONBLOCKING) || algorithm.equals(PERSISTENT) || rank.size() != rank.localSize()
+                        ? "auto" : algorithm),
                 collective, shape.callCount(), rank.size(), r);
-        forms[r] = caller(rank, shape, algorithm, sends, recvs);
+        forms[me] = caller(rank, shape, algorithm, sends, recvs);
         long callCount = shape.callCount();
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
@@ -515,11 +517,32 @@ final class CollectiveBenchmark {
                 consumed = sink;
             }
         }
-        if (forms[r] != null) {
-            forms[r].close();
-            forms[r] = null;
+        if (forms[me] != null) {
+            forms[me].close();
+            forms[me] = null;
+        }
+        if (rank.size() != rank.localSize()) {
+            acrossProcesses(rank, res);
         }
         return res;
+    }
+
+    /**
+     * A team over several processes: every rank takes the slowest process's times (MAX) and the wrong
+     * elements of all (SUM), so global rank 0 prints the job's row, as the single-process maxima over ranks.
+     */
+    private static void acrossProcesses(Rank rank, RankResult res) {
+        long[] one = {res.totalNs};
+        rank.allreduce(one, one, Op.MAX);
+        res.totalNs = one[0];
+        for (long[] a : new long[][]{res.iterationNs, res.batchNs}) {
+            if (a != null) {
+                rank.allreduce(a, a, Op.MAX);
+            }
+        }
+        one[0] = res.wrong;
+        rank.allreduce(one, one, Op.SUM);
+        res.wrong = rank.localId() == 0 ? one[0] : 0;   // measure() sums its process's ranks: count the job's total once
     }
 
     // ---- non-blocking and persistent forms (--nonblocking, --persistent) ----

@@ -124,20 +124,28 @@ final class CollectiveCommands {
             long wrong = 0;
             long misplaced = 0;
             try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
+                boolean spans = team.processes() > 1;
+                if (spans && (nonblocking || persistent || !algs.equals(List.of("auto")))) {
+                    throw new IllegalArgumentException("--mpi over " + team.processes() + " processes runs the hierarchical "
+                            + "algorithms (leader, multi-leader): no -a, --nonblocking or --persistent");
+                }
                 long maxBytes = 0;
                 for (long s : setup.sizes(c)) {
-                    CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
+                    CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), team.globalSize());
                     maxBytes = Math.max(maxBytes, Math.max(sh.sendBytes(), sh.recvBytes()));
                 }
                 CollectiveBenchmark bench = run.configure(new CollectiveBenchmark(c, setup.dtype(), setup.op(), setup.root(),
                         validate, percentiles, maxBytes, p, run.cold ? setup.model().cacheCapacity() : 0));
-                RowWriter w = RowWriter.of(fmt, out, percentiles);
+                // one table for the job, from global rank 0; the other processes measure silently
+                RowWriter w = RowWriter.of(fmt, team.processIndex() == 0 ? out
+                        : new PrintWriter(java.io.OutputStream.nullOutputStream()), percentiles);
                 w.begin(header(c, team, setup));
                 warmUpTheJit(c, team, setup, run, bench, algs);
                 boolean placementChecked = false;
                 for (long s : setup.sizes(c)) {
-                    CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                    String pick = TeamInternals.selector(team).choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
+                    CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), team.globalSize());
+                    String pick = spans ? Hierarchical.name(team, c, sh.bytes())
+                            : TeamInternals.selector(team).choose(c, p, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null,
                             sh.bytes()).name();
                     long iters = run.iterationsFor(sh.bytes());
                     long warm = run.warmupFor(iters);
@@ -178,7 +186,10 @@ final class CollectiveCommands {
         Map<String, Object> header(Collective c, Team team, RunOptions.Setup setup) {
             Map<String, Object> h = new LinkedHashMap<>();
             h.put("collective", c.cliName());
-            h.put("threads", team.size());
+            h.put("threads", team.globalSize());
+            h.put("processes", team.processes());
+            h.put("layout", Hierarchical.layout(team));
+            h.put("transport", team.transport());
             h.put("placement", team.placement().describe());
             h.put("topology", setup.topology().source());
             h.put("topologySummary", setup.topology().summary());
@@ -356,15 +367,17 @@ final class CollectiveCommands {
         }
         Map<String, Long> firstSize = new LinkedHashMap<>();
         for (long s : setup.sizes(c)) {
-            CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), team.size());
+            CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), team.globalSize());
             for (String a : algs) {
-                String name = a.equals("auto") ? TeamInternals.selector(team).choose(c, team.size(), sh.callCount(),
+                // across processes the sweep runs and warms auto, as it measures it
+                String name = team.processes() > 1 ? "auto"
+                        : a.equals("auto") ? TeamInternals.selector(team).choose(c, team.size(), sh.callCount(),
                         setup.dtype(), c.reduces() ? setup.op() : null, sh.bytes()).name() : a;
                 firstSize.putIfAbsent(name, s);
             }
         }
         firstSize.forEach((name, s) -> {
-            long iters = run.iterationsFor(CollectiveBenchmark.Shape.of(c, s, setup.dtype(), team.size()).bytes());
+            long iters = run.iterationsFor(CollectiveBenchmark.Shape.of(c, s, setup.dtype(), team.globalSize()).bytes());
             if (iters >= 1000 && !name.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME)) {
                 bench.measure(team, s, name, false, iters, run.warmupFor(iters));
             }

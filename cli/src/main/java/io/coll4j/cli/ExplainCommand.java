@@ -64,6 +64,12 @@ final class ExplainCommand implements Callable<Integer> {
         int sizes = 0;
         int goodPicks = 0;
         try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
+            if (team.processes() > 1) {
+                if (team.processIndex() == 0) {
+                    Hierarchical.explain(out, team, c, setup.sizes(c), setup.dtype());
+                }
+                return 0;
+            }
             out.println("# priced on " + TeamInternals.selector(team).shape(p) + " (indented: the cost's named terms)");
             out.flush();
             CollectiveBenchmark bench = null;

@@ -90,6 +90,9 @@ abstract class RowWriter {
                     header.get("placement"));
             out.printf(Locale.ROOT, "# topology %s, %s, coll4j %s%n", header.get("topology"), header.get("jdk"),
                     header.get("version"));
+            if (header.get("processes") instanceof Integer n && n > 1) {
+                out.printf(Locale.ROOT, "# processes %d: %s; %s%n", n, header.get("layout"), header.get("transport"));
+            }
             out.printf(Locale.ROOT, "# time = mean per iteration over %s; min/max over %s%n", "the slowest rank",
                     "batches of iterations");
             StringBuilder h1 = new StringBuilder(String.format(Locale.ROOT, "#%12s %12s %6s %6s %5s  %-16s %10s %10s %10s",

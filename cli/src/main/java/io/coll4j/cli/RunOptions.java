@@ -66,13 +66,20 @@ final class RunOptions {
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120", description = "collective timeout (default ${DEFAULT-VALUE} s)")
     long timeoutSeconds;
 
+    @Option(names = "--mpi", description = "span the processes of an MPI job: run under 'mpirun -np N', -t ranks per process; "
+            + "global rank 0 prints the table")
+    boolean mpi;
+
     /** The validated run: everything a benchmark or explain needs before it builds the team. */
     record Setup(Collective collective, DType dtype, Op op, SizeRange range, Topology topology, int threads,
-                 Placement placement, MachineModel model, int root, WaitStrategy waitStrategy) {
+                 Placement placement, MachineModel model, int root, boolean mpi, WaitStrategy waitStrategy) {
         Team.Builder team(Duration timeout) {
             Team.Builder b = TeamInternals.model(Team.builder().ranks(threads).topology(topology).placement(placement), model)
                     .timeout(timeout);
-            return waitStrategy == null ? b : b.waitStrategy(waitStrategy);
+            if (waitStrategy != null) {
+                b = b.waitStrategy(waitStrategy);
+            }
+            return mpi ? b.mpi() : b;
         }
 
         /** The sweep's sizes for collective {@code c}, each distinct once rounded to its shape. */
@@ -106,14 +113,19 @@ final class RunOptions {
         if (p < 1) {
             throw new IllegalArgumentException("--threads must be >= 1, got " + p);
         }
-        if (c.rooted() && (root < 0 || root >= p)) {
+        if (c.rooted() && (root < 0 || (!mpi && root >= p))) {
             throw new IllegalArgumentException("--root " + root + " is out of range for " + p + " ranks (0.." + (p - 1) + ")");
         }
         Placement placement = where.placement();
         MachineModel model = profile != null ? MachineModel.load(profile) : MachineModel.fromEnvironment(topo, env);
-        // null: the team's default for its size (WaitStrategy.defaultFor)
-        WaitStrategy w = wait == null || wait.equalsIgnoreCase("auto") ? null : WaitStrategy.parse(wait);
-        return new Setup(c, t, o, range, topo, p, placement, model, root, w);
+                 Placement placement, MachineModel model, int root, boolean mpi, WaitStrategy waitStrategy) {
+        Team.Builder team(Duration timeout) {
+            Team.Builder b = TeamInternals.model(Team.builder().ranks(threads).topology(topology).placement(placement), model)
+                    .timeout(timeout);
+            if (waitStrategy != null) {
+                b = b.waitStrategy(waitStrategy);
+            }
+            return mpi ? b.mpi() : b;
     }
 
     long iterationsFor(long bytes) {

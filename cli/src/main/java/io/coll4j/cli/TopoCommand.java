@@ -68,6 +68,10 @@ final class TopoCommand implements Callable<Integer> {
     @CommandLine.Mixin
     FormatOption format = new FormatOption();
 
+    @Option(names = "--mpi", description = "under mpirun: also build a team over the job's processes and print their layout "
+            + "and the MPI thread level (process 0 prints)")
+    boolean mpi;
+
     @Override
     public Integer call() {
         OutputFormat fmt = treeFormat(format.format());
@@ -85,10 +89,32 @@ final class TopoCommand implements Callable<Integer> {
         String ntCopy = ntCopyStatus();
 
         PrintWriter out = spec.commandLine().getOut();
+        java.util.Map<String, Object> processes = null;
+        if (mpi) {
+            try (io.coll4j.Team team = io.coll4j.Team.builder().ranks(ranks).topology(t).placement(placement).mpi().build()) {
+                if (team.processIndex() != 0) {
+                    return 0;   // one report for the job
+                }
+                processes = new java.util.LinkedHashMap<>();
+                processes.put("processes", team.processes());
+                processes.put("ranks", team.globalSize());
+                processes.put("layout", Hierarchical.layout(team));
+                processes.put("transport", team.transport());
+            }
+        }
         if (fmt == OutputFormat.JSON) {
-            out.println(Json.pretty(json(t, plan, binder, threadCheck, memoryCheck, ntCopy)));
+            java.util.Map<String, Object> j = json(t, plan, binder, threadCheck, memoryCheck, ntCopy);
+            if (processes != null) {
+                j.put("mpi", processes);
+            }
+            out.println(Json.pretty(j));
         } else {
             table(out, t, plan, binder, threadCheck, memoryCheck, ntCopy);
+            if (processes != null) {
+                out.println("processes: " + processes.get("processes") + " (" + processes.get("ranks") + " ranks): "
+                        + processes.get("layout"));
+                out.println("mpi:       " + processes.get("transport"));
+            }
         }
         out.flush();
         return 0;

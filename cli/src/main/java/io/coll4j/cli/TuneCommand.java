@@ -85,6 +85,10 @@ final class TuneCommand implements Callable<Integer> {
     @CommandLine.Mixin
     TopologyOption machine = new TopologyOption();
 
+    @Option(names = "--mpi", description = "under mpirun: measure the inter-process latency and bandwidth through MPI "
+            + "(alpha, beta of the hierarchical costs) and print them as COLL4J_MPI_ALPHA_US / COLL4J_MPI_BETA_NS")
+    boolean mpi;
+
     @Option(names = "--quick", description = "small buffers and few repetitions (for tests: the numbers are rough)")
     boolean quick;
 
@@ -99,6 +103,9 @@ final class TuneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (mpi) {
+            return tuneMpi();
+        }
         // the profile is written after minutes of measuring: make sure it can be, first
         Resources.creatableFile("-o", output);
         if (repeat < 1) {
@@ -561,5 +568,24 @@ final class TuneCommand implements Callable<Integer> {
         out.flush();
         spreads.put("memoryBandwidth", List.of(s.min(), s.median(), s.max()));
         return s.max();
+    }
+
+    /** {@code tune --mpi}: α and β between processes, through the span's MPI_Allreduce, printed by process 0. */
+    private int tuneMpi() {
+        try (io.coll4j.Team team = io.coll4j.Team.builder().ranks(1).mpi().build()) {
+            io.coll4j.kernel.span.SpanGroup g = io.coll4j.internal.TeamInternals.spanGroup(team);
+            if (g == null) {
+                throw new IllegalArgumentException("--mpi: one process; run under mpirun -np 2 or more");
+            }
+            io.coll4j.kernel.span.SpanProbe.Fit fit = io.coll4j.kernel.span.SpanProbe.measure(g.span(), quick ? 1 << 20 : 16 << 20, repeat);
+            if (team.processIndex() == 0) {
+                java.io.PrintWriter out = spec.commandLine().getOut();
+                out.printf(java.util.Locale.ROOT, "# collbench tune --mpi: %d processes (%s), %s; best of %d batches of MPI_Allreduce%n",
+                        team.processes(), Hierarchical.layout(team), team.transport(), repeat);
+                out.printf(java.util.Locale.ROOT, "COLL4J_MPI_ALPHA_US=%.3f%nCOLL4J_MPI_BETA_NS=%.4f%n", fit.alpha() * 1e6, fit.beta() * 1e9);
+                out.flush();
+            }
+        }
+        return 0;
     }
 }

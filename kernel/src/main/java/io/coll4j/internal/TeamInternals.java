@@ -34,6 +34,8 @@ public final class TeamInternals {
         void maxSliceBytes(Team.Builder builder, long bytes);
 
         CollectiveAlgorithm algorithm(CollectivePlan plan);
+
+        io.coll4j.kernel.span.SpanGroup spanGroup(Team team);
     }
 
     private static volatile Access access;
@@ -55,6 +57,11 @@ public final class TeamInternals {
     /** The team's algorithm selector: what {@code auto} picks and every candidate's predicted time. */
     public static Selector selector(Team team) {
         return access.selector(Objects.requireNonNull(team, "team"));
+    }
+
+    /** The hierarchy of a team over several processes (Builder.mpi()), or null. */
+    public static io.coll4j.kernel.span.SpanGroup spanGroup(Team team) {
+        return access.spanGroup(Objects.requireNonNull(team, "team"));
     }
 
     /** The machine model the team's algorithms are selected with. */

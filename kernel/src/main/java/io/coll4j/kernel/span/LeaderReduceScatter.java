@@ -1,0 +1,44 @@
+package io.coll4j.kernel.span;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Leader-based reduce-scatter across processes [HMPI §2.5]: the local ranks reduce the whole vector
+ * (P·T blocks) into the leader's scratch; the leaders reduce-scatter it over MPI by process blocks of T
+ * blocks (a process's ranks have consecutive global ids, so its blocks are contiguous); the leader
+ * scatters its T blocks to the local ranks.
+ *
+ * <p>Cost: local(T, s) + MPI reduce-scatter(P, s) + local(T, s/P).
+ */
+public final class LeaderReduceScatter {
+    private LeaderReduceScatter() {
+    }
+
+    public static double cost(HierarchicalCost c, int processes, int localSize, long bytes) {
+        return c.local(localSize, bytes) + c.mpiSpread(processes, bytes) + c.local(localSize, (double) bytes / processes);
+    }
+
+    public static void run(SpanGroup g, LocalOps local, MemorySegment send, MemorySegment recv, long recvCount, DType dtype,
+                           Op op) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        long esize = dtype.size();
+        if (t == 1) {
+            span.reduceScatterBlock(span.world(), send, recv, recvCount, dtype, op);
+            return;
+        }
+        long total = recvCount * g.globalSize();
+        long mine = recvCount * t;
+        MemorySegment scratch = local.localId() == 0 ? g.scratch(0, (total + mine) * esize) : null;
+        MemorySegment reduced = scratch == null ? null : scratch.asSlice(0, total * esize);
+        MemorySegment blocks = scratch == null ? null : scratch.asSlice(total * esize, mine * esize);
+        local.reduce(send, reduced, total, dtype, op, 0);
+        if (blocks != null) {
+            span.reduceScatterBlock(span.world(), reduced, blocks, mine, dtype, op);
+        }
+        local.scatter(blocks, recv, recvCount, dtype, 0);
+    }
+}

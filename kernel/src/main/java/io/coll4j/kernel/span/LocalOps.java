@@ -1,0 +1,31 @@
+package io.coll4j.kernel.span;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The intra-process half of a hierarchical collective: one rank's collectives on the thread ranks of its
+ * own process (local ids, local roots), exactly the single-process collectives of {@code io.coll4j.Rank}.
+ * The hierarchical algorithms compose these with the {@link ProcessSpan}'s inter-process calls.
+ */
+public interface LocalOps {
+    int localId();
+
+    int localSize();
+
+    void barrier();
+
+    void bcast(MemorySegment buf, long count, DType dtype, int root);
+
+    void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root);
+
+    void gather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root);
+
+    void scatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root);
+
+    void reduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op);
+
+    void allgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs, DType dtype);
+}

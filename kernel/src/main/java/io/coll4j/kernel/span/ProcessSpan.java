@@ -1,0 +1,104 @@
+package io.coll4j.kernel.span;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.ServiceLoader;
+
+/**
+ * The processes a team spans and the inter-process collectives between them: coll4j's internal SPI to an
+ * inter-process transport (docs/design.md, "Across processes"). {@code coll4j-mpi} implements it over MPI;
+ * {@link #open} finds that implementation with {@link ServiceLoader}, so the kernel never links MPI.
+ *
+ * <p>Collectives take a communicator handle: {@link #world()} (every process, index = process index) or
+ * {@link #perLocalRank(int)} (the processes' local rank j, for the multi-leader algorithms). Segments may
+ * be heap or native; {@code send == null} means in place. A failed call throws {@link IllegalStateException}
+ * naming the call; nothing can then be assumed about the other processes, so callers end the job with
+ * {@link #abort}.
+ */
+public interface ProcessSpan {
+
+    /** How MPI may be called from this process's threads. */
+    enum ThreadLevel {
+        /** Any thread, concurrently: several local ranks drive MPI at once (multi-leader). */
+        MULTIPLE,
+        /**
+         * Any thread, one at a time (a lock around every call): no funnel hand-off and none of the library's
+         * internal locking of THREAD_MULTIPLE — the lowest latency for leader-based algorithms.
+         */
+        SERIALIZED,
+        /** Only one thread: every call is funnelled through the thread that initialised MPI, one at a time. */
+        FUNNELED
+    }
+
+    int processes();
+
+    /** This process's index, 0 .. processes()-1 (its rank in the world communicator). */
+    int process();
+
+    /** Host name of process {@code process}. */
+    String host(int process);
+
+    ThreadLevel threadLevel();
+
+    /** One line naming the transport, its library and thread level. */
+    String describe();
+
+    int world();
+
+    /** The communicator joining local rank {@code localRank} of every process; only under {@link ThreadLevel#MULTIPLE}. */
+    int perLocalRank(int localRank);
+
+    void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op);
+
+    void bcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess);
+
+    /** {@code recv} is used at the root only; there {@code send == null} means the contribution is in {@code recv}. */
+    void reduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int rootProcess);
+
+    /** MPI_Reduce_scatter_block: process i gets block i ({@code recvCount} elements) of the reduced {@code send}. */
+    void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op);
+
+    /** {@code send == null}: in place, this process's block of {@code recv} holds its contribution. */
+    void allgather(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype);
+
+    void barrier(int comm);
+
+    /** Blocking point-to-point: {@code bytes} of {@code buf} to process {@code dest} of {@code comm}. */
+    void send(int comm, MemorySegment buf, long bytes, int dest);
+
+    /** Blocking point-to-point: {@code bytes} from process {@code source} of {@code comm} into {@code buf}. */
+    void recv(int comm, MemorySegment buf, long bytes, int source);
+
+    /** Ends every process of the job after printing {@code why} on stderr; does not return. */
+    void abort(String why);
+
+    /** Called by every team that opened this span when it closes; the last one finalises the transport. */
+    void close();
+
+    /** What {@code coll4j-mpi} registers: opens the span for a team of {@code localRanks} thread ranks per process. */
+    interface Provider {
+        ProcessSpan open(int localRanks, Duration timeout);
+    }
+
+    /**
+     * The span of the installed provider.
+     *
+     * @throws IllegalStateException when no provider is on the path (coll4j-mpi missing), or the provider's
+     *                               own reason (no MPI, not launched by mpirun, ...)
+     */
+    static ProcessSpan open(int localRanks, Duration timeout) {
+        Iterator<Provider> it = ServiceLoader.load(Provider.class, ProcessSpan.class.getClassLoader()).iterator();
+        if (!it.hasNext()) {
+            it = ServiceLoader.load(Provider.class).iterator();
+        }
+        if (!it.hasNext()) {
+            throw new IllegalStateException("Team.Builder.mpi(): no inter-process transport found; add io.coll4j:coll4j-mpi "
+                    + "to the class or module path");
+        }
+        return it.next().open(localRanks, timeout);
+    }
+}

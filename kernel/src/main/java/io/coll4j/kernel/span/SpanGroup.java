@@ -1,0 +1,106 @@
+package io.coll4j.kernel.span;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What the thread ranks of one process share about a team that spans processes: the {@link ProcessSpan},
+ * the layout (T local ranks in each of P processes; global rank = process × T + local id, so a process's
+ * ranks are one contiguous block of every rank-indexed buffer), each local rank's native scratch, and the
+ * choice between the leader-based and the multi-leader allreduce (docs/design.md, "Across processes").
+ */
+public final class SpanGroup implements AutoCloseable {
+    private final ProcessSpan span;
+    private final int localSize;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment[] scratch;
+    private final MemorySegment[] results;
+    private final HierarchicalCost cost;
+
+    public SpanGroup(ProcessSpan span, int localSize, HierarchicalCost cost) {
+        this.span = span;
+        this.localSize = localSize;
+        this.scratch = new MemorySegment[localSize];
+        this.results = new MemorySegment[localSize];
+        this.cost = cost;
+    }
+
+    public ProcessSpan span() {
+        return span;
+    }
+
+    public int localSize() {
+        return localSize;
+    }
+
+    public int processes() {
+        return span.processes();
+    }
+
+    public int process() {
+        return span.process();
+    }
+
+    public int globalSize() {
+        return localSize * span.processes();
+    }
+
+    public int globalId(int localId) {
+        return span.process() * localSize + localId;
+    }
+
+    public HierarchicalCost cost() {
+        return cost;
+    }
+
+    /**
+     * The allreduce for {@code bytes}: multi-leader when MPI allows concurrent calls, there is more than one
+     * local rank, and its predicted time is lower; {@code -Dcoll4j.mpi.allreduce=leader|multi-leader} forces
+     * one (multi-leader still needs THREAD_MULTIPLE). The same inputs give the same answer in every process.
+     */
+    public boolean multiLeader(long bytes) {
+        if (localSize == 1 || span.threadLevel() != ProcessSpan.ThreadLevel.MULTIPLE) {
+            return false;
+        }
+        String forced = System.getProperty("coll4j.mpi.allreduce", "auto");
+        if (!forced.equals("auto")) {
+            return forced.equals("multi-leader");
+        }
+        return MultiLeaderAllreduce.cost(cost, processes(), localSize, bytes)
+                < LeaderAllreduce.cost(cost, processes(), localSize, bytes);
+    }
+
+    /**
+     * Local rank {@code localId}'s native scratch of at least {@code bytes}, grown by doubling and reused
+     * across calls. Only that rank's thread calls this; the segment lives in a shared arena because its
+     * peers read it inside a local collective. Replaced segments stay allocated until {@link #close}.
+     */
+    public MemorySegment scratch(int localId, long bytes) {
+        return grow(scratch, localId, bytes);
+    }
+
+    /**
+     * A second buffer of local rank {@code localId}, as {@link #scratch}: where a rank with no receive buffer
+     * of the right size (reduce off the root, reduce-scatter) takes a whole result while the algorithm uses
+     * the scratch.
+     */
+    public MemorySegment result(int localId, long bytes) {
+        return grow(results, localId, bytes);
+    }
+
+    private MemorySegment grow(MemorySegment[] slots, int localId, long bytes) {
+        MemorySegment s = slots[localId];
+        if (s == null || s.byteSize() < bytes) {
+            long size = Math.max(bytes, s == null ? 4096 : 2 * s.byteSize());
+            s = slots[localId] = arena.allocate(size, 64);
+        }
+        return s.asSlice(0, bytes);
+    }
+
+    /** Frees the scratch and lets the span finalise when this was its last team. */
+    @Override
+    public void close() {
+        arena.close();
+        span.close();
+    }
+}

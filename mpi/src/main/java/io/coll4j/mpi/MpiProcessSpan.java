@@ -1,0 +1,273 @@
+package io.coll4j.mpi;
+
+import io.coll4j.kernel.span.ProcessSpan;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * {@link ProcessSpan} over MPI: one MPI process per coll4j process, the world communicator, and per
+ * local rank j a communicator of the processes' local ranks j (split once per team width, collectively,
+ * in team-build order — which is why every process must build its teams in the same order).
+ *
+ * <p>MPI reads and writes native memory only: a heap segment is staged through a per-thread native
+ * buffer (copied in before an input is read, out after an output is written).
+ */
+final class MpiProcessSpan implements ProcessSpan {
+    private static final int HOST_BYTES = 64;
+
+    private final MpiSession mpi;
+    private final String[] hosts;
+    private final int[] perLocal;
+    private boolean closed;
+    private final ThreadLocal<Staging> staging = ThreadLocal.withInitial(Staging::new);
+
+    MpiProcessSpan(MpiSession mpi, int localRanks) {
+        this.mpi = mpi;
+        // shared: under FUNNELED the MPI thread, not this one, reads and writes these segments
+        try (Arena a = Arena.ofShared()) {
+            // every process must give the team the same width: global ids are process × width + local id
+            MemorySegment w = a.allocate(ValueLayout.JAVA_INT, 2);
+            w.setAtIndex(ValueLayout.JAVA_INT, 0, localRanks);
+            w.setAtIndex(ValueLayout.JAVA_INT, 1, -localRanks);
+            allreduce(world(), null, w, 2, DType.I32, Op.MAX);
+            int max = w.getAtIndex(ValueLayout.JAVA_INT, 0);
+            int min = -w.getAtIndex(ValueLayout.JAVA_INT, 1);
+            if (max != min) {
+                throw new IllegalArgumentException("ranks: every process of an mpi() team must have the same number of ranks; "
+                        + "processes asked for " + min + " to " + max + " (this one " + localRanks + ")");
+            }
+            MemorySegment names = a.allocate((long) HOST_BYTES * mpi.size);
+            MemorySegment mine = names.asSlice((long) HOST_BYTES * mpi.rank, HOST_BYTES);
+            int rc = mpi.call("MPI_Get_processor_name", () -> (int) mpi.shim.processorName.invokeExact(mine, HOST_BYTES));
+            mpi.check(rc, "MPI_Get_processor_name");
+            allgather(world(), null, names, HOST_BYTES / 4, DType.I32);
+            hosts = new String[mpi.size];
+            for (int p = 0; p < mpi.size; p++) {
+                hosts[p] = names.asSlice((long) HOST_BYTES * p, HOST_BYTES).getString(0, StandardCharsets.UTF_8);
+            }
+        }
+        perLocal = mpi.level == ThreadLevel.MULTIPLE && mpi.size > 1
+                ? mpi.perLocalRank.computeIfAbsent(localRanks, this::split) : null;
+    }
+
+    private int[] split(int localRanks) {
+        int[] comms = new int[localRanks];
+        for (int j = 0; j < localRanks; j++) {
+            int color = j;
+            int[] out = new int[1];
+            int rc = mpi.call("MPI_Comm_split", () -> {
+                try (Arena a = Arena.ofConfined()) {
+                    MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
+                    int r = (int) mpi.shim.commSplit.invokeExact(0, color, mpi.rank, p);
+                    out[0] = p.get(ValueLayout.JAVA_INT, 0);
+                    return r;
+                }
+            });
+            mpi.check(rc, "MPI_Comm_split");
+            comms[j] = out[0];
+        }
+        return comms;
+    }
+
+    @Override
+    public int processes() {
+        return mpi.size;
+    }
+
+    @Override
+    public int process() {
+        return mpi.rank;
+    }
+
+    @Override
+    public String host(int process) {
+        return hosts[process];
+    }
+
+    @Override
+    public ThreadLevel threadLevel() {
+        return mpi.level;
+    }
+
+    @Override
+    public String describe() {
+        return "MPI, " + mpi.size + " processes, " + switch (mpi.level) {
+            case MULTIPLE -> "MPI_THREAD_MULTIPLE (every local rank may call MPI)";
+            case SERIALIZED -> "MPI_THREAD_SERIALIZED (any rank calls MPI, one at a time)";
+            case FUNNELED -> "MPI_THREAD_FUNNELED (calls funnelled through one thread)";
+        };
+    }
+
+    @Override
+    public int world() {
+        return 0;
+    }
+
+    @Override
+    public int perLocalRank(int localRank) {
+        if (perLocal == null) {
+            throw new IllegalStateException("per-local-rank communicators need MPI_THREAD_MULTIPLE and more than one process");
+        }
+        return perLocal[localRank];
+    }
+
+    @Override
+    public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        long bytes = count * dtype.size();
+        Staging s = staging.get();
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
+        MemorySegment out = s.inOut(1, recv, bytes, send == null);
+        int d = dtype.ordinal();
+        int o = op.ordinal();
+        int rc;
+        if (mpi.inline()) {
+            // the latency path (8 B: MPI's own ~0.2 µs): no lambda, no hand-off, two volatile writes for the watchdog
+            MpiSession.InFlight f = mpi.enter("MPI_Allreduce");
+            try {
+                rc = (int) mpi.shim.allreduce.invokeExact(comm, in, out, count, d, o);
+            } catch (Throwable t) {
+                throw new IllegalStateException("MPI_Allreduce: " + t, t);
+            } finally {
+                mpi.exit(f);
+            }
+        } else {
+            rc = mpi.call("MPI_Allreduce", () -> (int) mpi.shim.allreduce.invokeExact(comm, in, out, count, d, o));
+        }
+        mpi.check(rc, "MPI_Allreduce");
+        s.out(out, recv, bytes);
+    }
+
+    @Override
+    public void bcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess) {
+        long bytes = count * dtype.size();
+        Staging s = staging.get();
+        MemorySegment b = s.inOut(0, buf, bytes, rootProcess == mpi.rank);
+        int d = dtype.ordinal();
+        int rc = mpi.call("MPI_Bcast", () -> (int) mpi.shim.bcast.invokeExact(comm, b, count, d, rootProcess));
+        mpi.check(rc, "MPI_Bcast");
+        s.out(b, buf, bytes);
+    }
+
+    @Override
+    public void reduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int rootProcess) {
+        long bytes = count * dtype.size();
+        Staging s = staging.get();
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
+        MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, bytes, send == null);
+        int d = dtype.ordinal();
+        int o = op.ordinal();
+        int rc = mpi.call("MPI_Reduce", () -> (int) mpi.shim.reduce.invokeExact(comm, in, out, count, d, o, rootProcess));
+        mpi.check(rc, "MPI_Reduce");
+        if (recv != null) {
+            s.out(out, recv, bytes);
+        }
+    }
+
+    @Override
+    public void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
+        long bytes = recvCount * dtype.size();
+        Staging s = staging.get();
+        MemorySegment in = s.in(0, send, bytes * mpi.size);
+        MemorySegment out = s.inOut(1, recv, bytes, false);
+        int d = dtype.ordinal();
+        int o = op.ordinal();
+        int rc = mpi.call("MPI_Reduce_scatter_block",
+                () -> (int) mpi.shim.reduceScatterBlock.invokeExact(comm, in, out, recvCount, d, o));
+        mpi.check(rc, "MPI_Reduce_scatter_block");
+        s.out(out, recv, bytes);
+    }
+
+    @Override
+    public void allgather(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        long bytes = count * dtype.size();
+        Staging s = staging.get();
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
+        MemorySegment out = s.inOut(1, recv, bytes * mpi.size, send == null);
+        int d = dtype.ordinal();
+        int rc = mpi.call("MPI_Allgather", () -> (int) mpi.shim.allgather.invokeExact(comm, in, out, count, d));
+        mpi.check(rc, "MPI_Allgather");
+        s.out(out, recv, bytes * mpi.size);
+    }
+
+    @Override
+    public void barrier(int comm) {
+        int rc = mpi.call("MPI_Barrier", () -> (int) mpi.shim.barrier.invokeExact(comm));
+        mpi.check(rc, "MPI_Barrier");
+    }
+
+    @Override
+    public void send(int comm, MemorySegment buf, long bytes, int dest) {
+        MemorySegment b = staging.get().in(0, buf, bytes);
+        int rc = mpi.call("MPI_Send", () -> (int) mpi.shim.send.invokeExact(comm, b, bytes, dest));
+        mpi.check(rc, "MPI_Send");
+    }
+
+    @Override
+    public void recv(int comm, MemorySegment buf, long bytes, int source) {
+        Staging s = staging.get();
+        MemorySegment b = s.inOut(1, buf, bytes, false);
+        int rc = mpi.call("MPI_Recv", () -> (int) mpi.shim.recv.invokeExact(comm, b, bytes, source));
+        mpi.check(rc, "MPI_Recv");
+        s.out(b, buf, bytes);
+    }
+
+    @Override
+    public void abort(String why) {
+        mpi.abort(why);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            mpi.close();
+        }
+    }
+
+    /** Native stand-ins for heap segments: two per thread (an input and an output), grown as needed. */
+    private static final class Staging {
+        private final Arena arena = Arena.ofAuto();
+        private final MemorySegment[] buffers = new MemorySegment[2];
+
+        private MemorySegment buffer(int i, long bytes) {
+            if (buffers[i] == null || buffers[i].byteSize() < bytes) {
+                buffers[i] = arena.allocate(Math.max(bytes, 64), 64);
+            }
+            return buffers[i].asSlice(0, bytes);
+        }
+
+        /** {@code seg} itself when native, else a native copy of its first {@code bytes}. */
+        MemorySegment in(int i, MemorySegment seg, long bytes) {
+            if (seg.isNative()) {
+                return seg;
+            }
+            MemorySegment b = buffer(i, bytes);
+            MemorySegment.copy(seg, 0, b, 0, bytes);
+            return b;
+        }
+
+        /** {@code seg} itself when native, else a native buffer, holding a copy of it when {@code copyIn}. */
+        MemorySegment inOut(int i, MemorySegment seg, long bytes, boolean copyIn) {
+            if (seg.isNative()) {
+                return seg;
+            }
+            MemorySegment b = buffer(i, bytes);
+            if (copyIn) {
+                MemorySegment.copy(seg, 0, b, 0, bytes);
+            }
+            return b;
+        }
+
+        /** Copies a staged output back into its heap segment. */
+        void out(MemorySegment staged, MemorySegment seg, long bytes) {
+            if (!seg.isNative()) {
+                MemorySegment.copy(staged, 0, seg, 0, bytes);
+            }
+        }
+    }
+}

@@ -1,0 +1,312 @@
+package io.coll4j.mpi;
+
+import io.coll4j.kernel.span.ProcessSpan.ThreadLevel;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * MPI in this JVM: initialised once ({@code MPI_Init_thread}), finalised when the last team over it closes
+ * (MPI cannot be initialised again in the same process). Owns how MPI may be called:
+ * <ul>
+ *   <li>{@link ThreadLevel#MULTIPLE} (asked for when the first team has more than one rank per process):
+ *       every call runs on its caller's thread, concurrently;</li>
+ *   <li>{@link ThreadLevel#SERIALIZED} (asked for with one rank per process, where multi-leader has nothing
+ *       to split, or when MPI provides less than MULTIPLE): every call on its caller's thread under a lock —
+ *       Open MPI's THREAD_MULTIPLE locking costs the 8-byte allreduce a third of its latency;</li>
+ *   <li>{@link ThreadLevel#FUNNELED} (forced): one daemon thread, {@code coll4j-mpi}, initialises MPI and
+ *       makes every call, one at a time, for whichever rank submits it.</li>
+ * </ul>
+ * {@code -Dcoll4j.mpi.thread=multiple|serialized|funneled} or {@code COLL4J_MPI_THREAD} forces one
+ * ({@code -Dcoll4j.mpi.funneled=true} / {@code COLL4J_MPI_FUNNELED=1} are the same as funneled).
+ * <ul>
+ * </ul>
+ * A watchdog ends the job when a call stays in MPI longer than the team timeout (another process died,
+ * hangs outside coll4j, or called a different collective): it prints which call and process, then
+ * {@code MPI_Abort}s — the alternative is a silent hang of the whole job.
+ */
+final class MpiSession {
+    private static MpiSession current;
+    private static boolean finalised;
+
+    final MpiShim shim;
+    final ThreadLevel level;
+    final int rank;
+    final int size;
+    private final ExecutorService funnel;
+    private int teams;
+    /** Communicators per local rank, by team width: split once, reused by every later team of that width. */
+    final Map<Integer, int[]> perLocalRank = new ConcurrentHashMap<>();
+    /** Every thread that has called MPI, with its in-flight mark (read by the watchdog). */
+    private final Map<Thread, InFlight> callers = new ConcurrentHashMap<>();
+    private final ThreadLocal<InFlight> mine = ThreadLocal.withInitial(() -> {
+        InFlight f = new InFlight();
+        callers.put(Thread.currentThread(), f);
+        return f;
+    });
+    private volatile long timeoutNanos = Long.MAX_VALUE;
+
+    /**
+     * One thread's MPI call in flight, without a clock read or an allocation on the call path: the thread
+     * bumps {@code seq} (odd = inside MPI) around each call; the watchdog samples it every 100 ms and
+     * aborts when the same odd value has been seen for longer than the timeout.
+     */
+    static final class InFlight {
+        /** Written by its thread only (release), read by the watchdog (acquire). */
+        volatile long seq;
+        volatile String what;
+        /** Watchdog-private: the odd seq it last saw and since when. */
+        long seenSeq;
+        long seenSince;
+    }
+
+    /** One downcall into the shim; returns its MPI error code. */
+    @FunctionalInterface
+    interface MpiCall {
+        int run() throws Throwable;
+    }
+
+    /** Serialises every call under {@link ThreadLevel#SERIALIZED}; null otherwise. */
+    private final java.util.concurrent.locks.ReentrantLock serial;
+
+    private MpiSession(MpiShim shim, ThreadLevel want) {
+        boolean funneled = want == ThreadLevel.FUNNELED;
+        this.shim = shim;
+        this.funnel = funneled ? Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("coll4j-mpi").daemon(true).unstarted(r))
+                : null;
+        int[] provided = new int[1];
+        int rc = call("MPI_Init_thread", () -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
+                int r = (int) shim.init.invokeExact(want == ThreadLevel.MULTIPLE ? 3 : want == ThreadLevel.SERIALIZED ? 2 : 1, p);
+                provided[0] = p.get(ValueLayout.JAVA_INT, 0);
+                return r;
+            }
+        });
+        check(rc, "MPI_Init_thread");
+        // less than asked for: serialise on the callers' threads (the funnel thread only when asked for)
+        this.level = funneled ? ThreadLevel.FUNNELED
+                : provided[0] == 3 && want == ThreadLevel.MULTIPLE ? ThreadLevel.MULTIPLE : ThreadLevel.SERIALIZED;
+        this.serial = level == ThreadLevel.SERIALIZED ? new java.util.concurrent.locks.ReentrantLock() : null;
+        if (provided[0] < 1) {
+            throw new IllegalStateException("MPI provides only MPI_THREAD_SINGLE; coll4j needs at least MPI_THREAD_FUNNELED");
+        }
+        this.rank = intOut("MPI_Comm_rank", 0, true);
+        this.size = intOut("MPI_Comm_size", 0, false);
+        Thread watchdog = Thread.ofPlatform().name("coll4j-mpi-watchdog").daemon(true).unstarted(this::watch);
+        watchdog.start();
+    }
+
+    /**
+     * The session, initialising MPI on first use.
+     *
+     * @throws IllegalStateException when not launched by mpirun, MPI or the shim is missing, or MPI was
+     *                               already finalised in this process
+     */
+    static synchronized MpiSession open(Map<String, String> env, long timeoutNanos, int localRanks) {
+        if (finalised) {
+            throw new IllegalStateException("MPI was finalised when the last team over it closed, and cannot be initialised "
+                    + "twice in one process: keep one mpi() team open for the whole job");
+        }
+        if (current == null) {
+            if (!launched(env)) {
+                throw new IllegalStateException("Team.Builder.mpi(): this process was not started by mpirun/mpiexec "
+                        + "(none of OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK is set); run e.g. "
+                        + "'mpirun -np 2 java ...', or build the team without mpi()");
+            }
+            current = new MpiSession(MpiShim.load(), wanted(env, localRanks));
+            Runtime.getRuntime().addShutdownHook(new Thread(MpiSession::finaliseAtExit, "coll4j-mpi-finalize"));
+        }
+        current.teams++;
+        current.timeoutNanos = Math.min(current.timeoutNanos, timeoutNanos);
+        return current;
+    }
+
+    /** The thread level to ask for: forced by property or environment, else by the first team's width. */
+    static ThreadLevel wanted(Map<String, String> env, int localRanks) {
+        if (Boolean.getBoolean("coll4j.mpi.funneled") || "1".equals(env.get("COLL4J_MPI_FUNNELED"))) {
+            return ThreadLevel.FUNNELED;
+        }
+        String forced = System.getProperty("coll4j.mpi.thread", env.getOrDefault("COLL4J_MPI_THREAD", ""));
+        return switch (forced.toLowerCase(java.util.Locale.ROOT)) {
+            case "" -> localRanks > 1 ? ThreadLevel.MULTIPLE : ThreadLevel.SERIALIZED;
+            case "multiple" -> ThreadLevel.MULTIPLE;
+            case "serialized" -> ThreadLevel.SERIALIZED;
+            case "funneled" -> ThreadLevel.FUNNELED;
+            default -> throw new IllegalArgumentException("coll4j.mpi.thread / COLL4J_MPI_THREAD: multiple, serialized or funneled, got '"
+                    + forced + "'");
+        };
+    }
+
+    static boolean launched(Map<String, String> env) {
+        return env.containsKey("OMPI_COMM_WORLD_SIZE") || env.containsKey("PMI_SIZE") || env.containsKey("PMIX_RANK");
+    }
+
+    /** A team over this session closed; the last one finalises MPI. */
+    void close() {
+        synchronized (MpiSession.class) {
+            if (--teams > 0 || current != this) {
+                return;
+            }
+            current = null;
+            finalised = true;
+        }
+        finalise();
+    }
+
+    private static void finaliseAtExit() {
+        MpiSession s;
+        synchronized (MpiSession.class) {
+            s = current;
+            current = null;
+            finalised = true;
+        }
+        if (s != null) {
+            s.finalise();   // a job whose teams were never closed: without it mpirun reports an error exit
+        }
+    }
+
+    private void finalise() {
+        call("MPI_Finalize", () -> (int) shim.finalizeMpi.invokeExact());
+        if (funnel != null) {
+            funnel.shutdown();
+        }
+    }
+
+    /** Runs one MPI call on the thread allowed to make it, under the watchdog; returns its result. */
+    int call(String what, MpiCall mpi) {
+        InFlight mark = enter(what);
+        try {
+            if (funnel == null || Thread.currentThread().getName().equals("coll4j-mpi")) {
+                return mpi.run();
+            }
+            Future<Integer> f = funnel.submit(() -> {
+                try {
+                    return mpi.run();
+                } catch (Exception | Error e) {
+                    throw e;
+                } catch (Throwable t) {
+                    throw new IllegalStateException(what + ": " + t, t);
+                }
+            });
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    int r = f.get();
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return r;
+                } catch (InterruptedException e) {
+                    interrupted = true;   // the MPI call cannot be cancelled: its buffers stay in use until it ends
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(what + ": " + e.getCause(), e.getCause());
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(what + ": " + t, t);
+        } finally {
+            exit(mark);
+        }
+    }
+
+    /** Marks the calling thread as inside MPI call {@code what} (for the watchdog); pair with {@link #exit}. */
+    InFlight enter(String what) {
+        if (serial != null) {
+            serial.lock();
+        }
+        InFlight f = mine.get();
+        f.what = what;
+        f.seq++;   // odd: inside; volatile write, the watchdog's read of seq pairs with it
+        return f;
+    }
+
+    void exit(InFlight f) {
+        f.seq++;   // even: outside
+        if (serial != null) {
+            serial.unlock();
+        }
+    }
+
+    /** True when MPI is called on the caller's own thread (MULTIPLE, SERIALIZED): the spans then skip {@link #call}'s hand-off. */
+    boolean inline() {
+        return funnel == null;
+    }
+
+    /** Throws naming the call and MPI's message when {@code rc} is not MPI_SUCCESS. */
+    void check(int rc, String what) {
+        if (rc != 0) {
+            throw new IllegalStateException(what + " failed in process " + rank + ": " + errorString(rc) + " (MPI error " + rc + ")");
+        }
+    }
+
+    private String errorString(int rc) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(512);
+            shim.errorString.invokeExact(rc, buf, 512);
+            return buf.getString(0);
+        } catch (Throwable t) {
+            return "(no message: " + t + ")";
+        }
+    }
+
+    private int intOut(String what, int comm, boolean rankOf) {
+        int[] out = new int[1];
+        int rc = call(what, () -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
+                int r = rankOf ? (int) shim.commRank.invokeExact(comm, p) : (int) shim.commSize.invokeExact(comm, p);
+                out[0] = p.get(ValueLayout.JAVA_INT, 0);
+                return r;
+            }
+        });
+        check(rc, what);
+        return out[0];
+    }
+
+    /** Prints {@code why} and ends every process of the job; never returns. */
+    void abort(String why) {
+        System.err.println(why);
+        System.err.flush();
+        try {
+            int ignored = (int) shim.abort.invokeExact(1);
+        } catch (Throwable ignored) {
+            // fall through to halt
+        }
+        Runtime.getRuntime().halt(1);
+    }
+
+    private void watch() {
+        while (true) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (InFlight f : callers.values()) {
+                long seq = f.seq;
+                if ((seq & 1) == 0) {
+                    continue;
+                }
+                if (seq != f.seenSeq) {
+                    f.seenSeq = seq;
+                    f.seenSince = now;
+                } else if (now - f.seenSince > timeoutNanos) {
+                    abort("coll4j: process " + rank + " of " + size + ": " + f.what + " has been in MPI for more than "
+                            + timeoutNanos / 1_000_000_000.0 + " s (the team timeout): another process died, hangs outside "
+                            + "coll4j, or called a different collective; aborting every process of the job");
+                }
+            }
+        }
+    }
+}

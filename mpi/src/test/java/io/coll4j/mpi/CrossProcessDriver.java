@@ -1,0 +1,302 @@
+package io.coll4j.mpi;
+
+import io.coll4j.Rank;
+import io.coll4j.Team;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The cross-process suite's program, started by {@link MpiJobTest} under {@code mpirun}:
+ * {@code check T} runs every hierarchical collective × dtype × op at counts 0, 1, odd, not divisible by
+ * the rank count and a few MiB, heap and native, in place and not, on a team of T ranks per process, and
+ * compares every rank's result with the reference left fold over global ranks (inputs are small
+ * integers and powers of two, so every order is exact and any wrong element shows); it also checks that
+ * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
+ * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective.
+ */
+public final class CrossProcessDriver {
+    private CrossProcessDriver() {
+    }
+
+    public static void main(String[] args) {
+        String mode = args[0];
+        int t = Integer.parseInt(args[1]);
+        try (Team team = Team.builder().ranks(t).mpi().timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible")).build()) {
+            if (mode.equals("reproducible")) {
+                team.run(rank -> new Checker(rank).reproducible());
+                if (team.processIndex() == 0) {
+                    System.out.println("cross-process reproducible OK: " + team.processes() + " processes x " + t + " ranks");
+                }
+                return;
+            }
+            if (mode.equals("throw")) {
+                team.run(rank -> {
+                    if (rank.id() == 1) {
+                        throw new IllegalStateException("planned failure of global rank 1");
+                    }
+                    rank.allreduce(new double[8], new double[8], Op.SUM);
+                });
+                return;
+            }
+            java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+            team.run(rank -> checks.addAndGet(new Checker(rank).all()));
+            if (team.processIndex() == 0) {
+                System.out.println("cross-process OK: " + team.processes() + " processes x " + t + " ranks, "
+                        + checks.get() + " checks in process 0, " + team.transport());
+            }
+        }
+    }
+
+    /** One rank's side of the suite. */
+    static final class Checker {
+        private final Rank rank;
+        private final int g;
+        private final int p;
+        private int checks;
+        private boolean heap;
+
+        Checker(Rank rank) {
+            this.rank = rank;
+            this.g = rank.id();
+            this.p = rank.size();
+        }
+
+        int all() {
+            rank.barrier();
+            long big = (3L << 20) / 8;   // 3 MiB of f64
+            for (DType d : DType.values()) {
+                for (Op op : ops(d)) {
+                    for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+                        allreduce(d, op, n, false);
+                        allreduce(d, op, n, true);
+                        reduce(d, op, n, p - 1, false);
+                        reduce(d, op, n, 0, true);
+                        reduceScatter(d, op, n);
+                    }
+                }
+                allreduce(d, Op.SUM, big * 8 / d.size(), true);
+                for (long n : new long[]{0, 1, 7, 3L * p + 1, big * 8 / d.size() / p}) {
+                    bcast(d, n, (int) (n % p));
+                    allgather(d, n, false);
+                    allgather(d, n, true);
+                }
+            }
+            reduceScatter(DType.F64, Op.SUM, big / p);
+            inexactAgreement();
+            rank.barrier();
+            return checks;
+        }
+
+        private static List<Op> ops(DType d) {
+            List<Op> ops = new ArrayList<>(List.of(Op.SUM, Op.PROD, Op.MIN, Op.MAX));
+            if (!d.isFloating()) {
+                ops.addAll(List.of(Op.BAND, Op.BOR, Op.BXOR));
+            }
+            return ops;
+        }
+
+        /** Rank r's element i: small integers (exact in every dtype and order), or ±1, ±2, ±1/2 for PROD. */
+        static double value(int r, long i, Op op) {
+            if (op == Op.PROD) {
+                double[] f = {1, 2, 0.5, -1, 1, -2};
+                return f[(int) ((r * 5 + i * 3) % f.length)];
+            }
+            return (r * 31 + i * 7) % 13 - 6;
+        }
+
+        private MemorySegment buffer(DType d, long n) {
+            heap = !heap;
+            long bytes = Math.max(n * d.size(), 0);
+            return heap ? MemorySegment.ofArray(new long[(int) ((bytes + 7) / 8)]).asSlice(0, bytes) : rank.allocate(bytes);
+        }
+
+        private void fill(MemorySegment s, DType d, int r, long from, long n, Op op) {
+            for (long i = 0; i < n; i++) {
+                put(s, d, i, value(r, from + i, op));
+            }
+        }
+
+        static void put(MemorySegment s, DType d, long i, double v) {
+            switch (d) {
+                case F32 -> s.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) v);
+                case F64 -> s.setAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE_UNALIGNED, i, v);
+                case I32 -> s.setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, i, (int) v);
+                case I64 -> s.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i, (long) v);
+            }
+        }
+
+        static long bits(MemorySegment s, DType d, long i) {
+            return switch (d) {
+                case F32 -> Float.floatToRawIntBits(s.getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, i));
+                case F64 -> Double.doubleToRawLongBits(s.getAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE_UNALIGNED, i));
+                case I32 -> s.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, i);
+                case I64 -> s.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i);
+            };
+        }
+
+        /** The left fold over global ranks 0..p-1 of element i, as the dtype's bits. */
+        private long expected(DType d, Op op, long i) {
+            if (d.isFloating()) {
+                double acc = value(0, i, op);
+                for (int r = 1; r < p; r++) {
+                    double v = value(r, i, op);
+                    acc = switch (op) {
+                        case SUM -> acc + v;
+                        case PROD -> acc * v;
+                        case MIN -> Math.min(acc, v);
+                        default -> Math.max(acc, v);
+                    };
+                }
+                return d == DType.F32 ? Float.floatToRawIntBits((float) acc) : Double.doubleToRawLongBits(acc);
+            }
+            long acc = (long) value(0, i, op);
+            for (int r = 1; r < p; r++) {
+                long v = (long) value(r, i, op);
+                acc = switch (op) {
+                    case SUM -> acc + v;
+                    case PROD -> acc * v;
+                    case MIN -> Math.min(acc, v);
+                    case MAX -> Math.max(acc, v);
+                    case BAND -> acc & v;
+                    case BOR -> acc | v;
+                    case BXOR -> acc ^ v;
+                };
+            }
+            return d == DType.I32 ? (int) acc : acc;
+        }
+
+        private void expect(String what, MemorySegment s, DType d, long at, long n, java.util.function.LongUnaryOperator want) {
+            for (long i = 0; i < n; i++) {
+                long got = bits(s, d, at + i);
+                long w = want.applyAsLong(i);
+                if (got != w) {
+                    throw new AssertionError(what + " " + d + " count " + n + ": global rank " + g + " element " + i
+                            + " has bits " + Long.toHexString(got) + ", expected " + Long.toHexString(w));
+                }
+            }
+            checks++;
+        }
+
+        private void allreduce(DType d, Op op, long n, boolean inPlace) {
+            MemorySegment send = buffer(d, n);
+            fill(send, d, g, 0, n, op);
+            MemorySegment recv = inPlace ? send : buffer(d, n);
+            rank.allreduce(send, recv, n, d, op);
+            expect("allreduce " + op + (inPlace ? " in place" : ""), recv, d, 0, n, i -> expected(d, op, i));
+        }
+
+        private void reduce(DType d, Op op, long n, int root, boolean inPlace) {
+            MemorySegment send = buffer(d, n);
+            fill(send, d, g, 0, n, op);
+            MemorySegment recv = g != root ? null : inPlace ? send : buffer(d, n);
+            rank.reduce(send, recv, n, d, op, root);
+            if (g == root) {
+                expect("reduce " + op + " root " + root, recv, d, 0, n, i -> expected(d, op, i));
+            }
+        }
+
+        private void reduceScatter(DType d, Op op, long n) {
+            MemorySegment send = buffer(d, n * p);
+            fill(send, d, g, 0, n * p, op);
+            MemorySegment recv = buffer(d, n);
+            rank.reduceScatter(send, recv, n, d, op);
+            expect("reduce-scatter " + op, recv, d, 0, n, i -> expected(d, op, g * n + i));
+        }
+
+        private void bcast(DType d, long n, int root) {
+            MemorySegment buf = buffer(d, n);
+            if (g == root) {
+                fill(buf, d, root, 0, n, Op.SUM);
+            }
+            rank.bcast(buf, n, d, root);
+            expect("bcast root " + root, buf, d, 0, n, i -> bitsOf(d, value(root, i, Op.SUM)));
+        }
+
+        private void allgather(DType d, long n, boolean inPlace) {
+            MemorySegment recv = buffer(d, n * p);
+            MemorySegment send = inPlace ? recv.asSlice(g * n * d.size(), n * d.size()) : buffer(d, n);
+            fill(send, d, g, g * n, n, Op.SUM);
+            rank.allgather(send, recv, n, d);
+            expect("allgather" + (inPlace ? " in place" : ""), recv, d, 0, n * p, i -> bitsOf(d, value((int) (i / Math.max(n, 1)), i, Op.SUM)));
+        }
+
+        private static long bitsOf(DType d, double v) {
+            return switch (d) {
+                case F32 -> Float.floatToRawIntBits((float) v);
+                case F64 -> Double.doubleToRawLongBits(v);
+                default -> (long) v;
+            };
+        }
+
+        /** An inexact input: rank r's element i (sums of these depend on the order). */
+        static double inexact(int r, long i) {
+            return Math.sin(r * 1000.0 + i) * 1e-3 + 1.0 / (i + 1 + r);
+        }
+
+        /**
+         * reproducible(true): allreduce, reduce and reduce-scatter of inexact f64 and f32 sums are bitwise the left
+         * fold over global ranks in ascending order, at counts 0, 1, odd and not divisible by the rank count.
+         */
+        void reproducible() {
+            for (long n : new long[]{0, 1, 7, 3L * p + 1, 4097}) {
+                for (DType d : new DType[]{DType.F64, DType.F32}) {
+                    MemorySegment send = buffer(d, n * p);
+                    for (long i = 0; i < n * p; i++) {
+                        put(send, d, i, inexact(g, i));
+                    }
+                    MemorySegment recv = buffer(d, n * p);
+                    rank.allreduce(send, recv, n * p, d, Op.SUM);
+                    expect("reproducible allreduce", recv, d, 0, n * p, i -> leftFold(d, i));
+                    MemorySegment root = g == p - 1 ? buffer(d, n) : null;
+                    rank.reduce(send, root, n, d, Op.SUM, p - 1);
+                    if (root != null) {
+                        expect("reproducible reduce", root, d, 0, n, i -> leftFold(d, i));
+                    }
+                    MemorySegment block = buffer(d, n);
+                    rank.reduceScatter(send, block, n, d, Op.SUM);
+                    expect("reproducible reduce-scatter", block, d, 0, n, i -> leftFold(d, g * n + i));
+                }
+            }
+        }
+
+        private long leftFold(DType d, long i) {
+            if (d == DType.F32) {
+                float acc = (float) inexact(0, i);
+                for (int r = 1; r < p; r++) {
+                    acc += (float) inexact(r, i);
+                }
+                return Float.floatToRawIntBits(acc);
+            }
+            double acc = inexact(0, i);
+            for (int r = 1; r < p; r++) {
+                acc += inexact(r, i);
+            }
+            return Double.doubleToRawLongBits(acc);
+        }
+
+        /** Inexact f64 sums: every rank's result must be bitwise the same (its hash's min and max agree). */
+        private void inexactAgreement() {
+            int n = 4097;
+            double[] x = new double[n];
+            for (int i = 0; i < n; i++) {
+                x[i] = inexact(g, i);
+            }
+            double[] r = new double[n];
+            rank.allreduce(x, r, Op.SUM);
+            long h = java.util.Arrays.hashCode(r);
+            long[] lo = {h};
+            long[] hi = {h};
+            rank.allreduce(lo, lo, Op.MIN);
+            rank.allreduce(hi, hi, Op.MAX);
+            if (lo[0] != hi[0]) {
+                throw new AssertionError("inexact allreduce: ranks disagree bitwise (hash " + lo[0] + " .. " + hi[0] + ")");
+            }
+            checks++;
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.coll4j.mpi;
+
+import io.coll4j.Team;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The cross-process suite: launches {@link CrossProcessDriver} under {@code mpirun --oversubscribe} on
+ * 2 and 3 processes with 1 and 2 ranks each, with MPI_THREAD_MULTIPLE and funnelled, and the error
+ * contract (a rank that throws ends the whole job, naming it, in bounded time). Skipped, saying so,
+ * when mpirun is not installed.
+ */
+class MpiJobTest {
+    private static final long JOB_SECONDS = 150;
+
+    record Job(int exit, String output, long millis) {
+    }
+
+    private static boolean haveMpirun() {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(dir, "mpirun"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Job mpirun(int processes, List<String> jvmArgs, String... args) throws IOException, InterruptedException {
+        assumeTrue(haveMpirun(), "mpirun not found (apt-get install openmpi-bin libopenmpi-dev): cross-process suite skipped");
+        List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "--bind-to", "none", "-np", String.valueOf(processes)));
+        if ("root".equals(System.getProperty("user.name"))) {
+            cmd.add(1, "--allow-run-as-root");
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xss1m"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CrossProcessDriver.class.getName()));
+        cmd.addAll(List.of(args));
+        Path log = Files.createTempFile("coll4j-mpi-job", ".log");
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            boolean done = p.waitFor(JOB_SECONDS, TimeUnit.SECONDS);
+            if (!done) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+            String out = Files.readString(log, StandardCharsets.UTF_8);
+            assertTrue(done, "the MPI job hung for " + JOB_SECONDS + " s: " + cmd + "\n" + out);
+            return new Job(p.exitValue(), out, (System.nanoTime() - t0) / 1_000_000);
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} processes x {1} ranks, {2}")
+    @CsvSource({"2,1,serialized", "2,2,multiple", "3,1,multiple", "3,2,multiple", "2,2,funneled", "3,2,serialized"})
+    void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level) throws Exception {
+        // T = 1 defaults to SERIALIZED, T = 2 to MULTIPLE; the others are forced
+        List<String> jvm = List.of("-Dcoll4j.mpi.thread=" + level);
+        Job job = mpirun(processes, jvm, "check", String.valueOf(ranks));
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("cross-process OK: " + processes + " processes x " + ranks + " ranks"), job.output());
+        assertTrue(job.output().contains("MPI_THREAD_" + level.toUpperCase(java.util.Locale.ROOT)), job.output());
+    }
+
+    @Test
+    void reproducibleIsTheAscendingGlobalRankFoldBitwise() throws Exception {
+        Job job = mpirun(3, List.of(), "reproducible", "2");
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("cross-process reproducible OK: 3 processes x 2 ranks"), job.output());
+    }
+
+    @Test
+    void aRankThatThrowsEndsEveryProcessNamingIt() throws Exception {
+        Job job = mpirun(2, List.of(), "throw", "2");
+        assertTrue(job.exit() != 0, job.output());
+        assertTrue(job.output().contains("global rank 1") && job.output().contains("planned failure of global rank 1"), job.output());
+        assertTrue(job.millis() < 60_000, "took " + job.millis() + " ms");
+    }
+
+    @Test
+    void outsideMpirunBuildSaysWhatIsMissing() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Team.builder().ranks(1).mpi().build());
+        assertTrue(e.getMessage().contains("mpirun"), e.getMessage());
+    }
+}
