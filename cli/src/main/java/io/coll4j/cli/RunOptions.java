@@ -118,14 +118,9 @@ final class RunOptions {
         }
         Placement placement = where.placement();
         MachineModel model = profile != null ? MachineModel.load(profile) : MachineModel.fromEnvironment(topo, env);
-                 Placement placement, MachineModel model, int root, boolean mpi, WaitStrategy waitStrategy) {
-        Team.Builder team(Duration timeout) {
-            Team.Builder b = TeamInternals.model(Team.builder().ranks(threads).topology(topology).placement(placement), model)
-                    .timeout(timeout);
-            if (waitStrategy != null) {
-                b = b.waitStrategy(waitStrategy);
-            }
-            return mpi ? b.mpi() : b;
+        // null: the team's default for its size (WaitStrategy.defaultFor)
+        WaitStrategy w = wait == null || wait.equalsIgnoreCase("auto") ? null : WaitStrategy.parse(wait);
+        return new Setup(c, t, o, range, topo, p, placement, model, root, mpi, w);
     }
 
     long iterationsFor(long bytes) {
