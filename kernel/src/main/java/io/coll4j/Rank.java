@@ -75,6 +75,12 @@ public final class Rank implements AutoCloseable {
     private MemorySegment scalarCell;
     private final CollectiveAlgorithm[] lastAlgorithm = new CollectiveAlgorithm[Collective.values().length];
     private final long[] lastKey = new long[Collective.values().length];
+    /**
+     * reduceScatterV's displacements, one array per sequence parity: the array goes into this rank's
+     * {@code BlockLayout}, which peers read during the call; the lag check keeps them out of it before this
+     * rank's call two later rewrites the array of that parity (so no allocation per call).
+     */
+    private final long[][] reduceScatterDispls = new long[2][];
     private volatile BindResult binding;
     /** Non-null when the team spans processes: the six hierarchical collectives go through it. */
     private final SpanGroup span;
@@ -887,7 +893,11 @@ public final class Rank implements AutoCloseable {
         if (Arguments.overlap(send, total, recv, block)) {
             throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
         }
-        long[] displs = new long[localSize()];
+        int parity = (int) ((call.seq() + 1) & 1);                 // the parity of the call about to begin
+        long[] displs = reduceScatterDispls[parity];
+        if (displs == null) {
+            displs = reduceScatterDispls[parity] = new long[localSize()];
+        }
         for (int j = 1; j < displs.length; j++) {
             displs[j] = displs[j - 1] + recvCounts[j - 1];
         }

@@ -362,25 +362,35 @@ final class CollectiveCommands {
     }
 
     /**
-     * An unrecorded pass of every algorithm at the first size when that size is latency-bound and the
-     * warm-up is the default one: the first rows of a sweep otherwise time the JIT compiling the call
-     * path (on two cores the compiler threads take the ranks' CPUs), as {@code explain} also avoids.
+     * An unrecorded pass, before the first timed row, of every algorithm the sweep will run — the {@code -a}
+     * names and every algorithm {@code auto} picks at some size — at the first size it runs at, when that
+     * size is not bandwidth-bound (at least 1000 timed iterations) and the warm-up is the default one.
+     * Otherwise the first rows time the JIT compiling the call path (on two cores the compiler threads take
+     * the ranks' CPUs), and the row where {@code auto} switches to a new algorithm times the
+     * deoptimisation of the methods it shares with the previous one (their profiles grow a new receiver),
+     * as {@code explain} also avoids. Each pass is capped by the default warm-up budget.
      */
     private static void warmUpTheJit(Collective c, Team team, RunOptions.Setup setup, RunOptions run,
                                      CollectiveBenchmark bench, List<String> algs) {
-        long first = setup.sizes(c).iterator().next();
-        CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, first, setup.dtype(), team.globalSize());
-        long iters = run.iterationsFor(sh.bytes());
-        if (run.warmup != null || iters < 10_000) {
+        if (run.warmup != null) {
             return;
         }
-        for (String a : algs) {
-            String name = team.processes() > 1 ? "auto"
-                    : a.equals("auto") ? TeamInternals.selector(team).choose(c, team.size(), sh.callCount(), setup.dtype(),
-                    c.reduces() ? setup.op() : null, sh.bytes()).name() : a;
-            if (!name.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME)) {
-                bench.measure(team, first, name, false, iters, run.warmupFor(iters));
+        Map<String, Long> firstSize = new LinkedHashMap<>();
+        for (long s : setup.sizes(c)) {
+            CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), team.globalSize());
+            for (String a : algs) {
+                // across processes the sweep runs and warms auto, as it measures it
+                String name = team.processes() > 1 ? "auto"
+                        : a.equals("auto") ? TeamInternals.selector(team).choose(c, team.size(), sh.callCount(),
+                        setup.dtype(), c.reduces() ? setup.op() : null, sh.bytes()).name() : a;
+                firstSize.putIfAbsent(name, s);
             }
         }
+        firstSize.forEach((name, s) -> {
+            long iters = run.iterationsFor(CollectiveBenchmark.Shape.of(c, s, setup.dtype(), team.globalSize()).bytes());
+            if (iters >= 1000 && !name.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME)) {
+                bench.measure(team, s, name, false, iters, run.warmupFor(iters));
+            }
+        });
     }
 }

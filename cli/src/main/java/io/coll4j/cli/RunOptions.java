@@ -4,6 +4,7 @@ import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.WaitStrategy;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.topology.Placement;
@@ -57,6 +58,11 @@ final class RunOptions {
             + " an algorithm that leaves results in another core's cache pays for it here")
     boolean consume;
 
+    @Option(names = "--wait", paramLabel = "HOW", defaultValue = "auto",
+            description = "how ranks wait for peers: auto (backoff with a core per rank, backoff-oversubscribed with more"
+                    + " ranks than CPUs), spin, yield, backoff, backoff-oversubscribed (default ${DEFAULT-VALUE})")
+    String wait;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120", description = "collective timeout (default ${DEFAULT-VALUE} s)")
     long timeoutSeconds;
 
@@ -66,10 +72,13 @@ final class RunOptions {
 
     /** The validated run: everything a benchmark or explain needs before it builds the team. */
     record Setup(Collective collective, DType dtype, Op op, SizeRange range, Topology topology, int threads,
-                 Placement placement, MachineModel model, int root, boolean mpi) {
+                 Placement placement, MachineModel model, int root, boolean mpi, WaitStrategy waitStrategy) {
         Team.Builder team(Duration timeout) {
             Team.Builder b = TeamInternals.model(Team.builder().ranks(threads).topology(topology).placement(placement), model)
                     .timeout(timeout);
+            if (waitStrategy != null) {
+                b = b.waitStrategy(waitStrategy);
+            }
             return mpi ? b.mpi() : b;
         }
 
@@ -109,7 +118,9 @@ final class RunOptions {
         }
         Placement placement = where.placement();
         MachineModel model = profile != null ? MachineModel.load(profile) : MachineModel.fromEnvironment(topo, env);
-        return new Setup(c, t, o, range, topo, p, placement, model, root, mpi);
+        // null: the team's default for its size (WaitStrategy.defaultFor)
+        WaitStrategy w = wait == null || wait.equalsIgnoreCase("auto") ? null : WaitStrategy.parse(wait);
+        return new Setup(c, t, o, range, topo, p, placement, model, root, mpi, w);
     }
 
     long iterationsFor(long bytes) {

@@ -13,7 +13,7 @@ import org.openjdk.jmh.infra.Control;
  */
 public class AllreduceBench extends SizedCollectiveBench {
     /** Algorithm name (read by {@link CollectiveBench#attach} through JMH's parameters). */
-    @Param({"dissemination", "tree", "tiled", "direct", "push", "ma-sliced", "staged-sliced", "ma-socket", "cyclicbarrier"})
+    @Param({"dissemination", "flat", "tree", "tiled", "direct", "push", "replicated", "ma-sliced", "staged-sliced", "ma-socket", "cyclicbarrier"})
     public String algorithm;
 
     @Override

@@ -8,6 +8,8 @@ import io.coll4j.kernel.algo.allgather.SharedCopyAllgather;
 import io.coll4j.kernel.algo.allreduce.DirectAllreduce;
 import io.coll4j.kernel.algo.allreduce.PushAllreduce;
 import io.coll4j.kernel.algo.allreduce.DisseminationAllreduce;
+import io.coll4j.kernel.algo.allreduce.FlatAllreduce;
+import io.coll4j.kernel.algo.allreduce.ReplicatedAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSlicedAllreduce;
 import io.coll4j.kernel.algo.allreduce.MaSocketAllreduce;
 import io.coll4j.kernel.algo.allreduce.StagedSlicedAllreduce;
@@ -61,8 +63,8 @@ public final class AlgorithmCatalog {
                 new FlatBcast(), new TwoStageBcast(), new PipelinedBcast(), new DirectBcast(),
                 new TreeReduce(),
                 new DirectReduce(), new MaSlicedReduce(), new StagedSlicedReduce(),
-                new DisseminationAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
-                new DirectAllreduce(), new PushAllreduce(), new MaSlicedAllreduce(), new StagedSlicedAllreduce(), new MaSocketAllreduce(),
+                new DisseminationAllreduce(), new FlatAllreduce(), new TreeAllreduce(), new TiledAllreduce(),
+                new DirectAllreduce(), new PushAllreduce(), new ReplicatedAllreduce(), new MaSlicedAllreduce(), new StagedSlicedAllreduce(), new MaSocketAllreduce(),
                 new DirectReduceScatter(), new MaSlicedReduceScatter(), new StagedSlicedReduceScatter(),
                 new DirectAllgather(), new PushAllgather(), new PipelinedAllgather(), new SharedCopyAllgather()));
         // ---- the rest of the MPI vocabulary ----

@@ -131,7 +131,7 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
             return;
         }
         if (call.reproducible()) {
-            runRankOrdered(call);
+            ReplicatedAllreduce.foldAll(call, call.scratch());   // rank order: bitwise the reference
         } else if (Transfers.inline(call.bytes())) {
             runPush(call);
         } else {
@@ -162,34 +162,40 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
             Transfers.copy(call, ctl, call.inlinePayload(call.rank(), spare), call.recv(), 0, bytes, false);
             return;
         }
-        MemorySegment cur = call.local();
-        Transfers.copy(call, call.send(), 0, cur, 0, bytes, false);
+        // No staging copies: round 0 sends straight from my send buffer (or from the running value after the
+        // excess fold), the last round folds straight into recv, and only the rounds between keep the running
+        // value in my private line (an 8-byte allreduce at p = 2 is then one copy out, one hand-over, one fold)
+        MemorySegment local = call.local();
+        MemorySegment src = call.send();
         boolean hasExcess = r + pw < p;
         if (hasExcess) {
             int e = layout.packageMajor(r + pw);
             call.awaitFrom(e, spare, 0);
             call.record("fold", e);
-            red.reduceInto(cur, 0, ctl, call.inlinePayload(call.rank(), spare), count);   // x_r op x_e: lower first
+            red.reduce(local, 0, src, 0, ctl, call.inlinePayload(call.rank(), spare), count);   // x_r op x_e: lower first
+            src = local;
         }
         for (int k = 0; k < rounds; k++) {
             int vq = r ^ (1 << k);
             int q = layout.packageMajor(vq);
-            Transfers.copy(call, cur, 0, ctl, call.inlinePayload(q, base + k), bytes, false);
+            Transfers.copy(call, src, 0, ctl, call.inlinePayload(q, base + k), bytes, false);
             // release: my running value, in q's line k (q xor 2^k = me is its only writer)
             call.publishTo(q, base + k, 0);
             call.awaitFrom(q, base + k, 0);
             call.record("fold", q);
             long in = call.inlinePayload(call.rank(), base + k);
+            // recv may be my send buffer (in place): it is read no more once round 0 has sent it
+            MemorySegment dst = k == rounds - 1 ? call.recv() : local;
             if (r < vq) {
-                red.reduce(cur, 0, cur, 0, ctl, in, count);
+                red.reduce(dst, 0, src, 0, ctl, in, count);
             } else {
-                red.reduce(cur, 0, ctl, in, cur, 0, count);
+                red.reduce(dst, 0, ctl, in, src, 0, count);
             }
+            src = dst;
         }
-        Transfers.copy(call, cur, 0, call.recv(), 0, bytes, false);
         if (hasExcess) {
             int e = layout.packageMajor(r + pw);
-            Transfers.copy(call, cur, 0, ctl, call.inlinePayload(e, spare), bytes, false);
+            Transfers.copy(call, src, 0, ctl, call.inlinePayload(e, spare), bytes, false);
             call.publishTo(e, spare, 0);
         }
     }
@@ -246,21 +252,4 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         Transfers.copy(call, slots, rounds * stride, call.recv(), 0, bytes, false);
     }
 
-    /** reproducible(true): every rank folds all send buffers in rank order into its scratch. */
-    private static void runRankOrdered(CollectiveCall call) {
-        int p = call.size();
-        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
-        call.foldStart();
-        for (int q = 0; q < p; q++) {
-            if (q != call.rank()) {
-                call.record("fold", q);
-            }
-            call.foldAdd(q == call.rank() ? call.send() : call.peerSend(q), 0);
-        }
-        call.foldInto(call.scratch(), 0, call.count());
-        // release: I no longer read anyone's send buffer; pairs with the awaitAllPeers below
-        call.publish(ControlBlock.DONE, 0);
-        call.awaitAllPeers(ControlBlock.DONE, 0);
-        Transfers.copy(call, call.scratch(), 0, call.recv(), 0, call.bytes(), false);
-    }
 }

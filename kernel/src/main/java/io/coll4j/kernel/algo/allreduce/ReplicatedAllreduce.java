@@ -1,0 +1,93 @@
+package io.coll4j.kernel.algo.allreduce;
+
+import io.coll4j.Collective;
+import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.Transfers;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.sync.ControlBlock;
+
+/**
+ * Replicated allreduce: every rank folds the WHOLE vector out of every rank's send buffer (read in place,
+ * thread ranks share one address space [HMPI §1]) straight into its own receive buffer, in rank order.
+ *
+ * <p>Why, next to {@link PushAllreduce}: here the last writer of every line of a rank's result is the rank
+ * that reads it. Push splits the fold p ways, but the owner of a block writes it into its peers' receive
+ * buffers, so every result line a rank then reads was last written by another core and has to be pulled
+ * over (a line hand-over per 64 bytes, [HMPI §2.1] a_α + m/b). With the result consumed, as an application
+ * does, that pull costs as much as the fold saved; here a rank pulls only the peers' send buffers, which
+ * the peers did not write during the call (they stay shared in the caches call after call), and its own
+ * result stays in its L1/L2. The price: p times the fold work of push, so it is a small/medium-message
+ * algorithm (in cache, p small).
+ *
+ * <p>Protocol (rank r): await every ANNOUNCE (acquire: every send buffer); fold send_0..send_{p−1} into
+ * recv_r (in place: into my scratch, my send buffer is still read by the peers); publish DONE; await every
+ * DONE (nobody reads my send buffer any more); in place, copy scratch to recv_r. Every element is the
+ * scalar left fold in ascending rank order: bitwise the reference on every rank.
+ */
+public final class ReplicatedAllreduce extends AbstractAlgorithm {
+    public static final String NAME = "replicated";
+
+    public ReplicatedAllreduce() {
+        super(Collective.ALLREDUCE, NAME, "every rank folds the whole vector from all send buffers into its own recv"
+                + " (the reader writes its result)", "[HMPI §1, §2.1]");
+    }
+
+    /**
+     * A k = p fold of the whole vector per rank (the p − 1 peers' sends pulled from their caches at the
+     * in-cache copy rate), two hand-overs; the in-place copy-out. W = p·s + s.
+     */
+    @Override
+    public double cost(MachineModel m, int p, long bytes) {
+        if (p == 1) {
+            return m.callOverhead() + CopyCost.copyIn(m, bytes, 2 * bytes);
+        }
+        long ws = (long) p * bytes + bytes;
+        double fold = m.foldTime(bytes, p, ws) + CopyCost.copyIn(m, (long) (p - 1) * bytes, ws);
+        double sync = 2 * CopyCost.flag(m) + 2 * CopyCost.poll(m, p - 1);
+        return m.callOverhead() + sync + Math.max(fold, CopyCost.dram(m, (long) p * p * bytes, ws));
+    }
+
+    @Override
+    public long scratchBytes(CollectiveCall call) {
+        return call.inPlace() ? call.bytes() : 0;
+    }
+
+    @Override
+    public void run(CollectiveCall call) {
+        if (Transfers.alone(call)) {
+            return;
+        }
+        foldAll(call, call.inPlace() ? call.scratch() : call.recv());
+    }
+
+    /**
+     * Folds every rank's send buffer in rank order into {@code dst} (my receive buffer, or my scratch when
+     * it is my send buffer), then waits until nobody reads my send buffer and copies scratch out. Also the
+     * {@code reproducible(true)} path of {@link DisseminationAllreduce}.
+     */
+    static void foldAll(CollectiveCall call, java.lang.foreign.MemorySegment dst) {
+        int p = call.size();
+        // acquire: every rank's send buffer, published with its announce
+        call.awaitAllPeers(ControlBlock.ANNOUNCE, 0);
+        call.foldStart();
+        for (int q = 0; q < p; q++) {
+            if (q != call.rank()) {
+                call.record("fold", q);
+            }
+            call.foldAdd(q == call.rank() ? call.send() : call.peerSend(q), 0);
+        }
+        call.foldInto(dst, 0, call.count());
+        // release: I no longer read anyone's send buffer; pairs with the peers' awaitAllPeers(DONE)
+        call.publish(ControlBlock.DONE, 0);
+        call.awaitAllPeers(ControlBlock.DONE, 0);
+        Transfers.copy(call, dst, 0, call.recv(), 0, call.bytes(), false);
+    }
+
+    /** Every rank waits for every ANNOUNCE. */
+    @Override
+    public boolean observesAllEntries(int rank, int root, int ranks) {
+        return true;
+    }
+}
