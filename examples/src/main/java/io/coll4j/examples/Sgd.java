@@ -1,6 +1,7 @@
 package io.coll4j.examples;
 
-import io.coll4j.Rank;
+import io.coll4j.Collective;
+import io.coll4j.CollectivePlan;
 import io.coll4j.Team;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -20,8 +21,8 @@ import java.util.concurrent.CyclicBarrier;
  * communication-heavy regime of data-parallel training.
  *
  * <p>Gradient averaging is {@code SUM} followed by a scale of {@code 1/(p·batch)} folded into the step
- * ({@link #gradientSum}); the sum is one shared read-only result that every replica steps from
- * ({@code Rank.allreduceShared}), as the {@code cyclicbarrier} version shares one array.
+ * ({@link #gradientSum}); an {@code AVG} op, bf16 gradients or a non-blocking allreduce overlapped with the
+ * gradient computation bucket by bucket replace exactly that one call once coll4j has them.
  */
 @Command(name = "sgd", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Data-parallel SGD, sparse logistic regression: per step every rank takes its own mini-batch, "
@@ -187,13 +188,9 @@ public final class Sgd extends Workload {
         return new Result(w, Double.NaN, since(t0), laps.medianSeconds());
     }
 
-    /**
-     * The gradient sum of one step, as one shared read-only result ({@code allreduceShared}, [MPI+MPI §4.1]):
-     * every replica steps from the same sum, so nothing needs a private copy of it — the layout the
-     * {@code cyclicbarrier} version uses with its shared array, at coll4j's fold and hand-over speed.
-     */
-    private static MemorySegment gradientSum(Rank rank, MemorySegment grad, int features) {
-        return rank.allreduceShared(grad, features, DType.F32, Op.SUM);
+    /** The gradient sum of one step: the call an AVG op, bf16 or a non-blocking allreduce would replace. */
+    private static void gradientSum(CollectivePlan allreduce, MemorySegment grad, MemorySegment sum) {
+        allreduce.execute(grad, sum);
     }
 
     private Result coll4j() {
@@ -209,7 +206,10 @@ public final class Sgd extends Workload {
                 CommClock clock = new CommClock();
                 float[] w = new float[features];
                 float[] grad = new float[features];
+                float[] sum = new float[features];
                 MemorySegment gradSeg = MemorySegment.ofArray(grad);
+                MemorySegment sumSeg = MemorySegment.ofArray(sum);
+                CollectivePlan allreduce = rank.plan(Collective.ALLREDUCE, features, DType.F32, Op.SUM);
                 rank.barrier();
                 long t0 = System.nanoTime();
                 IterationTimes laps = new IterationTimes();
@@ -218,7 +218,7 @@ public final class Sgd extends Workload {
                     int from = (step * p + id) * batch;
                     train.gradient(w, from, from + batch, grad);
                     clock.start();
-                    MemorySegment sum = gradientSum(rank, gradSeg, features);
+                    gradientSum(allreduce, gradSeg, sumSeg);
                     clock.stop();
                     SparseLogistic.step(w, sum, scale, 0, features);
                     train.clearTouched(from, from + batch, grad);

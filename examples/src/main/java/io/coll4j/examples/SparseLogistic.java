@@ -1,7 +1,5 @@
 package io.coll4j.examples;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
 
 /**
@@ -103,13 +101,6 @@ public final class SparseLogistic {
     public static void step(float[] w, float[] g, float scale, int from, int to) {
         for (int i = from; i < to; i++) {
             w[i] -= scale * g[i];
-        }
-    }
-
-    /** {@link #step(float[], float[], float, int, int)} from a gradient in a segment (e.g. a shared read-only result). */
-    public static void step(float[] w, MemorySegment g, float scale, int from, int to) {
-        for (int i = from; i < to; i++) {
-            w[i] -= scale * g.getAtIndex(ValueLayout.JAVA_FLOAT, i);
         }
     }
 }
