@@ -1144,6 +1144,16 @@ public final class Rank implements AutoCloseable {
         alltoall(null, k.segment("send", send), k.segment("recv", recv), alltoallCount(send), k.dtype());
     }
 
+    /**
+     * {@link #alltoall(Object, Object)} of {@code count} elements per peer: {@code size() × count} elements of
+     * send from its offset, of recv from its offset (the same array and offset: in place).
+     */
+    public void alltoall(Object send, int sendOffset, Object recv, int recvOffset, int count) {
+        ArrayKind k = ArrayKind.of("send", send);
+        long total = (long) count * size();
+        alltoall(null, k.range("send", send, sendOffset, total), k.range("recv", recv, recvOffset, total), count, k.dtype());
+    }
+
     /** {@link #alltoallv(MemorySegment, long[], long[], MemorySegment, long[], long[], DType)} of arrays (same array: in place). */
     public void alltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls) {
         ArrayKind k = ArrayKind.of("send", send);

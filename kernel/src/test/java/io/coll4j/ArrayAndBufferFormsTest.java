@@ -77,6 +77,20 @@ class ArrayAndBufferFormsTest {
                 Arrays.fill(rsSend, 1);
                 rank.reduceScatter(rsSend, 1, block, 1, 1, Op.SUM);
                 assertEquals(p, block[1]);
+                double[] a2a = new double[p + 2];                  // block q (one element) goes to rank q
+                for (int q = 0; q < p; q++) {
+                    a2a[1 + q] = 100 * r + q;
+                }
+                double[] a2aIn = a2a.clone();
+                double[] a2aOut = new double[p + 1];
+                rank.alltoall(a2a, 1, a2aOut, 0, 1);
+                rank.alltoall(a2aIn, 1, a2aIn, 1, 1);              // in place: same array, same offset
+                for (int q = 0; q < p; q++) {
+                    assertEquals(100 * q + r, a2aOut[q]);
+                    assertEquals(100 * q + r, a2aIn[1 + q]);
+                }
+                assertEquals(0, a2aOut[p]);
+                assertEquals(0, a2aIn[0]);
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                         () -> rank.allreduce(send, 3, recv, 0, 3, Op.SUM));
                 assertTrue(e.getMessage().startsWith("send"), e.getMessage());
