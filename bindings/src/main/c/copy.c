@@ -49,6 +49,15 @@ static inline size_t head_bytes(const void *d, size_t n) {
     return head < n ? head : n;
 }
 
+/* The temporal head up to the next 64-byte boundary of dst; advances the cursors past it. */
+static inline void copy_head(char **d, const char **s, size_t *n) {
+    size_t head = head_bytes(*d, *n);
+    memcpy(*d, *s, head);
+    *d += head;
+    *s += head;
+    *n -= head;
+}
+
 /* ---- AVX-512F ------------------------------------------------------------------------------ */
 
 /*
@@ -60,11 +69,7 @@ static inline size_t head_bytes(const void *d, size_t n) {
     static void name(void *dst, const void *src, size_t n) {                           \
         char *d = dst;                                                                 \
         const char *s = src;                                                           \
-        size_t head = head_bytes(d, n);                                                \
-        memcpy(d, s, head);                                                            \
-        d += head;                                                                     \
-        s += head;                                                                     \
-        n -= head;                                                                     \
+        copy_head(&d, &s, &n);                                                         \
         size_t i = 0;                                                                  \
         for (; i + 4 * LINE <= n; i += 4 * LINE) {                                     \
             __m512i v0 = _mm512_loadu_si512(s + i);                                    \
@@ -99,11 +104,7 @@ static void nt_copy_avx512(void *dst, const void *src, size_t n) {
     static void name(void *dst, const void *src, size_t n) {                           \
         char *d = dst;                                                                 \
         const char *s = src;                                                           \
-        size_t head = head_bytes(d, n);                                                \
-        memcpy(d, s, head);                                                            \
-        d += head;                                                                     \
-        s += head;                                                                     \
-        n -= head;                                                                     \
+        copy_head(&d, &s, &n);                                                         \
         size_t i = 0;                                                                  \
         for (; i + 2 * LINE <= n; i += 2 * LINE) {                                     \
             __m256i v0 = _mm256_loadu_si256((const void *)(s + i));                    \

@@ -547,7 +547,7 @@ final class CollectiveBenchmark {
 
     // ---- non-blocking and persistent forms (--nonblocking, --persistent) ----
 
-    /** The name of the row that measures {@code rank.iXXX(...).await()} ({@code --nonblocking}). */
+    /** The name of the row that measures {@code rank.iallreduce(...).await()} (the collective's non-blocking form) ({@code --nonblocking}). */
     static final String NONBLOCKING = "nonblocking";
     /** The name of the row that measures {@code start(); await()} of a persistent request ({@code --persistent}). */
     static final String PERSISTENT = "persistent";

@@ -56,7 +56,7 @@ final class CollectiveCommands {
         @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw busbw against message size, one line per algorithm, into a PNG")
         Path plot;
 
-        @Option(names = "--nonblocking", description = "also measure the non-blocking form, rank.iXXX(...).await(), as algorithm 'nonblocking'")
+        @Option(names = "--nonblocking", description = "also measure the non-blocking form, rank.i<collective>(...).await() (e.g. iallreduce), as algorithm 'nonblocking'")
         boolean nonblocking;
 
         @Option(names = "--persistent", description = "also measure the persistent form, start(); await() of a request bound once, as algorithm 'persistent'")

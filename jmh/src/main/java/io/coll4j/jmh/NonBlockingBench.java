@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The non-blocking and persistent forms against the blocking plan, one suite: {@code form} is
  * {@code blocking} ({@link CollectivePlan#execute}, the model's algorithm), {@code nonblocking}
- * ({@code rank.iXXX(...).await()}) or {@code persistent} ({@code start(); await()} of a request bound in
+ * ({@code rank.iallreduce(...).await()} and the like) or {@code persistent} ({@code start(); await()} of a request bound in
  * setup). One operation is one call by one rank (F64 SUM, out of place, root 0).
  *
  * <p>SingleShotTime with a batch: every rank makes exactly {@code -bs} calls per iteration, so no rank
