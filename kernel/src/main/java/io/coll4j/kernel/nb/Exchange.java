@@ -183,16 +183,20 @@ public final class Exchange {
         return (long) p * (p + 1) / 2;
     }
 
-    /** The pair of index {@code k} in the order (0,0), (0,1) … (0,p−1), (1,1), (1,2) …: {q, s}. */
-    private static int[] pair(int p, long k) {
+    /** The first rank of pair {@code k} in the order (0,0), (0,1) … (0,p−1), (1,1), (1,2) …. */
+    private static int pairFirst(int p, long k) {
         int q = 0;
-        long row = p;
-        while (k >= row) {
+        for (long row = p; k >= row; row--) {
             k -= row;
             q++;
-            row--;
         }
-        return new int[]{q, (int) (q + k)};
+        return q;
+    }
+
+    /** The second rank of pair {@code k} (no allocation on the item path). */
+    private static int pairSecond(int p, long k) {
+        int q = pairFirst(p, k);
+        return (int) (k - ((long) q * p - (long) q * (q - 1) / 2) + q);
     }
 
     /**
@@ -461,9 +465,8 @@ public final class Exchange {
             case ALLTOALL -> {
                 // pair (a, b): block b of send_a → block a of recv_b and block a of send_b → block b of recv_a, both
                 // read before either is written, so a rank in place (recv == send) loses nothing
-                int[] ab = pair(p, q);
-                int a = ab[0];
-                int b = ab[1];
+                int a = pairFirst(p, q);
+                int b = pairSecond(p, q);
                 long inA = (b * count + first) * es;
                 long inB = (a * count + first) * es;
                 w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, nonTemporal);
