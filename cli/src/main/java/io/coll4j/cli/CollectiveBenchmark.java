@@ -278,6 +278,33 @@ final class CollectiveBenchmark {
         }
     }
 
+    /**
+     * Waits, at most 2 s, until the JIT has compiled nothing for 50 ms. The warm-up queues compilations that
+     * C2 finishes in the background; on a 2-CPU machine a compiler thread still at work takes a rank's CPU,
+     * and the first timed rows (8 B: 0.2 µs per call) measured it — 1 to 16 µs instead of 0.2. The other
+     * ranks wait for this one at the barrier that follows.
+     */
+    static void awaitJitQuiet() {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return;
+        }
+        long start = System.nanoTime();
+        long quietSince = start;
+        long last = jit.getTotalCompilationTime();
+        while (System.nanoTime() - start < 2_000_000_000L && System.nanoTime() - quietSince < 50_000_000L) {
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            long now = jit.getTotalCompilationTime();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
+            }
+        }
+    }
+
+    /** Warm-ups shorter than this skip {@link #awaitJitQuiet} (latency-bound rows warm up with 100 000 calls). */
+    static final long JIT_QUIET_MIN_WARMUP = 1000;
+
     /** Bytes of the rank-private buffer {@link #readAll} copies through (stays in L1). */
     private static final int SINK_BYTES = 16 * 1024;
 
@@ -453,6 +480,9 @@ final class CollectiveBenchmark {
             MemorySegment expected = validate ? expected(scratch, rank, shape, plan) : null;
             MemorySegment sinkBuffer = consume ? scratch.allocate(SINK_BYTES, 64) : null;
             warmUp(rank, plan, view, callCount, send, recv, warmup, sinkBuffer);
+            if (rank.id() == 0 && warmup >= JIT_QUIET_MIN_WARMUP) {
+                awaitJitQuiet();
+            }
             rank.barrier();
             if (perIteration) {
                 res.iterationNs = new long[(int) n];
