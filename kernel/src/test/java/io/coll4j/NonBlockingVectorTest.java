@@ -292,13 +292,16 @@ class NonBlockingVectorTest {
         check(problems);
     }
 
-    /** 16 outstanding allgatherv and alltoallv requests per rank, awaited in reverse order. */
+    /** 16 outstanding allgatherv requests per rank, awaited in reverse order, in a team with a progress thread. */
     @Test
     void sixteenOutstandingAwaitedInReverse() {
         Queue<String> problems = new ConcurrentLinkedQueue<>();
         int p = 3;
         long n = 4099;
-        run(p, 4096, rank -> {
+        Team.Builder withThread = Team.builder().ranks(p).maxSliceBytes(4096).progressThread(true).timeout(Duration.ofSeconds(30));
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+          try (Team team = withThread.build()) {
+           team.run(rank -> {
             int me = rank.id();
             long[] c = counts(p, n);
             long[] d = displs(c, true);
@@ -319,8 +322,42 @@ class NonBlockingVectorTest {
                     }
                 }
             }
+           });
+          }
         });
         check(problems);
+    }
+
+    /** A rank that never issues: the others' v requests time out naming it; the future of another outstanding one fails too. */
+    @Test
+    void aRankThatNeverIssuesTimesOutAndFailsOutstandingFutures() {
+        AtomicReferenceArray<Throwable> seen = new AtomicReferenceArray<>(2);
+        AtomicReferenceArray<java.util.concurrent.CompletableFuture<Void>> futures = new AtomicReferenceArray<>(2);
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            try (Team team = Team.builder().ranks(3).timeout(Duration.ofMillis(300)).build()) {
+                assertThrows(CollectiveTimeoutException.class, () -> team.run(rank -> {
+                    if (rank.id() == 2) {
+                        return;             // never issues
+                    }
+                    MemorySegment s = rank.allocate(1 << 16), r = rank.allocate(1 << 16);
+                    long[] c = {100, 0, 2000};
+                    long[] d = {0, 100, 100};
+                    Request first = rank.ialltoallv(s, c, d, r, c, d, DType.F64);
+                    futures.set(rank.id(), rank.iallgatherv(s, c[rank.id()], r, c, d, DType.F64).toFuture());
+                    try {
+                        first.await();
+                    } catch (RuntimeException e) {
+                        seen.set(rank.id(), e);
+                        throw e;
+                    }
+                }));
+            }
+        });
+        for (int r = 0; r < 2; r++) {
+            CollectiveTimeoutException e = assertInstanceOf(CollectiveTimeoutException.class, seen.get(r), "rank " + r);
+            assertTrue(e.missingRanks().contains(2), e.getMessage());
+            assertTrue(futures.get(r).isCompletedExceptionally(), "rank " + r);
+        }
     }
 
     /** An igatherv against an igather, roots that differ, and counts the root does not expect: every rank gets the mismatch. */
