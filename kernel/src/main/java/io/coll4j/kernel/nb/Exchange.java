@@ -41,6 +41,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *                          block b of recv_a, both read before either is written (one item per pair)
  * scan, exscan  item j     slice j through a private accumulator, ranks in order: read send_q, then
  *                          write recv_q (scan: acc op send_q; exscan: acc before folding send_q)
+ * v-variants               the items of their uniform forms over each rank's counts and displacements,
+ *                          always sliced ({@link VectorBlocks})
  * </pre>
  * Every output element is written by exactly one item, after that item read all of its inputs that the
  * output may alias (a rank's own buffer in place), so in place is safe; stores are non-temporal iff W = 2·p·s exceeds the cache [YHCCL §4.2]. A round is
