@@ -1318,17 +1318,13 @@ public final class Rank implements AutoCloseable {
      */
     public Request igatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
                             DType dtype, int root) {
-        checkCaller();
-        checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
-        return issue(Collective.GATHERV, send, id == root ? recv : null, dtype, null, root, gathervCall(sendCount, recvCounts, displs, root));
+        return issue(gathervArgs(send, sendCount, recv, recvCounts, displs, dtype, root));
     }
 
     /** Non-blocking {@link #scatterv(MemorySegment, long[], long[], MemorySegment, long, DType, int)} (counts copied when issued). */
     public Request iscatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount,
                              DType dtype, int root) {
-        checkCaller();
-        checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
-        return issue(Collective.SCATTERV, id == root ? send : null, recv, dtype, null, root, scattervCall(sendCounts, displs, recvCount, root));
+        return issue(scattervArgs(send, sendCounts, displs, recv, recvCount, dtype, root));
     }
 
     /**
@@ -1337,9 +1333,7 @@ public final class Rank implements AutoCloseable {
      */
     public Request iallgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
                                DType dtype) {
-        checkCaller();
-        checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
-        return issue(Collective.ALLGATHERV, send, recv, dtype, null, -1, VectorCall.copyOf(sendCount, null, null, recvCounts, displs));
+        return issue(allgathervArgs(send, sendCount, recv, recvCounts, displs, dtype));
     }
 
     /**
@@ -1347,9 +1341,7 @@ public final class Rank implements AutoCloseable {
      * issued); {@code recvCounts} differing between ranks is a {@link CollectiveMismatchException}.
      */
     public Request ireduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
-        checkCaller();
-        checkReduceScatterV(send, recv, recvCounts, dtype, op);
-        return issue(Collective.REDUCE_SCATTER_V, send, recv, dtype, op, -1, VectorCall.copyOf(0, null, null, recvCounts, null));
+        return issue(reduceScatterVArgs(send, recv, recvCounts, dtype, op));
     }
 
     /**
@@ -1359,20 +1351,54 @@ public final class Rank implements AutoCloseable {
      */
     public Request ialltoallv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                               long[] recvCounts, long[] recvDispls, DType dtype) {
+        return issue(alltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype));
+    }
+
+    /** A v-collective's call as a request takes it: checked as by the blocking method, the counts copied. */
+    private record VectorArgs(Collective c, MemorySegment send, MemorySegment recv, DType dtype, Op op, int root,
+                              VectorCall call) {
+    }
+
+    private VectorArgs gathervArgs(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
+                                   long[] displs, DType dtype, int root) {
+        checkCaller();
+        checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
+        // the root's arrays only at the root (ignored elsewhere, may be null there)
+        boolean atRoot = id == root;
+        return new VectorArgs(Collective.GATHERV, send, atRoot ? recv : null, dtype, null, root,
+                VectorCall.copyOf(sendCount, null, null, atRoot ? recvCounts : null, atRoot ? displs : null));
+    }
+
+    private VectorArgs scattervArgs(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
+                                    long recvCount, DType dtype, int root) {
+        checkCaller();
+        checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
+        boolean atRoot = id == root;
+        return new VectorArgs(Collective.SCATTERV, atRoot ? send : null, recv, dtype, null, root,
+                VectorCall.copyOf(recvCount, atRoot ? sendCounts : null, atRoot ? displs : null, null, null));
+    }
+
+    private VectorArgs allgathervArgs(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
+                                      long[] displs, DType dtype) {
+        checkCaller();
+        checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
+        return new VectorArgs(Collective.ALLGATHERV, send, recv, dtype, null, -1,
+                VectorCall.copyOf(sendCount, null, null, recvCounts, displs));
+    }
+
+    private VectorArgs reduceScatterVArgs(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+        checkCaller();
+        checkReduceScatterV(send, recv, recvCounts, dtype, op);
+        return new VectorArgs(Collective.REDUCE_SCATTER_V, send, recv, dtype, op, -1,
+                VectorCall.copyOf(0, null, null, recvCounts, null));
+    }
+
+    private VectorArgs alltoallvArgs(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                                     long[] recvCounts, long[] recvDispls, DType dtype) {
         checkCaller();
         checkAlltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
-        return issue(Collective.ALLTOALLV, send, recv, dtype, null, -1,
+        return new VectorArgs(Collective.ALLTOALLV, send, recv, dtype, null, -1,
                 VectorCall.copyOf(0, sendCounts, sendDispls, recvCounts, recvDispls));
-    }
-
-    /** Gatherv's counts as a request keeps them: the root's arrays only at the root (ignored elsewhere). */
-    private VectorCall gathervCall(long sendCount, long[] recvCounts, long[] displs, int root) {
-        return id == root ? VectorCall.copyOf(sendCount, null, null, recvCounts, displs) : new VectorCall(sendCount, null, null, null, null);
-    }
-
-    /** Scatterv's counts as a request keeps them: the root's arrays only at the root (ignored elsewhere). */
-    private VectorCall scattervCall(long[] sendCounts, long[] displs, long recvCount, int root) {
-        return id == root ? VectorCall.copyOf(recvCount, sendCounts, displs, null, null) : new VectorCall(recvCount, null, null, null, null);
     }
 
     /** Persistent {@link #barrier()} (see {@link PersistentRequest}); issued like a non-blocking call. */
@@ -1454,41 +1480,30 @@ public final class Rank implements AutoCloseable {
     /** Persistent {@link #gatherv(MemorySegment, long, MemorySegment, long[], long[], DType, int)} bound to its buffers and counts. */
     public PersistentRequest gathervInit(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                                          long[] displs, DType dtype, int root) {
-        checkCaller();
-        checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
-        return init(Collective.GATHERV, send, id == root ? recv : null, dtype, null, root, gathervCall(sendCount, recvCounts, displs, root));
+        return init(gathervArgs(send, sendCount, recv, recvCounts, displs, dtype, root));
     }
 
     /** Persistent {@link #scatterv(MemorySegment, long[], long[], MemorySegment, long, DType, int)} bound to its buffers and counts. */
     public PersistentRequest scattervInit(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
                                           long recvCount, DType dtype, int root) {
-        checkCaller();
-        checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
-        return init(Collective.SCATTERV, id == root ? send : null, recv, dtype, null, root, scattervCall(sendCounts, displs, recvCount, root));
+        return init(scattervArgs(send, sendCounts, displs, recv, recvCount, dtype, root));
     }
 
     /** Persistent {@link #allgatherv(MemorySegment, long, MemorySegment, long[], long[], DType)} bound to its buffers and counts. */
     public PersistentRequest allgathervInit(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                                             long[] displs, DType dtype) {
-        checkCaller();
-        checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
-        return init(Collective.ALLGATHERV, send, recv, dtype, null, -1, VectorCall.copyOf(sendCount, null, null, recvCounts, displs));
+        return init(allgathervArgs(send, sendCount, recv, recvCounts, displs, dtype));
     }
 
     /** Persistent {@link #reduceScatterV(MemorySegment, MemorySegment, long[], DType, Op)} bound to its buffers and counts. */
     public PersistentRequest reduceScatterVInit(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
-        checkCaller();
-        checkReduceScatterV(send, recv, recvCounts, dtype, op);
-        return init(Collective.REDUCE_SCATTER_V, send, recv, dtype, op, -1, VectorCall.copyOf(0, null, null, recvCounts, null));
+        return init(reduceScatterVArgs(send, recv, recvCounts, dtype, op));
     }
 
     /** Persistent {@link #alltoallv(MemorySegment, long[], long[], MemorySegment, long[], long[], DType)} bound to its buffers and counts. */
     public PersistentRequest alltoallvInit(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                                            long[] recvCounts, long[] recvDispls, DType dtype) {
-        checkCaller();
-        checkAlltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
-        return init(Collective.ALLTOALLV, send, recv, dtype, null, -1,
-                VectorCall.copyOf(0, sendCounts, sendDispls, recvCounts, recvDispls));
+        return init(alltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype));
     }
 
     /**
@@ -1573,9 +1588,9 @@ public final class Rank implements AutoCloseable {
         return issue(c, send, recv, count, dtype, op, root, null);
     }
 
-    /** A v-collective's issue: count 0 in the exchange's key, the counts in {@code call}. */
-    private Request issue(Collective c, MemorySegment send, MemorySegment recv, DType dtype, Op op, int root, VectorCall call) {
-        return issue(c, send, recv, 0, dtype, op, root, call);
+    /** A v-collective's issue: count 0 in the exchange's key, the counts in the call. */
+    private Request issue(VectorArgs a) {
+        return issue(a.c(), a.send(), a.recv(), 0, a.dtype(), a.op(), a.root(), a.call());
     }
 
     private Request issue(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root,
@@ -1597,10 +1612,9 @@ public final class Rank implements AutoCloseable {
         return init(c, send, recv, count, dtype, op, root, null);
     }
 
-    /** A v-collective's persistent init: count 0 in the exchange's key, the counts in {@code call}. */
-    private PersistentRequest init(Collective c, MemorySegment send, MemorySegment recv, DType dtype, Op op, int root,
-                                   VectorCall call) {
-        return init(c, send, recv, 0, dtype, op, root, call);
+    /** A v-collective's persistent init: count 0 in the exchange's key, the counts in the call. */
+    private PersistentRequest init(VectorArgs a) {
+        return init(a.c(), a.send(), a.recv(), 0, a.dtype(), a.op(), a.root(), a.call());
     }
 
     private PersistentRequest init(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
