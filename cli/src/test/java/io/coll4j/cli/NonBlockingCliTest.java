@@ -39,6 +39,9 @@ class NonBlockingCliTest {
         double c = Double.parseDouble(row[row.length - 3]);
         double a = Double.parseDouble(row[row.length - 2]);
         assertTrue(c > 0 && a > 0 && c >= 0.9 * a, "auto computes for about A: " + Arrays.toString(row));
+        CliRun v = CliRun.of("alltoallv", "-t", "3", "-m", "64K:64K", "-i", "20", "-x", "5", "--overlap", "2", "--format", "csv");
+        assertEquals(0, v.code(), v.err());
+        assertTrue(v.out().lines().skip(1).anyMatch(l -> l.startsWith("alltoallv,overlap,3,")), v.out());
         CliRun bad = CliRun.of("allreduce", "-t", "1", "-m", "8:8", "--overlap", "5");
         assertEquals(Errors.USAGE, bad.code(), bad.err());
         CliRun worse = CliRun.of("allreduce", "-t", "2", "-m", "8:8", "--overlap", "soon");
