@@ -27,9 +27,12 @@ import java.util.stream.IntStream;
  * <p>Every parallel version splits the grid into slabs of z-planes, one per thread. The stencil needs one
  * plane of each neighbour's search direction p; instead of a third synchronisation per iteration, each
  * thread computes its private copy of the neighbour plane of the next p itself, {@code r + β p}, from the
- * neighbour's r and current p, which nobody overwrites before the next allreduce: p lives in two buffers
- * used alternately, and r changes only after the first allreduce of the next iteration, which needs this
- * thread's contribution. So coll4j and CyclicBarrier synchronise exactly twice per iteration; parallel
+ * neighbour's r and current p. Nobody may overwrite those planes before the next allreduce: a thread updates
+ * p in place except its two edge planes, whose next values go to private edge buffers that its own stencil
+ * reads and that it copies into p only after the first allreduce of the next iteration (by then every
+ * neighbour has made its copies); r changes only after that allreduce too. So coll4j and CyclicBarrier
+ * synchronise exactly twice per iteration over the same four n³ arrays as the other versions (p in two
+ * alternating buffers cost a fifth array and 20–30% at 128³, where the sweep runs from memory); parallel
  * streams pay three fork/joins (stencil+dot, update+dot, p update).
  */
 @Command(name = "cg", mixinStandardHelpOptions = true, sortOptions = false,
@@ -257,7 +260,7 @@ public final class ConjugateGradient extends Workload {
     private static final class Shared {
         final double[] x;
         final double[] r;
-        final double[][] p;   // p alternates between two buffers (see the class comment)
+        final double[] p;
         final double[] q;
         final IterationTimes laps = new IterationTimes();   // rank 0's
         volatile int iterations;
@@ -266,7 +269,7 @@ public final class ConjugateGradient extends Workload {
         Shared(double[] rhs) {
             x = new double[rhs.length];
             r = rhs.clone();
-            p = new double[][]{rhs.clone(), new double[rhs.length]};
+            p = rhs.clone();
             q = new double[rhs.length];
         }
     }
@@ -285,6 +288,14 @@ public final class ConjugateGradient extends Workload {
         double[] r = sh.r;
         double[] x = sh.x;
         double[] q = sh.q;
+        double[] p = sh.p;
+        // this slab's edge planes of p while the neighbours may still read the old ones (see the class comment)
+        double[] edgeLo = new double[plane];
+        double[] edgeHi = z1 - z0 > 1 ? new double[plane] : edgeLo;
+        if (z1 > z0) {
+            System.arraycopy(p, from, edgeLo, 0, plane);
+            System.arraycopy(p, to - plane, edgeHi, 0, plane);
+        }
         // p0 = r0 = b: the ghost planes are the neighbours' planes of b
         if (hasBelow) {
             System.arraycopy(r, from - plane, ghostBelow, 0, plane);
@@ -300,19 +311,24 @@ public final class ConjugateGradient extends Workload {
         int it = 0;
         laps.start();
         while (it < maxIter && Math.sqrt(rr / bb) >= tol) {
-            double[] p = sh.p[it & 1];
             double pq = 0;
             for (int z = z0; z < z1; z++) {
-                int off = z * plane;
-                double[] lo = z > z0 ? p : hasBelow ? ghostBelow : null;
-                int loOff = z > z0 ? off - plane : 0;
-                double[] hi = z < z1 - 1 ? p : hasAbove ? ghostAbove : null;
-                int hiOff = z < z1 - 1 ? off + plane : 0;
-                pq += Poisson3d.applyPlane(n, p, off, lo, loOff, hi, hiOff, q);
+                double[] c = z == z0 ? edgeLo : z == z1 - 1 ? edgeHi : p;
+                int cOff = c == p ? z * plane : 0;
+                double[] lo = z - 1 == z0 ? edgeLo : z > z0 ? p : hasBelow ? ghostBelow : null;
+                int loOff = lo == p ? (z - 1) * plane : 0;
+                double[] hi = z + 1 == z1 - 1 ? edgeHi : z < z1 - 1 ? p : hasAbove ? ghostAbove : null;
+                int hiOff = hi == p ? (z + 1) * plane : 0;
+                pq += Poisson3d.applyPlane(n, c, cOff, lo, loOff, hi, hiOff, q, z * plane);
             }
             clock.start();
             pq = sum.sum(pq);
             clock.stop();
+            // every neighbour has copied its ghost planes from the old edges before entering that allreduce
+            if (z1 > z0) {
+                System.arraycopy(edgeLo, 0, p, from, plane);
+                System.arraycopy(edgeHi, 0, p, to - plane, plane);
+            }
             double alpha = rr / pq;
             double rrNew = Poisson3d.updateXr(x, r, p, q, alpha, from, to);
             clock.start();
@@ -320,13 +336,16 @@ public final class ConjugateGradient extends Workload {
             clock.stop();
             double beta = rrNew / rr;
             rr = rrNew;
-            double[] next = sh.p[(it + 1) & 1];
-            Poisson3d.updateP(next, r, p, beta, from, to);
             if (hasBelow) {
                 Poisson3d.ghostPlane(ghostBelow, r, p, beta, from - plane, plane);
             }
             if (hasAbove) {
                 Poisson3d.ghostPlane(ghostAbove, r, p, beta, to, plane);
+            }
+            if (z1 > z0) {
+                Poisson3d.ghostPlane(edgeLo, r, p, beta, from, plane);
+                Poisson3d.ghostPlane(edgeHi, r, p, beta, to - plane, plane);
+                Poisson3d.updateP(p, r, p, beta, Math.min(from + plane, to), Math.max(to - plane, from));
             }
             it++;
             laps.lap();

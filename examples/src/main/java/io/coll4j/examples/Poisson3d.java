@@ -18,10 +18,11 @@ public final class Poisson3d {
     /**
      * Writes plane z of {@code q = A p} and returns that plane's part of {@code p·q}. The planes below and
      * above come from {@code below}/{@code above} at the given offsets (a rank's own slab or its private copy
-     * of a neighbour's plane); null at the grid's boundary.
+     * of a neighbour's plane); null at the grid's boundary. The plane goes to {@code q} at {@code qOff}
+     * (a rank's edge planes of p live in buffers of their own, their q planes in q).
      */
     public static double applyPlane(int n, double[] p, int off, double[] below, int belowOff, double[] above, int aboveOff,
-                                    double[] q) {
+                                    double[] q, int qOff) {
         double[] zero = zeros(n * n);
         double[] lo = below != null ? below : zero;
         int loOff = below != null ? belowOff : 0;
@@ -37,7 +38,7 @@ public final class Poisson3d {
             int downOff = y < n - 1 ? row + n : 0;
             int lr = loOff + y * n;
             int hr = hiOff + y * n;
-            dot += applyRow(n, p, row, up, upOff, down, downOff, lo, lr, hi, hr, q);
+            dot += applyRow(n, p, row, up, upOff, down, downOff, lo, lr, hi, hr, q, qOff + y * n);
         }
         return dot;
     }
@@ -49,16 +50,16 @@ public final class Poisson3d {
      * dot product is summed in lanes, then across them, in a fixed order (the same in every implementation).
      */
     private static double applyRow(int n, double[] p, int row, double[] up, int upOff, double[] down, int downOff,
-                                   double[] lo, int loOff, double[] hi, int hiOff, double[] q) {
+                                   double[] lo, int loOff, double[] hi, int hiOff, double[] q, int qRow) {
         if (n == 1) {
             double c = p[row];
             double s = 6 * c - up[upOff] - down[downOff] - lo[loOff] - hi[hiOff];
-            q[row] = s;
+            q[qRow] = s;
             return c * s;
         }
         double c0 = p[row];
         double s0 = 6 * c0 - p[row + 1] - up[upOff] - down[downOff] - lo[loOff] - hi[hiOff];
-        q[row] = s0;
+        q[qRow] = s0;
         double dot = c0 * s0;
         int x = 1;
         DoubleVector acc = DoubleVector.zero(D);
@@ -67,20 +68,20 @@ public final class Poisson3d {
             DoubleVector s = c.mul(6.0).sub(DoubleVector.fromArray(D, p, row + x - 1)).sub(DoubleVector.fromArray(D, p, row + x + 1))
                     .sub(DoubleVector.fromArray(D, up, upOff + x)).sub(DoubleVector.fromArray(D, down, downOff + x))
                     .sub(DoubleVector.fromArray(D, lo, loOff + x)).sub(DoubleVector.fromArray(D, hi, hiOff + x));
-            s.intoArray(q, row + x);
+            s.intoArray(q, qRow + x);
             acc = acc.add(c.mul(s));
         }
         dot += sumLanes(acc);
         for (; x < n - 1; x++) {
             double c = p[row + x];
             double s = 6 * c - p[row + x - 1] - p[row + x + 1] - up[upOff + x] - down[downOff + x] - lo[loOff + x] - hi[hiOff + x];
-            q[row + x] = s;
+            q[qRow + x] = s;
             dot += c * s;
         }
         int e = n - 1;
         double ce = p[row + e];
         double se = 6 * ce - p[row + e - 1] - up[upOff + e] - down[downOff + e] - lo[loOff + e] - hi[hiOff + e];
-        q[row + e] = se;
+        q[qRow + e] = se;
         return dot + ce * se;
     }
 
@@ -113,7 +114,7 @@ public final class Poisson3d {
     public static double applyPlane(int n, double[] p, int z, double[] q) {
         int plane = n * n;
         int off = z * plane;
-        return applyPlane(n, p, off, z > 0 ? p : null, off - plane, z < n - 1 ? p : null, off + plane, q);
+        return applyPlane(n, p, off, z > 0 ? p : null, off - plane, z < n - 1 ? p : null, off + plane, q, off);
     }
 
     /** {@code x += alpha p; r −= alpha q} over [from, to); returns the new {@code r·r} of that range (summed in lanes, as {@link #dot}). */
