@@ -28,6 +28,15 @@ import java.util.concurrent.Callable;
  * {@code (predicted − measured) / measured};
  * the run ends with the median |error| and the share of sizes where the pick's measured time is within
  * 10% of the measured best. The {@code cyclicbarrier} baseline is never picked and not listed.
+ *
+ * <p>{@code --measure} first calibrates the model in the same run ({@link ModelProbe}, the measurements of
+ * {@code tune}, a few seconds), so the check compares the model with the machine as it is in this minute,
+ * not as it was when a profile was written (on a shared machine the line latency alone moved 2x between
+ * minutes); {@code --no-calibrate} checks the given profile (or the defaults) instead. Predictions price what
+ * the run measures: with {@code --consume} the consumed result
+ * ({@link io.coll4j.kernel.algo.CollectiveAlgorithm#consumeCost}) and the read itself (the result copied at
+ * the in-cache copy rate, as {@code --consume} reads it), without it the call alone. The pick is the
+ * selector's either way: it assumes consumed results.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         description = "Print every algorithm's predicted time and the model's pick per size; --measure checks the model.")
@@ -47,12 +56,20 @@ final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--measure", description = "also measure every algorithm and print the model's error")
     boolean measure;
 
+    @Option(names = "--calibrate", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "with --measure: first measure the model's parameters in this run, as tune does (default; "
+                    + "--no-calibrate checks --profile or the defaults)")
+    boolean calibrate;
+
     @Override
     public Integer call() {
         Collective c = Collective.parse(collective);
         RunOptions.Setup setup = run.resolve(c);
         int p = setup.threads();
         PrintWriter out = spec.commandLine().getOut();
+        if (measure && calibrate && !setup.mpi()) {
+            setup = setup.withModel(calibrated(out, setup));
+        }
         out.printf(Locale.ROOT, "# collbench explain %s: %d ranks%s%s, model: %s%s%n", c.cliName(), p,
                 c == Collective.BARRIER ? "" : ", " + setup.dtype().cliName(), c.reduces() ? " " + setup.op().cliName() : "",
                 setup.model().source(), run.cold ? ", cold buffers" : "");
@@ -96,8 +113,9 @@ final class ExplainCommand implements Callable<Integer> {
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                 List<Selector.Prediction> preds = TeamInternals.selector(team).predict(c, p, sh.callCount(), setup.dtype(),
-                        c.reduces() ? setup.op() : null, sh.bytes()).stream()
+                        c.reduces() ? setup.op() : null, sh.bytes(), run.consume).stream()
                         .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
+                double read = run.consume ? readTime(setup.model(), c, sh) : 0;
                 double[] measured = new double[preds.size()];
                 int best = -1;
                 int pick = -1;
@@ -110,7 +128,7 @@ final class ExplainCommand implements Callable<Integer> {
                         // batches of about 20 us of predicted time (at most iterations/20): short enough that on a
                         // shared machine some batches run undisturbed, long enough that the clock costs nothing
                         long batch = Math.max(1, Math.min(iters / CollectiveBenchmark.BATCHES,
-                                (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds()))));
+                                (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds() + read))));
                         measured[k] = bench.measure(team, s, preds.get(k).algorithm().name(), preds.get(k).chosen(), iters,
                                 run.warmupFor(iters), batch).minUs();
                         if (best < 0 || measured[k] < measured[best]) {
@@ -121,7 +139,7 @@ final class ExplainCommand implements Callable<Integer> {
                 for (int k = 0; k < preds.size(); k++) {
                     Selector.Prediction pr = preds.get(k);
                     String mark = (pr.chosen() ? "*" : "") + (k == best ? "+" : "");
-                    double predUs = pr.seconds() * 1e6;
+                    double predUs = (pr.seconds() + read) * 1e6;
                     String tail = "";
                     if (bench != null) {
                         double err = (predUs - measured[k]) / measured[k];
@@ -152,5 +170,36 @@ final class ExplainCommand implements Callable<Integer> {
             out.flush();
         }
         return 0;
+    }
+
+    /**
+     * The model calibrated in this run: {@link ModelProbe} (three repetitions, the best of each parameter kept),
+     * its table printed as comments.
+     */
+    private static io.coll4j.kernel.model.MachineModel calibrated(PrintWriter out, RunOptions.Setup setup) {
+        long t0 = System.nanoTime();
+        java.io.StringWriter table = new java.io.StringWriter();
+        ModelProbe.Result r;
+        try (PrintWriter w = new PrintWriter(table)) {
+            r = new ModelProbe(false).measure(w, setup.topology(), CALIBRATION_REPS, "calibrated in this run");
+        }
+        out.printf(Locale.ROOT, "# calibrated in this run (%.1f s, the measurements of collbench tune, best of %d):%n",
+                (System.nanoTime() - t0) * 1e-9, CALIBRATION_REPS);
+        table.toString().lines().forEach(l -> out.println("#   " + l));
+        r.notes().forEach(n -> out.println("#   note: " + n));
+        out.flush();
+        return r.model();
+    }
+
+    /** Repetitions of each calibration measurement: as few as keep one undisturbed value on a shared machine. */
+    static final int CALIBRATION_REPS = 3;
+
+    /**
+     * What {@code --consume} adds to every algorithm alike: the rank reads its whole result, a copy into a
+     * private L1 buffer, at the model's in-cache copy rate (or the streaming rate past the cache).
+     */
+    private static double readTime(io.coll4j.kernel.model.MachineModel m, Collective c, CollectiveBenchmark.Shape sh) {
+        long bytes = c == Collective.BCAST ? sh.sendBytes() : c == Collective.BARRIER ? 0 : sh.recvBytes();
+        return m.copyTime(bytes, bytes);
     }
 }
