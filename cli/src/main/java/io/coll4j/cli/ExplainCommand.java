@@ -67,8 +67,13 @@ final class ExplainCommand implements Callable<Integer> {
         RunOptions.Setup setup = run.resolve(c);
         int p = setup.threads();
         PrintWriter out = spec.commandLine().getOut();
+        // what --consume's read of the whole result costs every algorithm alike: measured with the calibration,
+        // else the in-cache copy rate (a read of lines another core wrote, so slower than reading my own)
+        double readBandwidth = setup.model().copyBandwidthCached();
         if (measure && calibrate && !setup.mpi()) {
-            setup = setup.withModel(calibrated(out, setup));
+            ModelProbe.Result cal = calibrated(out, setup);
+            setup = setup.withModel(cal.model());
+            readBandwidth = cal.resultReadBandwidth();
         }
         out.printf(Locale.ROOT, "# collbench explain %s: %d ranks%s%s, model: %s%s%n", c.cliName(), p,
                 c == Collective.BARRIER ? "" : ", " + setup.dtype().cliName(), c.reduces() ? " " + setup.op().cliName() : "",
@@ -115,7 +120,7 @@ final class ExplainCommand implements Callable<Integer> {
                 List<Selector.Prediction> preds = TeamInternals.selector(team).predict(c, p, sh.callCount(), setup.dtype(),
                         c.reduces() ? setup.op() : null, sh.bytes(), run.consume).stream()
                         .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
-                double read = run.consume ? readTime(setup.model(), c, sh) : 0;
+                double read = run.consume ? readTime(readBandwidth, c, sh) : 0;
                 double[] measured = new double[preds.size()];
                 int best = -1;
                 int pick = -1;
@@ -176,7 +181,7 @@ final class ExplainCommand implements Callable<Integer> {
      * The model calibrated in this run: {@link ModelProbe} (three repetitions, the best of each parameter kept),
      * its table printed as comments.
      */
-    private static io.coll4j.kernel.model.MachineModel calibrated(PrintWriter out, RunOptions.Setup setup) {
+    private static ModelProbe.Result calibrated(PrintWriter out, RunOptions.Setup setup) {
         long t0 = System.nanoTime();
         java.io.StringWriter table = new java.io.StringWriter();
         ModelProbe.Result r;
@@ -188,7 +193,7 @@ final class ExplainCommand implements Callable<Integer> {
         table.toString().lines().forEach(l -> out.println("#   " + l));
         r.notes().forEach(n -> out.println("#   note: " + n));
         out.flush();
-        return r.model();
+        return r;
     }
 
     /** Repetitions of each calibration measurement: as few as keep one undisturbed value on a shared machine. */
@@ -196,10 +201,11 @@ final class ExplainCommand implements Callable<Integer> {
 
     /**
      * What {@code --consume} adds to every algorithm alike: the rank reads its whole result, a copy into a
-     * private L1 buffer, at the model's in-cache copy rate (or the streaming rate past the cache).
+     * private L1 buffer, at {@code bandwidth}; the lines of it another core wrote cost more, and that is the
+     * algorithm's {@link io.coll4j.kernel.algo.CollectiveAlgorithm#consumeCost}.
      */
-    private static double readTime(io.coll4j.kernel.model.MachineModel m, Collective c, CollectiveBenchmark.Shape sh) {
+    private static double readTime(double bandwidth, Collective c, CollectiveBenchmark.Shape sh) {
         long bytes = c == Collective.BCAST ? sh.sendBytes() : c == Collective.BARRIER ? 0 : sh.recvBytes();
-        return m.copyTime(bytes, bytes);
+        return bytes / bandwidth;
     }
 }

@@ -92,22 +92,24 @@ public final class CopyCost {
      * Pulling {@code bytes} of lines a peer core wrote during this call (its fold's output, a block it
      * pushed into my buffer), when that peer touches {@code touchedPerCore} bytes per call in a collective of
      * working set {@code ws}. Such a line is still modified in the writer's private cache, so each costs a
-     * line transfer between cores; consecutive ones overlap, about a quarter of a hand-over each, the rate
-     * {@link #poll} charges for flags ([HMPI §2.1]: a_α per line, not the streaming b_α: with the writer
-     * still holding the lines the prefetcher cannot stream them as it does a buffer written before the call).
-     * Only the lines still in the writer's L2 cost this: of the {@code touchedPerCore} bytes it touched,
-     * about half an L2's worth is still there (the rest went to the shared LLC, from where a read streams
-     * like any other). 0 beyond the cache (W &gt; C): the writer's stores were non-temporal, every reader
-     * finds the lines in DRAM whoever wrote them. Measured on 2 ranks (EPYC, 1 MiB L2): about a_α/6 per line
-     * from 8 to 256 KiB, falling off from 512 KiB as this says.
+     * line transfer between cores [HMPI §2.1: a_α per line, not the streaming b_α]; consecutive ones
+     * overlap, {@value #OVERLAPPED_PULLS} in flight. Only the lines still in the writer's L2 cost this: of the
+     * {@code touchedPerCore} bytes it touched, about half an L2's worth is still there (the rest went to the
+     * shared LLC, from where a read streams like any other). 0 beyond the cache (W &gt; C): the writer's
+     * stores were non-temporal, every reader finds the lines in DRAM whoever wrote them. Measured on 2 ranks
+     * (EPYC, 1 MiB L2, {@code --consume} less the bare loop, push against replicated): 5.9–6.6 ns per line
+     * with a_α = 36.5 ns from 8 to 256 KiB, half that at 512 KiB, a fifth at 1 MiB — as this says.
      */
     public static double peerWritten(MachineModel m, long bytes, long touchedPerCore, long ws) {
         if (bytes <= 0 || ws > m.cacheCapacity()) {
             return 0;
         }
         double inL2 = Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedPerCore)));
-        return Math.ceil(bytes / 64.0) * m.lineLatencySameL3() / 4 * inL2;
+        return Math.ceil(bytes / 64.0) * m.lineLatencySameL3() / OVERLAPPED_PULLS * inL2;
     }
+
+    /** Line pulls from a peer's cache in flight at once in a sequential read: a_α / this per line. */
+    static final int OVERLAPPED_PULLS = 6;
 
     /**
      * A copy-out of {@code bytes} that a peer wrote during this call ({@link #copyOut} of a buffer not
