@@ -64,8 +64,8 @@ final class TuneCommand implements Callable<Integer> {
         int reps = quick ? Math.min(repeat, 2) : repeat;
         PrintWriter out = spec.commandLine().getOut();
         long start = System.nanoTime();
-        out.printf("# collbench tune: %s; %s; %d repetitions, each keeping its undisturbed value (best window or low"
-                + " percentile); the model takes the best repetition%n", CollectiveCommands.machine(), topo.summary(), reps);
+        out.printf("# collbench tune: %s; %s; %d repetitions, each keeping its undisturbed value (best window"
+                + " or batch); the model takes the best repetition%n", CollectiveCommands.machine(), topo.summary(), reps);
         ModelProbe.Result probe = new ModelProbe(quick).measure(out, topo, reps, "tune");
         MachineModel m = probe.model();
         List<String> notes = probe.notes();

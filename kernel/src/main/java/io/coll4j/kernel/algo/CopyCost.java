@@ -93,18 +93,20 @@ public final class CopyCost {
      * pushed into my buffer), when that peer touches {@code touchedPerCore} bytes per call in a collective of
      * working set {@code ws}. Such a line is still modified in the writer's private cache, so each costs a
      * line transfer between cores [HMPI §2.1: a_α per line, not the streaming b_α]; consecutive ones
-     * overlap, {@value #OVERLAPPED_PULLS} in flight. Only the lines still in the writer's L2 cost this: of the
-     * {@code touchedPerCore} bytes it touched, about half an L2's worth is still there (the rest went to the
-     * shared LLC, from where a read streams like any other). 0 beyond the cache (W &gt; C): the writer's
-     * stores were non-temporal, every reader finds the lines in DRAM whoever wrote them. Measured on 2 ranks
-     * (EPYC, 1 MiB L2, {@code --consume} less the bare loop, push against replicated): 5.9–6.6 ns per line
-     * with a_α = 36.5 ns from 8 to 256 KiB, half that at 512 KiB, a fifth at 1 MiB — as this says.
+     * overlap, {@value #OVERLAPPED_PULLS} in flight. Only the lines still in the writer's L2 cost this (the
+     * rest went to the shared LLC, from where a read streams like any other): all of them while the writer
+     * touches at most half its L2 per call, then a share L2² / (2·touched²) — fitted, not derived: measured on
+     * 2 ranks (EPYC, 1 MiB L2, {@code --consume} less the bare loop, push against replicated) 5.9–6.6 ns per
+     * line with a_α = 36.5 ns from 8 to 256 KiB, then 1/2, 1/5 and 1/25 of that at 512 KiB, 1 and 2 MiB
+     * (the writer touching twice that), where this gives 1/2, 1/8 and 1/32. 0 beyond the cache (W &gt; C):
+     * the writer's stores were non-temporal, every reader finds the lines in DRAM whoever wrote them.
      */
     public static double peerWritten(MachineModel m, long bytes, long touchedPerCore, long ws) {
         if (bytes <= 0 || ws > m.cacheCapacity()) {
             return 0;
         }
-        double inL2 = Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedPerCore)));
+        double overflow = (double) m.l2Bytes() / Math.max(1, touchedPerCore);
+        double inL2 = Math.min(1.0, overflow * overflow / 2);
         return Math.ceil(bytes / 64.0) * m.lineLatencySameL3() / OVERLAPPED_PULLS * inL2;
     }
 

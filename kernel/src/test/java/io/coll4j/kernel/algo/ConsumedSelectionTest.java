@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The selector prices the consumed result (docs/design.md, "Machine model and selection"): given the
  * profile {@code collbench tune} wrote on a quiet 2-core EPYC (the machine the allreduce targets were
  * measured on), {@code auto} picks at p = 2 what {@code collbench allreduce --consume} measured fastest —
- * {@code replicated} (every rank writes its own result) from 1 KiB to 512 KiB, {@code push} at 2 and 4 MiB —
+ * {@code replicated} (every rank writes its own result) from 1 KiB to 512 KiB, {@code push} from 1 to 4 MiB —
  * and the consumed term is what makes the difference in cache.
  */
 class ConsumedSelectionTest {
@@ -44,8 +44,8 @@ class ConsumedSelectionTest {
         for (long bytes = 1024; bytes <= 512 * 1024; bytes *= 2) {
             assertEquals("replicated", pick(s, 2, bytes), bytes + " B");
         }
-        // 1 MiB: push and replicated measured level (52-54 against 51-53 us); either is within 10%
-        assertTrue(List.of("push", "replicated").contains(pick(s, 2, 1 << 20)), pick(s, 2, 1 << 20));
+        // from 1 MiB the writer's L2 no longer holds most of what it pushed (best batch 48 against 54 us)
+        assertEquals("push", pick(s, 2, 1L << 20));
         assertEquals("push", pick(s, 2, 2L << 20));
         assertEquals("push", pick(s, 2, 4L << 20));
     }
