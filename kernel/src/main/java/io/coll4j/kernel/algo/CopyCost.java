@@ -95,18 +95,20 @@ public final class CopyCost {
      * line transfer between cores [HMPI §2.1: a_α per line, not the streaming b_α]; consecutive ones
      * overlap, {@value #OVERLAPPED_PULLS} in flight. Only the lines still in the writer's L2 cost this (the
      * rest went to the shared LLC, from where a read streams like any other): all of them while the writer
-     * touches at most half its L2 per call, then a share L2² / (2·touched²) — fitted, not derived: measured on
-     * 2 ranks (EPYC, 1 MiB L2, {@code --consume} less the bare loop, push against replicated) 5.9–6.6 ns per
-     * line with a_α = 36.5 ns from 8 to 256 KiB, then 1/2, 1/5 and 1/25 of that at 512 KiB, 1 and 2 MiB
-     * (the writer touching twice that), where this gives 1/2, 1/8 and 1/32. 0 beyond the cache (W &gt; C):
-     * the writer's stores were non-temporal, every reader finds the lines in DRAM whoever wrote them.
+     * touches at most half its L2 per call, then a share L2 / (2·touched), so the pulls cost at most half an
+     * L2 of lines however large the message. Measured on 2 ranks (EPYC, 1 MiB L2, {@code --consume} less the
+     * bare loop, push against replicated): 5.9–6.6 ns per line with a_α = 36.5 ns from 8 to 256 KiB, then
+     * 1/2, 1/5 and 1/25 of that at 512 KiB, 1 and 2 MiB (the writer touching twice that), where this says 1/2,
+     * 1/4 and 1/8: it overprices the largest in-cache messages, where the pull is then smaller than the copy
+     * it replaces anyway. (A share falling with the square of the overflow fits better, but makes a larger
+     * message cost less than a smaller one.) 0 beyond the cache (W &gt; C): the writer's stores were
+     * non-temporal, every reader finds the lines in DRAM whoever wrote them.
      */
     public static double peerWritten(MachineModel m, long bytes, long touchedPerCore, long ws) {
         if (bytes <= 0 || ws > m.cacheCapacity()) {
             return 0;
         }
-        double overflow = (double) m.l2Bytes() / Math.max(1, touchedPerCore);
-        double inL2 = Math.min(1.0, overflow * overflow / 2);
+        double inL2 = Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedPerCore)));
         return Math.ceil(bytes / 64.0) * m.lineLatencySameL3() / OVERLAPPED_PULLS * inL2;
     }
 
