@@ -5,6 +5,7 @@ import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.Selector;
+import io.coll4j.kernel.model.MachineModel;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -70,8 +72,9 @@ final class ExplainCommand implements Callable<Integer> {
         // what --consume's read of the whole result costs every algorithm alike: measured with the calibration,
         // else the in-cache copy rate (a read of lines another core wrote, so slower than reading my own)
         double readBandwidth = setup.model().copyBandwidthCached();
-        if (measure && calibrate && !setup.mpi()) {
-            ModelProbe.Result cal = calibrated(out, setup);
+        ModelProbe probe = measure && calibrate && !setup.mpi() ? new ModelProbe(false) : null;
+        if (probe != null) {
+            ModelProbe.Result cal = calibrated(probe, out, setup);
             setup = setup.withModel(cal.model());
             readBandwidth = cal.resultReadBandwidth();
         }
@@ -117,7 +120,16 @@ final class ExplainCommand implements Callable<Integer> {
             }
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                List<Selector.Prediction> preds = TeamInternals.selector(team).predict(c, p, sh.callCount(), setup.dtype(),
+                Selector selector = TeamInternals.selector(team);
+                if (probe != null) {
+                    // the machine of this size's minute: the parameters that flip with the cores' state, again
+                    MachineModel now = probe.remeasure(setup.model(), setup.topology(), setup.dtype());
+                    selector = new Selector(now, Map.of(), selector.shape(p));
+                    out.printf(Locale.ROOT, "# re-measured for this size: a_alpha %.1f ns, o %.1f ns, copy %.2f GB/s, fold %.2f GB/s%n",
+                            now.lineLatencySameL3() * 1e9, now.callOverhead() * 1e9, now.copyBandwidthCached() / 1e9,
+                            now.reduceCachedByDtype().get(setup.dtype()) / 1e9);
+                }
+                List<Selector.Prediction> preds = selector.predict(c, p, sh.callCount(), setup.dtype(),
                         c.reduces() ? setup.op() : null, sh.bytes(), run.consume).stream()
                         .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
                 double read = run.consume ? readTime(readBandwidth, c, sh) : 0;
@@ -181,12 +193,12 @@ final class ExplainCommand implements Callable<Integer> {
      * The model calibrated in this run: {@link ModelProbe} (three repetitions, the best of each parameter kept),
      * its table printed as comments.
      */
-    private static ModelProbe.Result calibrated(PrintWriter out, RunOptions.Setup setup) {
+    private static ModelProbe.Result calibrated(ModelProbe probe, PrintWriter out, RunOptions.Setup setup) {
         long t0 = System.nanoTime();
         java.io.StringWriter table = new java.io.StringWriter();
         ModelProbe.Result r;
         try (PrintWriter w = new PrintWriter(table)) {
-            r = new ModelProbe(false).measure(w, setup.topology(), CALIBRATION_REPS, "calibrated in this run");
+            r = probe.measure(w, setup.topology(), CALIBRATION_REPS, "calibrated in this run");
         }
         out.printf(Locale.ROOT, "# calibrated in this run (%.1f s, the measurements of collbench tune, best of %d):%n",
                 (System.nanoTime() - t0) * 1e-9, CALIBRATION_REPS);

@@ -100,7 +100,7 @@ final class ModelProbe {
         double crossPkg = latency(out, spreads, notes, "lineLatencyCrossPackage", topo, pair(topo, Level.CROSS_PACKAGE), reps,
                 rounds, d.lineLatencyCrossPackage(), "one package");
 
-        long cached = Math.max(16 << 10, Math.min(d.l2Bytes() / 4, 1L << 20));
+        long cached = copyBytes(d);
         long stream = quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity());
         double copyCached;
         double copyStream;
@@ -155,7 +155,7 @@ final class ModelProbe {
 
         Map<DType, Double> redCached = new EnumMap<>(DType.class);
         Map<DType, Double> redStream = new EnumMap<>(DType.class);
-        long redCachedBytes = Math.max(8 << 10, Math.min(d.l2Bytes() / 8, 256L << 10));
+        long redCachedBytes = foldBytes(d);
         long redStreamBytes = quick ? 8L << 20 : Math.max(32L << 20, d.cacheCapacity());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(redStreamBytes, 4096);
@@ -183,16 +183,7 @@ final class ModelProbe {
                         return redCachedBytes;
                     }));
                 } else {
-                    // dst = mine + theirs, into my own buffer: the k = 2 fold of a tree or tile. Theirs is a send
-                    // buffer its owner wrote before the calls, not rewritten between them (as in collbench's loop
-                    // and an application's that reduces the same buffer repeatedly): the fold reads lines this
-                    // core already shares. Lines a peer writes during the call are priced apart, at a line
-                    // transfer each (CopyCost.peerWritten); with theirs rewritten before every fold this
-                    // measured 22 GB/s of dst against 31 in the collectives' own folds (2-core EPYC)
-                    redCached.put(t, peerBandwidth(out, spreads, name, topo, peers, reps, redCachedBytes, false, (mine, theirs) -> {
-                        MemorySegment[] two = {mine, theirs};
-                        r.reduceMany(mine.asSlice(redCachedBytes), 0, two, new long[]{0, 0}, 2, redCachedBytes / t.size());
-                    }));
+                    redCached.put(t, foldCached(out, spreads, name, topo, peers, reps, redCachedBytes, r, t));
                 }
                 redStream.put(t, bandwidth(out, spreads, "reduceBandwidth." + t.cliName() + ".stream", reps, () -> {
                     r.reduceMany(dst, 0, srcs, offs, 2, redStreamBytes / t.size());
@@ -205,6 +196,63 @@ final class ModelProbe {
                 redCached.get(DType.F64), redStream.get(DType.F64), d.cacheCapacity(), d.l2Bytes(), source, redCached, redStream,
                 overhead);
         return new Result(m, spreads, notes, read);
+    }
+
+    /** Bytes of the in-cache copy probe: a quarter of the L2, as a slice of the sliced algorithms. */
+    private static long copyBytes(MachineModel d) {
+        return Math.max(16 << 10, Math.min(d.l2Bytes() / 4, 1L << 20));
+    }
+
+    /** Bytes of dst of the in-cache fold probe (two sources and dst: 3/8 of the L2). */
+    private static long foldBytes(MachineModel d) {
+        return Math.max(8 << 10, Math.min(d.l2Bytes() / 8, 256L << 10));
+    }
+
+    /**
+     * {@code dst = mine + theirs} of {@code t}, into my own buffer: the k = 2 fold of a tree or tile. Theirs is
+     * a send buffer its owner wrote before the calls, not rewritten between them (as in collbench's loop and
+     * an application's that reduces the same buffer repeatedly): the fold reads lines this core already
+     * shares. Lines a peer writes during the call are priced apart, at a line transfer each
+     * (CopyCost.peerWritten); with theirs rewritten before every fold this measured 22 GB/s of dst against
+     * 31 in the collectives' own folds (2-core EPYC).
+     */
+    private double foldCached(PrintWriter out, Map<String, Object> spreads, String name, Topology topo, Pu[] peers, int reps,
+                              long bytes, Reducer r, DType t) {
+        return peerBandwidth(out, spreads, name, topo, peers, reps, bytes, false, (mine, theirs) -> {
+            MemorySegment[] two = {mine, theirs};
+            r.reduceMany(mine.asSlice(bytes), 0, two, new long[]{0, 0}, 2, bytes / t.size());
+        });
+    }
+
+    /**
+     * {@code base} with the parameters that move with the machine's state re-measured, once each (a fraction
+     * of a second): a_α, o, and the in-cache copy and fold rates of {@code dtype}. On the 2-vCPU EPYC the
+     * cores flip every few tens of seconds between a state where a line hand-over takes ~40 ns and one where
+     * it takes ~150 (cross-core copies at half the rate with it), so {@code explain --measure} re-measures
+     * these before each size: every row is priced with the machine of its own minute. Prints nothing; with no
+     * two cores sharing an LLC, {@code base}.
+     */
+    MachineModel remeasure(MachineModel base, Topology topo, DType dtype) {
+        Pu[] peers = pair(topo, Level.SAME_L3);
+        if (peers == null) {
+            return base;
+        }
+        PrintWriter none = new PrintWriter(java.io.Writer.nullWriter());
+        Map<String, Object> spreads = new LinkedHashMap<>();
+        double a = latency(none, spreads, new ArrayList<>(), "a", topo, peers, 1, quick ? 500 : 20_000,
+                base.lineLatencySameL3(), "");
+        long cached = copyBytes(base);
+        double copy = peerBandwidth(none, spreads, "copy", topo, peers, 1, cached, true,
+                (mine, theirs) -> Copy.temporal(mine, 0, theirs, 0, cached));
+        DType rates = dtype.valueType();
+        double fold = foldCached(none, spreads, "fold", topo, peers, 1, foldBytes(base), Reducers.of(rates, Op.SUM), rates);
+        double o = callOverhead(none, spreads, topo, peers, a, 1);
+        Map<DType, Double> redCached = new EnumMap<>(base.reduceCachedByDtype());
+        redCached.put(dtype, fold);
+        return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, base.copyBandwidthStream(),
+                base.ntCopyBandwidth(), base.memoryBandwidth(), base.crossPackageBandwidth(), redCached.get(DType.F64),
+                base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(), redCached,
+                base.reduceStreamByDtype(), o);
     }
 
     private static String gb(double bps) {
