@@ -32,9 +32,10 @@ import java.util.concurrent.Callable;
  * 10% of the measured best. The {@code cyclicbarrier} baseline is never picked and not listed.
  *
  * <p>{@code --measure} first calibrates the model in the same run ({@link ModelProbe}, the measurements of
- * {@code tune}, a few seconds), so the check compares the model with the machine as it is in this minute,
- * not as it was when a profile was written (on a shared machine the line latency alone moved 2x between
- * minutes); {@code --no-calibrate} checks the given profile (or the defaults) instead. Predictions price what
+ * {@code tune}, a few seconds), and before each size re-measures the parameters that move with the
+ * machine's state ({@link ModelProbe#remeasure}), so every row compares the model with the machine of its
+ * own minute, not as it was when a profile was written (on a shared machine the line latency alone moved
+ * 4x between minutes); {@code --no-calibrate} checks the given profile (or the defaults) instead. Predictions price what
  * the run measures: with {@code --consume} the consumed result
  * ({@link io.coll4j.kernel.algo.CollectiveAlgorithm#consumeCost}) and the read itself (the result copied at
  * the in-cache copy rate, as {@code --consume} reads it), without it the call alone. The pick is the
