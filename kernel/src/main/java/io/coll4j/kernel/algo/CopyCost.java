@@ -92,7 +92,8 @@ public final class CopyCost {
      * Pulling {@code bytes} of lines a peer core wrote during this call (its fold's output, a block it
      * pushed into my buffer), when that peer touches {@code touchedPerCore} bytes per call in a collective of
      * working set {@code ws}. Such a line is still modified in the writer's private cache, so each costs a
-     * line transfer between cores [HMPI §2.1: a_α per line, not the streaming b_α]; consecutive ones
+     * line transfer between cores, not the streaming b_α (HMPI's a and b depend on the line's state
+     * [HMPI §2.1]; here the prefetcher cannot run ahead of a writer that still owns the lines); consecutive ones
      * overlap, {@value #OVERLAPPED_PULLS} in flight. Only the lines still in the writer's L2 cost this (the
      * rest went to the shared LLC, from where a read streams like any other): all of them while the writer
      * touches at most half its L2 per call, then a share L2 / (2·touched), so the pulls cost at most half an
