@@ -109,8 +109,12 @@ public final class CopyCost {
         if (bytes <= 0 || ws > m.cacheCapacity()) {
             return 0;
         }
-        double inL2 = Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedPerCore)));
-        return Math.ceil(bytes / 64.0) * m.lineLatencySameL3() / OVERLAPPED_PULLS * inL2;
+        return pulls(m, bytes, Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedPerCore))));
+    }
+
+    /** {@code bytes} of lines pulled one transfer each, {@value #OVERLAPPED_PULLS} in flight, {@code share} of them from the writer's L2. */
+    private static double pulls(MachineModel m, long bytes, double share) {
+        return Math.ceil(bytes / 64.0) * m.lineLatencySameL3() / OVERLAPPED_PULLS * share;
     }
 
     /** Line pulls from a peer's cache in flight at once in a sequential read: a_α / this per line. */
@@ -126,12 +130,22 @@ public final class CopyCost {
 
     /**
      * What a caller that reads its result after the call (an application does) pays for the
-     * {@code peerBytes} of it another core wrote last, over reading its own lines: {@link #peerWritten}
-     * less the in-cache read it would make anyway. The selector adds it to the cost of algorithms that
-     * write their peers' results (docs/design.md, "Machine model and selection").
+     * {@code peerBytes} of it another core wrote last, over reading its own lines: the pulls of
+     * {@link #peerWritten} less the in-cache read it would make anyway. The selector adds it to the cost of
+     * algorithms that write their peers' results (docs/design.md, "Machine model and selection"). The reader
+     * comes after the whole call, when the writer has touched everything else it touches, so the share still
+     * in the writer's L2 falls faster than for a pull inside the call: with the square of the overflow,
+     * L2² / (2·touched²) — measured (push against replicated, 2-core EPYC, quiet): 1, 0.63 and 0.12 of the
+     * full per-line price at 256 KiB, 512 KiB and 1 MiB, where this gives 1, 1/2 and 1/8 (the linear share
+     * of a pull inside the call, 1/4 at 1 MiB, made {@code auto} pick replicated there, 1.11–1.14x push).
+     * Decreasing beyond 512 KiB, but never by more than the call's own cost grows.
      */
     public static double consumedPeerLines(MachineModel m, long peerBytes, long touchedPerCore, long ws) {
-        return Math.max(0, peerWritten(m, peerBytes, touchedPerCore, ws) - peerBytes / m.copyBandwidthCached());
+        if (peerBytes <= 0 || ws > m.cacheCapacity()) {
+            return 0;
+        }
+        double overflow = (double) m.l2Bytes() / Math.max(1, touchedPerCore);
+        return Math.max(0, pulls(m, peerBytes, Math.min(1.0, overflow * overflow / 2)) - peerBytes / m.copyBandwidthCached());
     }
 
     // ---- between packages: HMPI's beta terms ----
