@@ -306,14 +306,14 @@ final class CollectiveBenchmark {
     static final long JIT_QUIET_MIN_WARMUP = 1000;
 
     /** Bytes of the rank-private buffer {@link #readAll} copies through (stays in L1). */
-    private static final int SINK_BYTES = 16 * 1024;
+    static final int SINK_BYTES = 16 * 1024;
 
     /**
      * Reads every byte of {@code seg} at copy speed: copied piece by piece into the L1-resident
      * {@code sink} (a summing loop ran at a fifth of that and would drown the collective). Returns a
      * value that depends on the last piece, so the copies cannot be dropped.
      */
-    private static long readAll(MemorySegment seg, MemorySegment sink) {
+    static long readAll(MemorySegment seg, MemorySegment sink) {
         if (seg == null || seg.byteSize() == 0) {
             return 0;
         }

@@ -5,6 +5,7 @@ import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.Selector;
+import io.coll4j.kernel.model.MachineModel;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -28,6 +30,16 @@ import java.util.concurrent.Callable;
  * {@code (predicted − measured) / measured};
  * the run ends with the median |error| and the share of sizes where the pick's measured time is within
  * 10% of the measured best. The {@code cyclicbarrier} baseline is never picked and not listed.
+ *
+ * <p>{@code --measure} first calibrates the model in the same run ({@link ModelProbe}, the measurements of
+ * {@code tune}, a few seconds), and before each size re-measures the parameters that move with the
+ * machine's state ({@link ModelProbe#remeasure}), so every row compares the model with the machine of its
+ * own minute, not as it was when a profile was written (on a shared machine the line latency alone moved
+ * 4x between minutes); {@code --no-calibrate} checks the given profile (or the defaults) instead. Predictions price what
+ * the run measures: with {@code --consume} the consumed result
+ * ({@link io.coll4j.kernel.algo.CollectiveAlgorithm#consumeCost}) and the read itself (the result copied at
+ * the in-cache copy rate, as {@code --consume} reads it), without it the call alone. The pick is the
+ * selector's either way: it assumes consumed results.
  */
 @Command(name = "explain", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         description = "Print every algorithm's predicted time and the model's pick per size; --measure checks the model.")
@@ -47,12 +59,26 @@ final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--measure", description = "also measure every algorithm and print the model's error")
     boolean measure;
 
+    @Option(names = "--calibrate", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "with --measure: first measure the model's parameters in this run, as tune does (default; "
+                    + "--no-calibrate checks --profile or the defaults)")
+    boolean calibrate;
+
     @Override
     public Integer call() {
         Collective c = Collective.parse(collective);
         RunOptions.Setup setup = run.resolve(c);
         int p = setup.threads();
         PrintWriter out = spec.commandLine().getOut();
+        // what --consume's read of the whole result costs every algorithm alike: measured with the calibration,
+        // else the in-cache copy rate (a read of lines another core wrote, so slower than reading my own)
+        double readBandwidth = setup.model().copyBandwidthCached();
+        ModelProbe probe = measure && calibrate && !setup.mpi() ? new ModelProbe(false) : null;
+        if (probe != null) {
+            ModelProbe.Result cal = calibrated(probe, out, setup);
+            setup = setup.withModel(cal.model());
+            readBandwidth = cal.resultReadBandwidth();
+        }
         out.printf(Locale.ROOT, "# collbench explain %s: %d ranks%s%s, model: %s%s%n", c.cliName(), p,
                 c == Collective.BARRIER ? "" : ", " + setup.dtype().cliName(), c.reduces() ? " " + setup.op().cliName() : "",
                 setup.model().source(), run.cold ? ", cold buffers" : "");
@@ -95,9 +121,19 @@ final class ExplainCommand implements Callable<Integer> {
             }
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                List<Selector.Prediction> preds = TeamInternals.selector(team).predict(c, p, sh.callCount(), setup.dtype(),
-                        c.reduces() ? setup.op() : null, sh.bytes()).stream()
+                Selector selector = TeamInternals.selector(team);
+                if (probe != null) {
+                    // the machine of this size's minute: the parameters that flip with the cores' state, again
+                    MachineModel now = probe.remeasure(setup.model(), setup.topology(), setup.dtype());
+                    selector = new Selector(now, Map.of(), selector.shape(p));
+                    out.printf(Locale.ROOT, "# re-measured for this size: a_alpha %.1f ns, o %.1f ns, copy %.2f GB/s, fold %.2f GB/s%n",
+                            now.lineLatencySameL3() * 1e9, now.callOverhead() * 1e9, now.copyBandwidthCached() / 1e9,
+                            now.reduceCachedByDtype().get(setup.dtype()) / 1e9);
+                }
+                List<Selector.Prediction> preds = selector.predict(c, p, sh.callCount(), setup.dtype(),
+                        c.reduces() ? setup.op() : null, sh.bytes(), run.consume).stream()
                         .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
+                double read = run.consume ? readTime(readBandwidth, c, sh) : 0;
                 double[] measured = new double[preds.size()];
                 int best = -1;
                 int pick = -1;
@@ -110,7 +146,7 @@ final class ExplainCommand implements Callable<Integer> {
                         // batches of about 20 us of predicted time (at most iterations/20): short enough that on a
                         // shared machine some batches run undisturbed, long enough that the clock costs nothing
                         long batch = Math.max(1, Math.min(iters / CollectiveBenchmark.BATCHES,
-                                (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds()))));
+                                (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds() + read))));
                         measured[k] = bench.measure(team, s, preds.get(k).algorithm().name(), preds.get(k).chosen(), iters,
                                 run.warmupFor(iters), batch).minUs();
                         if (best < 0 || measured[k] < measured[best]) {
@@ -121,7 +157,7 @@ final class ExplainCommand implements Callable<Integer> {
                 for (int k = 0; k < preds.size(); k++) {
                     Selector.Prediction pr = preds.get(k);
                     String mark = (pr.chosen() ? "*" : "") + (k == best ? "+" : "");
-                    double predUs = pr.seconds() * 1e6;
+                    double predUs = (pr.seconds() + read) * 1e6;
                     String tail = "";
                     if (bench != null) {
                         double err = (predUs - measured[k]) / measured[k];
@@ -152,5 +188,37 @@ final class ExplainCommand implements Callable<Integer> {
             out.flush();
         }
         return 0;
+    }
+
+    /**
+     * The model calibrated in this run: {@link ModelProbe} (three repetitions, the best of each parameter kept),
+     * its table printed as comments.
+     */
+    private static ModelProbe.Result calibrated(ModelProbe probe, PrintWriter out, RunOptions.Setup setup) {
+        long t0 = System.nanoTime();
+        java.io.StringWriter table = new java.io.StringWriter();
+        ModelProbe.Result r;
+        try (PrintWriter w = new PrintWriter(table)) {
+            r = probe.measure(w, setup.topology(), CALIBRATION_REPS, "calibrated in this run");
+        }
+        out.printf(Locale.ROOT, "# calibrated in this run (%.1f s, the measurements of collbench tune, best of %d):%n",
+                (System.nanoTime() - t0) * 1e-9, CALIBRATION_REPS);
+        table.toString().lines().forEach(l -> out.println("#   " + l));
+        r.notes().forEach(n -> out.println("#   note: " + n));
+        out.flush();
+        return r;
+    }
+
+    /** Repetitions of each calibration measurement: as few as keep one undisturbed value on a shared machine. */
+    static final int CALIBRATION_REPS = 3;
+
+    /**
+     * What {@code --consume} adds to every algorithm alike: the rank reads its whole result, a copy into a
+     * private L1 buffer, at {@code bandwidth}; the lines of it another core wrote cost more, and that is the
+     * algorithm's {@link io.coll4j.kernel.algo.CollectiveAlgorithm#consumeCost}.
+     */
+    private static double readTime(double bandwidth, Collective c, CollectiveBenchmark.Shape sh) {
+        long bytes = c == Collective.BCAST ? sh.sendBytes() : c == Collective.BARRIER ? 0 : sh.recvBytes();
+        return bytes / bandwidth;
     }
 }

@@ -82,6 +82,11 @@ final class RunOptions {
             return mpi ? b.mpi() : b;
         }
 
+        /** The same run with {@code m} as the team's model (explain --measure calibrates one in its run). */
+        Setup withModel(MachineModel m) {
+            return new Setup(collective, dtype, op, range, topology, threads, placement, m, root, mpi, waitStrategy);
+        }
+
         /** The sweep's sizes for collective {@code c}, each distinct once rounded to its shape. */
         java.util.List<Long> sizes(Collective c) {
             return CollectiveBenchmark.distinctSizes(c, range.sizes(), dtype, threads);

@@ -166,12 +166,31 @@ class CollBenchCliTest {
 
     @Test
     void explainMeasureEndsWithTheMedianErrorAndThePickShare() {
-        CliRun r = run("explain", "bcast", "-t", "2", "-m", "8:1K", "-i", "20", "-x", "2", "--measure");
+        CliRun r = run("explain", "bcast", "-t", "2", "-m", "8:1K", "-i", "20", "-x", "2", "--measure", "--no-calibrate");
         assertEquals(0, r.code(), r.err());
+        // --no-calibrate: the check is of the defaults (no profile given), not of a model measured in this run
+        assertTrue(r.out().contains("model: defaults for ") && !r.out().contains("# calibrated in this run"), r.out());
         List<String> lines = r.out().lines().toList();
         assertTrue(lines.get(lines.size() - 2).matches("median model error: [0-9.]+% \\(\\d+ predictions\\)"), r.out());
         assertTrue(lines.get(lines.size() - 1).matches("pick within 10% of the measured best: \\d+/8 sizes \\(\\d+%\\)"), r.out());
         assertTrue(r.out().lines().filter(l -> l.matches(".*\\s-?[0-9.]+%$")).count() >= 8, r.out());
+    }
+
+    @Test
+    void explainMeasureCalibratesTheModelInItsRunAndPricesTheConsumedResult() {
+        CliRun r = run("explain", "allreduce", "-t", "2", "-m", "1K:2K", "-i", "20", "-x", "2", "--measure", "--consume");
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        // the tune measurements, as comments, before the table that uses them
+        assertTrue(lines.get(0).startsWith("# calibrated in this run ("), r.out());
+        String lat = lines.stream().filter(l -> l.matches("#\\s+lineLatencySameL3(\\s+[0-9.]+){4}\\s+ns.*")).findFirst()
+                .orElseThrow(() -> new AssertionError(r.out()));
+        assertTrue(Double.parseDouble(lat.split("\\s+")[2]) > 0, lat);
+        assertTrue(r.out().contains("model: calibrated in this run"), r.out());
+        // push writes half of each rank's result: its row names the consumed term, counted (--consume)
+        assertTrue(r.out().lines().anyMatch(l -> l.trim().startsWith("consumed result:") && !l.contains("not counted")), r.out());
+        assertTrue(lines.get(lines.size() - 2).matches("median model error: [0-9.]+% \\(\\d+ predictions\\)"), r.out());
+        assertTrue(lines.get(lines.size() - 1).matches("pick within 10% of the measured best: \\d+/2 sizes \\(\\d+%\\)"), r.out());
     }
 
     @Test

@@ -37,6 +37,17 @@ public interface CollectiveAlgorithm {
     double cost(MachineModel model, int ranks, long bytes);
 
     /**
+     * What the caller pays, when it reads its result after the call as an application does, for the lines
+     * of that result another core wrote last (over reading lines it wrote itself), e.g.
+     * {@link CopyCost#consumedPeerLines}; 0 (the default) when every rank writes its own result. The
+     * selector adds it to {@link #cost} unless told the results are not read (docs/design.md, "Machine model
+     * and selection"): a benchmark loop that never reads its results does not see it.
+     */
+    default double consumeCost(MachineModel model, int ranks, long bytes) {
+        return 0;
+    }
+
+    /**
      * Scratch bytes the calling rank needs per parity for this call (0 when none). Called at the start of
      * the collective with the call's arguments set, before anything is published.
      */

@@ -86,6 +86,68 @@ public final class CopyCost {
         return m.callOverhead() + announceAndDone(m, p) + Math.max(copies, dram(m, dramBytes, ws));
     }
 
+    // ---- lines another core wrote during the call ----
+
+    /**
+     * Pulling {@code bytes} of lines a peer core wrote during this call (its fold's output, a block it
+     * pushed into my buffer), when that peer touches {@code touchedPerCore} bytes per call in a collective of
+     * working set {@code ws}. Such a line is still modified in the writer's private cache, so each costs a
+     * line transfer between cores, not the streaming b_α (HMPI's a and b depend on the line's state
+     * [HMPI §2.1]; here the prefetcher cannot run ahead of a writer that still owns the lines); consecutive ones
+     * overlap, {@value #OVERLAPPED_PULLS} in flight. Only the lines still in the writer's L2 cost this (the
+     * rest went to the shared LLC, from where a read streams like any other): all of them while the writer
+     * touches at most half its L2 per call, then a share L2 / (2·touched), so the pulls cost at most half an
+     * L2 of lines however large the message. Measured on 2 ranks (EPYC, 1 MiB L2, {@code --consume} less the
+     * bare loop, push against replicated): 5.9–6.6 ns per line with a_α = 36.5 ns from 8 to 256 KiB, then
+     * 1/2, 1/5 and 1/25 of that at 512 KiB, 1 and 2 MiB (the writer touching twice that), where this says 1/2,
+     * 1/4 and 1/8: it overprices the largest in-cache messages, where the pull is then smaller than the copy
+     * it replaces anyway. (A share falling with the square of the overflow fits better, but makes a larger
+     * message cost less than a smaller one.) 0 beyond the cache (W &gt; C): the writer's stores were
+     * non-temporal, every reader finds the lines in DRAM whoever wrote them.
+     */
+    public static double peerWritten(MachineModel m, long bytes, long touchedPerCore, long ws) {
+        if (bytes <= 0 || ws > m.cacheCapacity()) {
+            return 0;
+        }
+        return pulls(m, bytes, Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedPerCore))));
+    }
+
+    /** {@code bytes} of lines pulled one transfer each, {@value #OVERLAPPED_PULLS} in flight, {@code share} of them from the writer's L2. */
+    private static double pulls(MachineModel m, long bytes, double share) {
+        return Math.ceil(bytes / 64.0) * m.lineLatencySameL3() / OVERLAPPED_PULLS * share;
+    }
+
+    /** Line pulls from a peer's cache in flight at once in a sequential read: a_α / this per line. */
+    static final int OVERLAPPED_PULLS = 6;
+
+    /**
+     * A copy-out of {@code bytes} that a peer wrote during this call ({@link #copyOut} of a buffer not
+     * re-read soon): the larger of the copy itself and the {@link #peerWritten} pulls of its source lines.
+     */
+    public static double copyOutPeerWritten(MachineModel m, long bytes, long touchedPerCore, long ws) {
+        return Math.max(copyOut(m, bytes, ws), peerWritten(m, bytes, touchedPerCore, ws));
+    }
+
+    /**
+     * What a caller that reads its result after the call (an application does) pays for the
+     * {@code peerBytes} of it another core wrote last, over reading its own lines: the pulls of
+     * {@link #peerWritten} less the in-cache read it would make anyway. The selector adds it to the cost of
+     * algorithms that write their peers' results (docs/design.md, "Machine model and selection"). The reader
+     * comes after the whole call, when the writer has touched everything else it touches, so the share still
+     * in the writer's L2 falls faster than for a pull inside the call: with the square of the overflow,
+     * L2² / (2·touched²) — measured (push against replicated, 2-core EPYC, quiet): 1, 0.63 and 0.12 of the
+     * full per-line price at 256 KiB, 512 KiB and 1 MiB, where this gives 1, 1/2 and 1/8 (the linear share
+     * of a pull inside the call, 1/4 at 1 MiB, made {@code auto} pick replicated there, 1.11–1.14x push).
+     * Decreasing beyond 512 KiB, but never by more than the call's own cost grows.
+     */
+    public static double consumedPeerLines(MachineModel m, long peerBytes, long touchedPerCore, long ws) {
+        if (peerBytes <= 0 || ws > m.cacheCapacity()) {
+            return 0;
+        }
+        double overflow = (double) m.l2Bytes() / Math.max(1, touchedPerCore);
+        return Math.max(0, pulls(m, peerBytes, Math.min(1.0, overflow * overflow / 2)) - peerBytes / m.copyBandwidthCached());
+    }
+
     // ---- between packages: HMPI's beta terms ----
 
     /**

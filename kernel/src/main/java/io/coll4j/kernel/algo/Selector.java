@@ -17,6 +17,12 @@ import java.util.Map;
  * predicted cost under the team's {@link MachineModel}, ties broken by catalogue order. Deterministic:
  * the same inputs give the same choice on every rank and every run. Costs are evaluated with the
  * model's reduction rates for the call's dtype ({@link MachineModel#forDtype}).
+ *
+ * <p>The price of a candidate is its {@link CollectiveAlgorithm#cost} plus its
+ * {@link CollectiveAlgorithm#consumeCost}: the selector assumes every rank reads its result after the call,
+ * as applications do, so an algorithm that leaves a rank's result in another core's cache pays for the
+ * pull there, where the application pays it. {@link #predict(Collective, int, long, DType, Op, long, boolean)}
+ * prices a loop that never reads its results as well (explain compares with such a loop).
  */
 public final class Selector {
     private final MachineModel model;
@@ -65,7 +71,7 @@ public final class Selector {
             if (AlgorithmCatalog.isBaseline(a) || !a.supports(ranks, count, dtype, op)) {
                 continue;
             }
-            double cost = a.cost(m, shape(ranks), bytes);
+            double cost = a.cost(m, shape(ranks), bytes) + a.consumeCost(m, ranks, bytes);
             if (cost < bestCost) {
                 best = a;
                 bestCost = cost;
@@ -77,15 +83,32 @@ public final class Selector {
         return best;
     }
 
-    /** Every candidate's predicted time, catalogue order, for {@code explain}. */
+    /** Every candidate's predicted time with its result consumed (what {@link #choose} ranks), catalogue order. */
     public List<Prediction> predict(Collective c, int ranks, long count, DType dtype, Op op, long bytes) {
+        return predict(c, ranks, count, dtype, op, bytes, true);
+    }
+
+    /**
+     * Every candidate's predicted time, catalogue order, for {@code explain}: with {@code consumed} the
+     * {@link CollectiveAlgorithm#consumeCost} of a caller that reads its result (the pick's price), without
+     * it the call alone, as a loop that never reads its results measures it. The pick is the same either way.
+     */
+    public List<Prediction> predict(Collective c, int ranks, long count, DType dtype, Op op, long bytes, boolean consumed) {
         List<Prediction> out = new ArrayList<>();
         CollectiveAlgorithm pick = choose(c, ranks, count, dtype, op, bytes);
         MachineModel m = dtype == null ? model : model.forDtype(dtype);
         for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
             if (a.supports(ranks, count, dtype, op)) {
                 TeamShape sh = shape(ranks);
-                out.add(new Prediction(a, a.cost(m, sh, bytes), a == pick, a.costTerms(m, sh, bytes)));
+                double consume = a.consumeCost(m, ranks, bytes);
+                List<String> terms = a.costTerms(m, sh, bytes);
+                if (consume > 0) {
+                    terms = new ArrayList<>(terms);
+                    terms.add(String.format(java.util.Locale.ROOT, "consumed result: %.3f us to pull the lines peers wrote%s",
+                            consume * 1e6, consumed ? "" : " (not counted: results not read)"));
+                    terms = List.copyOf(terms);
+                }
+                out.add(new Prediction(a, a.cost(m, sh, bytes) + (consumed ? consume : 0), a == pick, terms));
             }
         }
         return out;

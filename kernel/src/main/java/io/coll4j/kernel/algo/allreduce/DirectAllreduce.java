@@ -103,8 +103,8 @@ public final class DirectAllreduce extends AbstractAlgorithm {
         long ws = workingSet(p, bytes);
         // the k-ary fold of my block, counted as TiledAllreduce counts it [HMPI Eq. 11]: p + 1 streams of s/p bytes
         double fold = m.foldTime(block, p, ws);
-        // copy-out of the p − 1 other blocks (NT iff W > C)
-        double copies = CopyCost.copyOut(m, bytes - block, ws);
+        // copy-out of the p − 1 other blocks (NT iff W > C), which their owners folded during this call
+        double copies = CopyCost.copyOutPeerWritten(m, bytes - block, ws / p, ws);
         // DRAM: send buffers read once, receive buffers written once, the owners' blocks read for ownership
         double dram = CopyCost.dram(m, 2L * p * bytes + bytes, ws);
         // ANNOUNCE, the first ARRIVE and the DONE round; later slices' flags are mostly set when polled

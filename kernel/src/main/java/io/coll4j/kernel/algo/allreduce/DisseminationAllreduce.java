@@ -4,6 +4,7 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
+import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.barrier.DisseminationBarrier;
 import io.coll4j.kernel.model.MachineModel;
@@ -83,7 +84,9 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         // before and a copy after. A round's fold starts with a_α for the first line of the partner's slot
         // [HMPI §2.1: a + b·m]
         double copy = Math.max(m.copyTime(bytes, ws), m.dramTime(3L * p * bytes, ws));
-        double round = 2 * m.lineLatencySameL3() + Math.max(m.foldTime(bytes, 2, ws), m.dramTime(4L * p * bytes, ws));
+        // the partner wrote its slot during this call: the fold pulls those lines one transfer each
+        double round = 2 * m.lineLatencySameL3() + Math.max(Math.max(m.foldTime(bytes, 2, ws),
+                CopyCost.peerWritten(m, bytes, ws / p, ws)), m.dramTime(4L * p * bytes, ws));
         double excess = p > pw ? 2 * m.lineLatencySameL3() + copy : 0;
         return m.callOverhead() + 2 * copy + rounds * round + excess;
     }

@@ -86,6 +86,18 @@ public final class PushAllreduce extends AbstractAlgorithm {
     }
 
     /**
+     * The p − 1 blocks of my result that their owners wrote (with temporal stores in cache, so they are
+     * still modified in the owners' caches when I read them); each owner touched its block of every send
+     * and every receive buffer, W/p bytes.
+     */
+    @Override
+    public double consumeCost(MachineModel m, int p, long bytes) {
+        long block = (bytes + p - 1) / p;
+        long ws = workingSet(p, bytes);
+        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, ws / p, ws);
+    }
+
+    /**
      * On several packages [HMPI §2.1]: each package's DRAM serves its ranks, and two all-to-all passes
      * (the owners read their block of every send buffer and write it into every receive buffer) cross packages for the remote peers' share; 2 dependent hand-overs cross at a_β.
      */

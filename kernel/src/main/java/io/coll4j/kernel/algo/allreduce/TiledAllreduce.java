@@ -68,7 +68,9 @@ public final class TiledAllreduce extends AbstractAlgorithm {
         // first line arrives with the RELEASE it waited for: the owner wrote both just before)
         double fold = Math.max(m.foldTime(tile, p, ws), m.dramTime((p + 2L) * bytes, ws));
         // my own tile too: the peers read it from my scratch last, and my fold wrote it for ownership again
-        double gather = Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
+        // the p − 1 other tiles were folded by their owners during this call: pulled line by line
+        double gather = Math.max(CopyCost.copyOut(m, tile, ws) + CopyCost.copyOutPeerWritten(m, bytes - tile, ws / p, ws),
+                m.dramTime(2L * p * bytes, ws));
         return m.callOverhead() + 3 * m.lineLatencySameL3() + CopyCost.poll(m, p - 2) + fold + gather;
     }
 

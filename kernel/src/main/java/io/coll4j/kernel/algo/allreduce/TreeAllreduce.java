@@ -42,8 +42,9 @@ public final class TreeAllreduce extends AbstractAlgorithm {
         long ws = 3L * p * bytes;
         // [HMPI Eq. 5] the reduce half (TreeFold.levels), then the one-stage broadcast: a_α + every rank
         // copying m from the root's scratch, NT stores past the cache as the copy engine decides (B_α·2pm in DRAM)
+        // (the root folded the result during this call: its lines are pulled one transfer each)
         double bcast = m.lineLatencySameL3() + TreeFold.firstLine(m, bytes)
-                + Math.max(CopyCost.copyOut(m, bytes, ws), m.dramTime(2L * p * bytes, ws));
+                + Math.max(CopyCost.copyOutPeerWritten(m, bytes, ws / p, ws), m.dramTime(2L * p * bytes, ws));
         return m.callOverhead() + TreeFold.levels(m, p, bytes, ws) + bcast;
     }
 

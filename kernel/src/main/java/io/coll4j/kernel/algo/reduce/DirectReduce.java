@@ -68,6 +68,13 @@ public final class DirectReduce extends AbstractAlgorithm {
         return m.callOverhead() + sync + Math.max(fold, dram);
     }
 
+    /** The root reads the p − 1 blocks of its result the other ranks folded into it (each touched p + 1 blocks). */
+    @Override
+    public double consumeCost(MachineModel m, int p, long bytes) {
+        long block = (bytes + p - 1) / p;
+        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, (p + 1L) * block, workingSet(p, bytes));
+    }
+
     @Override
     public boolean observesAllEntries(int rank, int root, int ranks) {
         return true;

@@ -130,8 +130,10 @@ public final class MovementAvoidingReduction {
         // temporal stores read the destination for ownership first)
         long results = c == Collective.ALLREDUCE ? (long) p * bytes : c == Collective.REDUCE ? bytes : 2 * bytes;
         double dram = CopyCost.dram(m, (long) p * bytes + results, ws);
-        // p dependent neighbour hand-overs per chunk; the copy-out polls every owner once per chunk
-        double sync = n * p * CopyCost.flag(m) + (c == Collective.REDUCE_SCATTER ? 0 : n * CopyCost.poll(m, p - 1));
+        // every peer's ANNOUNCE first (the scratch), then p dependent neighbour hand-overs per chunk; the copy-out
+        // polls every owner once per chunk
+        double sync = (n * p + 1) * CopyCost.flag(m) + CopyCost.poll(m, p - 1)
+                + (c == Collective.REDUCE_SCATTER ? 0 : n * CopyCost.poll(m, p - 1));
         // the root of a reduce copies alone: the others' work overlaps it only partly, so it is on the path
         return m.callOverhead() + sync + Math.max(copyIn + accumulate + copyOut, dram);
     }

@@ -1,0 +1,581 @@
+package io.coll4j.cli;
+
+import io.coll4j.CollectivePlan;
+import io.coll4j.Team;
+import io.coll4j.bindings.copy.Copy;
+import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+import io.coll4j.reductions.Reducers;
+import io.coll4j.topology.Placement;
+import io.coll4j.topology.Pu;
+import io.coll4j.topology.Topology;
+
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The measurements of the {@link MachineModel}'s parameters on this machine [HMPI §3.4 "parameter
+ * estimation"], shared by {@code collbench tune} (which writes them to a profile) and {@code collbench explain
+ * --measure} (which calibrates the model in the same run it measures the collectives, so its check does not
+ * depend on the minute a profile was made in). Prints one row per parameter (model value, then min / median
+ * / max over the repetitions). Each repetition keeps its undisturbed value (the best window or batch of
+ * samples: on a machine shared with other processes the rest is the same quantity plus interference); the model takes the best repetition (the lowest latency, the highest bandwidth). A
+ * repetition cannot be faster than the hardware, only slower, and on a shared machine the state flips for
+ * seconds at a time (a line hand-over measured 49 ns in one repetition and 300–970 ns in the next four):
+ * the median then models the disturbed machine, which the best-batch measurements of {@code explain} and
+ * {@code collbench} do not see (median model error 59% with the median, on this machine).
+ *
+ * <ul>
+ *   <li>line latency per level: two threads bound to two cores of the level exchange flags (each writes
+ *       its line and waits for the other's); a = the time of one round. Levels the machine does not have (a second
+ *       LLC group, a second package) keep the default, and a note says so;</li>
+ *   <li>call overhead o: an 8-byte allreduce on two ranks less one line hand-over (the software path
+ *       every call pays);</li>
+ *   <li>copy bandwidth, one core: in cache (L2/4 bytes just written by a core sharing the LLC, as in
+ *       every collective), streaming (two buffers of twice the
+ *       cache capacity, temporal stores) and with non-temporal stores ({@link Copy#nonTemporal});</li>
+ *   <li>memory bandwidth: every core NT-copying its own NUMA-local buffers at once; bytes read plus
+ *       bytes written per second (the congestion term 1/B of [HMPI §2.1]);</li>
+ *   <li>reduction throughput per dtype (in cache: {@code dst = mine + theirs}, theirs just written by
+ *       a peer core; streaming: {@code dst = a + b}: {@link Reducer#reduceMany} with k = 2, the
+ *       kernel the algorithms call), in cache and
+ *       streaming, in bytes of dst per second.</li>
+ * </ul>
+ * Each measurement takes a few tens of milliseconds; the whole run stays well under a minute.
+ */
+final class ModelProbe {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    /** Small buffers and few rounds (for tests: the numbers are rough). */
+    private final boolean quick;
+
+    ModelProbe(boolean quick) {
+        this.quick = quick;
+    }
+
+    /** min / median / max of one parameter over the repetitions. */
+    record Spread(double min, double median, double max) {
+        static Spread of(double[] v) {
+            double[] s = v.clone();
+            Arrays.sort(s);
+            return new Spread(s[0], s[s.length / 2], s[s.length - 1]);
+        }
+    }
+
+    /**
+     * The measured model, each parameter's spread (min, median, max) by profile name, notes on what was not
+     * measured, and {@code resultReadBandwidth}: one core reading its own in-cache result as
+     * {@code collbench --consume} does (not a model parameter: explain adds it to every prediction alike).
+     */
+    record Result(MachineModel model, Map<String, Object> spreads, List<String> notes, double resultReadBandwidth) {
+    }
+
+    /**
+     * Measures every parameter on {@code topo} ({@code reps} repetitions each), printing the table to
+     * {@code out}; {@code source} names the result ({@link MachineModel#source}).
+     */
+    Result measure(PrintWriter out, Topology topo, int reps, String source) {
+        MachineModel d = MachineModel.defaults(topo);
+        out.printf("%-28s %12s %12s %12s %12s  %s%n", "parameter", "model", "min", "median", "max", "unit");
+        Map<String, Object> spreads = new LinkedHashMap<>();
+        List<String> notes = new ArrayList<>();
+        long rounds = quick ? 500 : 20_000;
+        double sameL3 = latency(out, spreads, notes, "lineLatencySameL3", topo, pair(topo, Level.SAME_L3), reps, rounds,
+                d.lineLatencySameL3(), "no two cores share an LLC");
+        double crossL3 = latency(out, spreads, notes, "lineLatencyCrossL3", topo, pair(topo, Level.CROSS_L3), reps, rounds,
+                d.lineLatencyCrossL3(), "one LLC group per package");
+        double crossPkg = latency(out, spreads, notes, "lineLatencyCrossPackage", topo, pair(topo, Level.CROSS_PACKAGE), reps,
+                rounds, d.lineLatencyCrossPackage(), "one package");
+
+        long cached = copyBytes(d);
+        long stream = quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity());
+        double copyCached;
+        double copyStream;
+        double nt;
+        double read;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(stream, 4096);
+            MemorySegment dst = arena.allocate(stream, 4096);
+            src.fill((byte) 1);
+            dst.fill((byte) 2);
+            Pu[] peers = pair(topo, Level.SAME_L3);
+            if (peers == null) {
+                notes.add("copyBandwidthCached, reduceBandwidth.*.cached: no two cores share an LLC: measured on one core");
+                copyCached = bandwidth(out, spreads, "copyBandwidthCached", reps, () -> {
+                    Copy.temporal(dst, 0, src, 0, cached);
+                    return cached;
+                });
+            } else {
+                copyCached = peerBandwidth(out, spreads, "copyBandwidthCached", topo, peers, reps, cached, true,
+                        (mine, theirs) -> Copy.temporal(mine, 0, theirs, 0, cached));
+            }
+            copyStream = bandwidth(out, spreads, "copyBandwidthStream", reps, () -> {
+                Copy.temporal(dst, 0, src, 0, stream);
+                return stream;
+            });
+            if (!Copy.nativeAvailable()) {
+                notes.add("ntCopyBandwidth: native NT copy unavailable (" + Copy.nativeStatus() + "): measured the temporal fallback");
+            }
+            nt = bandwidth(out, spreads, "ntCopyBandwidth", reps, () -> {
+                Copy.nonTemporal(dst, 0, src, 0, stream);
+                return stream;
+            });
+            // my own result, in my L2, read as collbench --consume reads it: copied piece by piece into an L1 buffer
+            MemorySegment sink = arena.allocate(CollectiveBenchmark.SINK_BYTES, 64);
+            MemorySegment result = src.asSlice(0, cached);
+            read = bandwidth(out, spreads, "resultReadBandwidth", reps, () -> {
+                CollectiveBenchmark.readAll(result, sink);
+                return cached;
+            });
+        }
+        double mem = memoryBandwidth(out, spreads, topo, reps, quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity()));
+        double crossBw = d.crossPackageBandwidth();
+        if (topo.packages().size() < 2) {
+            notes.add("crossPackageBandwidth: one package: kept the default " + gb(crossBw) + " GB/s");
+            out.printf("%-28s %12s %12s %12s %12s  GB/s (default: one package)%n", "crossPackageBandwidth", gb(crossBw), "-", "-", "-");
+        } else {
+            crossBw = mem;
+            notes.add("crossPackageBandwidth: set to the memory bandwidth (not measured separately)");
+            out.printf("%-28s %12s %12s %12s %12s  GB/s (= memoryBandwidth, not measured separately)%n", "crossPackageBandwidth",
+                    gb(crossBw), "-", "-", "-");
+        }
+
+        Map<DType, Double> redCached = new EnumMap<>(DType.class);
+        Map<DType, Double> redStream = new EnumMap<>(DType.class);
+        long redCachedBytes = foldBytes(d);
+        long redStreamBytes = quick ? 8L << 20 : Math.max(32L << 20, d.cacheCapacity());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(redStreamBytes, 4096);
+            MemorySegment b = arena.allocate(redStreamBytes, 4096);
+            MemorySegment dst = arena.allocate(redStreamBytes, 4096);
+            a.fill((byte) 0);
+            b.fill((byte) 0);
+            dst.fill((byte) 0);
+            MemorySegment[] srcs = {a, b};
+            long[] offs = {0, 0};
+            Pu[] peers = pair(topo, Level.SAME_L3);
+            // f64 first: the default dtype, measured before anything else shares the JIT's attention
+            for (DType t : List.of(DType.F64, DType.F32, DType.I64, DType.I32)) {
+                Reducer r = Reducers.of(t, Op.SUM);
+                // many calls of a few KiB first: invocation and loop counts get the kernel to C2 with its
+                // vector loop hot (C1 code, or C2 code compiled while the loop was rare, boxes the vectors
+                // and runs 5-10x slower, for good [reductions' VectorReducer])
+                for (int i = 0; i < (quick ? 500 : 5_000); i++) {
+                    r.reduceMany(dst, 0, srcs, offs, 2, 4096 / t.size());
+                }
+                String name = "reduceBandwidth." + t.cliName() + ".cached";
+                if (peers == null) {
+                    redCached.put(t, bandwidth(out, spreads, name, reps, () -> {
+                        r.reduceMany(dst, 0, srcs, offs, 2, redCachedBytes / t.size());
+                        return redCachedBytes;
+                    }));
+                } else {
+                    redCached.put(t, foldCached(out, spreads, name, topo, peers, reps, redCachedBytes, r, t));
+                }
+                redStream.put(t, bandwidth(out, spreads, "reduceBandwidth." + t.cliName() + ".stream", reps, () -> {
+                    r.reduceMany(dst, 0, srcs, offs, 2, redStreamBytes / t.size());
+                    return redStreamBytes;
+                }));
+            }
+        }
+        double overhead = callOverhead(out, spreads, topo, pair(topo, Level.SAME_L3), sameL3, reps);
+        MachineModel m = new MachineModel(sameL3, crossL3, crossPkg, copyCached, copyStream, nt, mem, crossBw,
+                redCached.get(DType.F64), redStream.get(DType.F64), d.cacheCapacity(), d.l2Bytes(), source, redCached, redStream,
+                overhead);
+        return new Result(m, spreads, notes, read);
+    }
+
+    /** Bytes of the in-cache copy probe: a quarter of the L2, as a slice of the sliced algorithms. */
+    private static long copyBytes(MachineModel d) {
+        return Math.max(16 << 10, Math.min(d.l2Bytes() / 4, 1L << 20));
+    }
+
+    /** Bytes of dst of the in-cache fold probe (two sources and dst: 3/8 of the L2). */
+    private static long foldBytes(MachineModel d) {
+        return Math.max(8 << 10, Math.min(d.l2Bytes() / 8, 256L << 10));
+    }
+
+    /**
+     * {@code dst = mine + theirs} of {@code t}, into my own buffer: the k = 2 fold of a tree or tile. Theirs is
+     * a send buffer its owner wrote before the calls, not rewritten between them (as in collbench's loop and
+     * an application's that reduces the same buffer repeatedly): the fold reads lines this core already
+     * shares. Lines a peer writes during the call are priced apart, at a line transfer each
+     * (CopyCost.peerWritten); with theirs rewritten before every fold this measured 22 GB/s of dst against
+     * 31 in the collectives' own folds (2-core EPYC).
+     */
+    private double foldCached(PrintWriter out, Map<String, Object> spreads, String name, Topology topo, Pu[] peers, int reps,
+                              long bytes, Reducer r, DType t) {
+        return peerBandwidth(out, spreads, name, topo, peers, reps, bytes, false, (mine, theirs) -> {
+            MemorySegment[] two = {mine, theirs};
+            r.reduceMany(mine.asSlice(bytes), 0, two, new long[]{0, 0}, 2, bytes / t.size());
+        });
+    }
+
+    /**
+     * {@code base} with the parameters that move with the machine's state re-measured, once each (a fraction
+     * of a second): a_α, o, and the in-cache copy and fold rates of {@code dtype}. On the 2-vCPU EPYC the
+     * cores flip every few tens of seconds between a state where a line hand-over takes ~40 ns and one where
+     * it takes ~150 (cross-core copies at half the rate with it), so {@code explain --measure} re-measures
+     * these before each size: every row is priced with the machine of its own minute. Prints nothing; with no
+     * two cores sharing an LLC, {@code base}.
+     */
+    MachineModel remeasure(MachineModel base, Topology topo, DType dtype) {
+        Pu[] peers = pair(topo, Level.SAME_L3);
+        if (peers == null) {
+            return base;
+        }
+        PrintWriter none = new PrintWriter(java.io.Writer.nullWriter());
+        Map<String, Object> spreads = new LinkedHashMap<>();
+        double a = latency(none, spreads, new ArrayList<>(), "a", topo, peers, 1, quick ? 500 : 20_000,
+                base.lineLatencySameL3(), "");
+        long cached = copyBytes(base);
+        double copy = peerBandwidth(none, spreads, "copy", topo, peers, 1, cached, true,
+                (mine, theirs) -> Copy.temporal(mine, 0, theirs, 0, cached));
+        DType rates = dtype.valueType();
+        double fold = foldCached(none, spreads, "fold", topo, peers, 1, foldBytes(base), Reducers.of(rates, Op.SUM), rates);
+        double o = callOverhead(none, spreads, topo, peers, a, 1);
+        Map<DType, Double> redCached = new EnumMap<>(base.reduceCachedByDtype());
+        redCached.put(dtype, fold);
+        return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, base.copyBandwidthStream(),
+                base.ntCopyBandwidth(), base.memoryBandwidth(), base.crossPackageBandwidth(), redCached.get(DType.F64),
+                base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(), redCached,
+                base.reduceStreamByDtype(), o);
+    }
+
+    private static String gb(double bps) {
+        return String.format(Locale.ROOT, "%.2f", bps / 1e9);
+    }
+
+    /** One timed operation: the bytes it moves (as the parameter counts them). */
+    interface Op1 {
+        long run();
+    }
+
+    /**
+     * Bytes per second of {@code one}: a warm-up of {@link #warmNs} (the JIT compiles the vector kernels
+     * and the pages get touched), then {@code reps} repetitions, each calling {@code one} for at least
+     * {@link #repNs} so a repetition is not a single short call at the mercy of a timer tick.
+     */
+    private double bandwidth(PrintWriter out, Map<String, Object> spreads, String name, int reps, Op1 one) {
+        warm(one);
+        double[] v = new double[reps];
+        for (int i = 0; i < reps; i++) {
+            v[i] = best(one, repNs());
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s %12s  GB/s%n", name, gb(s.max()), gb(s.min()), gb(s.median()), gb(s.max()));
+        out.flush();
+        spreads.put(name, List.of(s.min(), s.median(), s.max()));
+        return s.max();
+    }
+
+    /**
+     * Runs {@code one} until its rate is steady: at least {@link #warmNs}, then until two consecutive 20 ms
+     * windows show no more than 10% speed-up (tiered compilation first runs the Vector API kernels in C1 code that is
+     * orders of magnitude slower; on a busy machine C2 may take seconds), at most 5 s.
+     */
+    private void warm(Op1 one) {
+        long t0 = System.nanoTime();
+        double last = timed(one, 20_000_000L);
+        while (System.nanoTime() - t0 < (quick ? 20_000_000L : 5_000_000_000L)) {
+            double now = timed(one, 20_000_000L);
+            if (System.nanoTime() - t0 >= warmNs() && now <= 1.1 * last) {
+                return;
+            }
+            last = now;
+        }
+    }
+
+    private long warmNs() {
+        return quick ? 20_000_000L : 250_000_000L;
+    }
+
+    private long repNs() {
+        return quick ? 5_000_000L : 40_000_000L;
+    }
+
+    /**
+     * The best rate of {@code one} over windows of at least 2 ms within {@code totalNs}: on a machine shared
+     * with other processes the best window is the one in which this thread had its core and its cache to
+     * itself, which is what the model describes (explain checks it against the best batch likewise).
+     */
+    private static double best(Op1 one, long totalNs) {
+        double best = 0;
+        long t0 = System.nanoTime();
+        do {
+            best = Math.max(best, timed(one, 2_000_000L));
+        } while (System.nanoTime() - t0 < totalNs);
+        return best;
+    }
+
+    private static double timed(Op1 one, long minNs) {
+        long bytes = 0;
+        long t0 = System.nanoTime();
+        long t;
+        do {
+            bytes += one.run();
+            t = System.nanoTime();
+        } while (t - t0 < minNs);
+        return bytes / ((t - t0) * 1e-9);
+    }
+
+    /** An operation of rank 0 on its own buffer and one rank 1 has just written. */
+    interface PeerOp {
+        void run(MemorySegment mine, MemorySegment theirs);
+    }
+
+    /**
+     * Bytes per second of {@code op} on data another core wrote (HMPI's b_α: every copy and fold of a
+     * collective reads lines a peer wrote, never only its own): with {@code rewrite} rank 1 rewrites its buffer
+     * before every op (the lines are modified in its cache), without it only once before the first; both
+     * synchronise, rank 0 runs {@code op} timed, both synchronise; per repetition rank 0's fastest op (the
+     * statistic explain and collbench compare with, their best batch: with other processes loading the
+     * machine even the 10th percentile of ops was disturbed: 19 GB/s against 43 quiet).
+     */
+    private double peerBandwidth(PrintWriter out, Map<String, Object> spreads, String name, Topology topo, Pu[] pair,
+                                 int reps, long bytes, boolean rewrite, PeerOp op) {
+        int iters = quick ? 10 : 400;
+        double[] v = new double[reps];
+        Placement where = Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex());
+        try (Team team = Team.builder().ranks(2).topology(topo).placement(where).timeout(Duration.ofSeconds(60)).build()) {
+            MemorySegment[] bufs = new MemorySegment[3];
+            team.run(rank -> {
+                if (rank.id() == 0) {
+                    bufs[0] = rank.allocate(2 * bytes);
+                    bufs[0].fill((byte) 0);
+                } else {
+                    bufs[1] = rank.allocate(bytes);
+                    bufs[2] = rank.allocate(bytes);
+                    bufs[2].fill((byte) 0);
+                    Copy.temporal(bufs[1], 0, bufs[2], 0, bytes);   // my lines
+                }
+            });
+            long[] ns = new long[iters];
+            for (int rep = quick ? -1 : -2; rep < reps; rep++) {  // warm-up repetitions
+                team.run(rank -> {
+                    for (int i = 0; i < iters; i++) {
+                        if (rewrite && rank.id() == 1) {
+                            Copy.temporal(bufs[1], 0, bufs[2], 0, bytes);   // my lines, modified again
+                        }
+                        rank.barrier();
+                        if (rank.id() == 0) {
+                            long t0 = System.nanoTime();
+                            op.run(bufs[0], bufs[1]);
+                            ns[i] = System.nanoTime() - t0;
+                        }
+                        rank.barrier();
+                    }
+                });
+                if (rep >= 0) {
+                    long[] sorted = ns.clone();
+                    Arrays.sort(sorted);
+                    v[rep] = bytes / (sorted[0] * 1e-9);
+                }
+            }
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s %12s  GB/s (source written by PU %d%s, read on PU %d)%n", name, gb(s.max()), gb(s.min()),
+                gb(s.median()), gb(s.max()), pair[1].osIndex(), rewrite ? " before each op" : " once", pair[0].osIndex());
+        out.flush();
+        spreads.put(name, List.of(s.min(), s.median(), s.max()));
+        return s.max();
+    }
+
+    /**
+     * o: the software cost of a collective call. Measured as an 8-byte allreduce, dissemination, on two
+     * ranks sharing an LLC, less the one line hand-over its single round costs (T = o + a_α is its model),
+     * and at least the time of the same call on a team of one (no peer: the bare call path). The best of
+     * many short batches drops the batches another process interrupted.
+     */
+    private double callOverhead(PrintWriter out, Map<String, Object> spreads, Topology topo, Pu[] pair, double a, int reps) {
+        double[] v = new double[reps];
+        double[] one = new double[reps];
+        for (int rep = quick ? -1 : -2; rep < reps; rep++) {
+            double alone = perCall(topo, null);
+            double two = pair == null ? alone : perCall(topo, pair);
+            if (rep >= 0) {
+                one[rep] = alone;
+                v[rep] = Math.max(alone, two - a);
+            }
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s %12s  ns (8-byte dissemination allreduce on %s, less a; alone %s ns)%n",
+                "callOverhead", ns(s.min()), ns(s.min()), ns(s.median()), ns(s.max()), pair == null ? "one rank" : "PUs " + pair[0].osIndex() + " and "
+                        + pair[1].osIndex(), ns(Spread.of(one).median()));
+        out.flush();
+        spreads.put("callOverhead", List.of(s.min(), s.median(), s.max()));
+        return s.min();
+    }
+
+    /** Per-call time (the best of many short batches, as explain's best batch) of an 8-byte dissemination allreduce on one rank, or on the two PUs of {@code pair}. */
+    private double perCall(Topology topo, Pu[] pair) {
+        int batches = quick ? 10 : 200;
+        int per = quick ? 50 : 200;
+        double[] batchNs = new double[batches];
+        Team.Builder b = Team.builder().ranks(pair == null ? 1 : 2).topology(topo).timeout(Duration.ofSeconds(60));
+        if (pair != null) {
+            b.placement(Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex()));
+        }
+        try (Team team = b.build()) {
+            team.run(rank -> {
+                MemorySegment x = rank.allocate(64);
+                MemorySegment y = rank.allocate(64);
+                // a persistent plan, as collbench and explain call the collectives
+                CollectivePlan plan = rank.plan(io.coll4j.Collective.ALLREDUCE, 1, DType.F64, Op.SUM, 0, "dissemination");
+                for (int k = 0; k < batches; k++) {
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < per; i++) {
+                        plan.execute(x, y);
+                    }
+                    if (rank.id() == 0) {
+                        batchNs[k] = (System.nanoTime() - t0) / (double) per;
+                    }
+                }
+            });
+        }
+        Arrays.sort(batchNs);
+        return batchNs[0] * 1e-9;
+    }
+
+    enum Level { SAME_L3, CROSS_L3, CROSS_PACKAGE }
+
+    /** Two PUs on different cores at {@code level}, or null when the machine has no such pair. */
+    static Pu[] pair(Topology t, Level level) {
+        for (Pu a : t.pus()) {
+            for (Pu b : t.pus()) {
+                if (a.core() == b.core()) {
+                    continue;
+                }
+                boolean match = switch (level) {
+                    case SAME_L3 -> a.l3() == b.l3() && a.pkg() == b.pkg();
+                    case CROSS_L3 -> a.l3() != b.l3() && a.pkg() == b.pkg();
+                    case CROSS_PACKAGE -> a.pkg() != b.pkg();
+                };
+                if (match) {
+                    return new Pu[]{a, b};
+                }
+            }
+        }
+        return null;
+    }
+
+    private double latency(PrintWriter out, Map<String, Object> spreads, List<String> notes, String name, Topology topo,
+                           Pu[] pair, int reps, long rounds, double fallback, String absent) {
+        if (pair == null) {
+            notes.add(name + ": " + absent + " on this machine: kept the default " + ns(fallback) + " ns");
+            out.printf("%-28s %12s %12s %12s %12s  ns (default: %s)%n", name, ns(fallback), "-", "-", "-", absent);
+            out.flush();
+            return fallback;
+        }
+        double[] v = new double[reps];
+        Placement where = Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex());
+        try (Team team = Team.builder().ranks(2).topology(topo).placement(where).timeout(Duration.ofSeconds(60)).build();
+             Arena arena = Arena.ofShared()) {
+            MemorySegment line = arena.allocate(256, 128);
+            pingPong(team, line, rounds / 4);               // warm-up
+            for (int i = 0; i < reps; i++) {
+                v[i] = pingPong(team, line, rounds);
+            }
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s %12s  ns (PUs %d and %d)%n", name, ns(s.min()), ns(s.min()), ns(s.median()), ns(s.max()),
+                pair[0].osIndex(), pair[1].osIndex());
+        out.flush();
+        spreads.put(name, List.of(s.min(), s.median(), s.max()));
+        return s.min();
+    }
+
+    private static String ns(double seconds) {
+        return String.format(Locale.ROOT, "%.1f", seconds * 1e9);
+    }
+
+    /**
+     * One flag hand-over as the collectives' protocols make it: per round both ranks publish their own line
+     * (release) and spin for the other's (acquire), the two transfers overlapping, which is every step of a
+     * dissemination exchange and, one-sided, every ARRIVE/RELEASE wait. The flags sit 128 bytes apart (no
+     * adjacent-line prefetch pairs them). The best of 50 batches of rounds drops the batches in which a
+     * rank lost its core to another process, as explain's and collbench's best batch does (at load 6 on the 2
+     * cores the 10th percentile still read 144–186 ns against 36.5 quiet).
+     */
+    private static double pingPong(Team team, MemorySegment line, long rounds) {
+        int batches = 50;
+        long per = Math.max(1, rounds / batches);
+        double[] batchNs = new double[batches];
+        LONG.setVolatile(line, 0L, 0L);
+        LONG.setVolatile(line, 128L, 0L);
+        team.run(rank -> {
+            long mine = rank.id() == 0 ? 0L : 128L;
+            long theirs = 128L - mine;
+            long v = 0;
+            for (int b = 0; b < batches; b++) {
+                long t0 = System.nanoTime();
+                for (long i = 0; i < per; i++) {
+                    v++;
+                    LONG.setRelease(line, mine, v);
+                    while ((long) LONG.getAcquire(line, theirs) < v) {
+                        Thread.onSpinWait();
+                    }
+                }
+                if (rank.id() == 0) {
+                    batchNs[b] = (System.nanoTime() - t0) / (double) per;
+                }
+            }
+        });
+        Arrays.sort(batchNs);
+        return batchNs[0] * 1e-9;
+    }
+
+    /** Every core NT-copying its own NUMA-local buffers at once; (read + written bytes) per second of the slowest. */
+    private static double memoryBandwidth(PrintWriter out, Map<String, Object> spreads, Topology topo, int reps, long bytes) {
+        int p = Math.max(1, topo.cores().size());
+        double[] v = new double[reps];
+        try (Team team = Team.builder().ranks(p).topology(topo).timeout(Duration.ofSeconds(60)).build()) {
+            MemorySegment[] src = new MemorySegment[p];
+            MemorySegment[] dst = new MemorySegment[p];
+            long[] ns = new long[p];
+            team.run(rank -> {
+                src[rank.id()] = rank.allocate(bytes);
+                dst[rank.id()] = rank.allocate(bytes);
+                src[rank.id()].fill((byte) 1);
+                dst[rank.id()].fill((byte) 2);
+            });
+            for (int i = -1; i < reps; i++) {
+                // best of three copies: each core's buffers are 2C each, so no copy finds its source in the LLC,
+                // and the best copy is the one no other process's memory traffic slowed
+                double best = 0;
+                for (int k = 0; k < 3; k++) {
+                    team.run(rank -> {
+                        rank.barrier();
+                        long t0 = System.nanoTime();
+                        Copy.nonTemporal(dst[rank.id()], 0, src[rank.id()], 0, bytes);
+                        rank.barrier();
+                        ns[rank.id()] = System.nanoTime() - t0;
+                    });
+                    best = Math.max(best, 2.0 * bytes * p / (Arrays.stream(ns).max().orElseThrow() * 1e-9));
+                }
+                if (i >= 0) {
+                    v[i] = best;
+                }
+            }
+        }
+        Spread s = Spread.of(v);
+        out.printf("%-28s %12s %12s %12s %12s  GB/s (%d cores, NT copy, read + write)%n", "memoryBandwidth", gb(s.max()), gb(s.min()),
+                gb(s.median()), gb(s.max()), p);
+        out.flush();
+        spreads.put("memoryBandwidth", List.of(s.min(), s.median(), s.max()));
+        return s.max();
+    }
+}
