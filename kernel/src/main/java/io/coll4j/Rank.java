@@ -15,6 +15,7 @@ import io.coll4j.kernel.span.LeaderReduce;
 import io.coll4j.kernel.span.LeaderReduceScatter;
 import io.coll4j.kernel.span.LocalOps;
 import io.coll4j.kernel.span.MultiLeaderAllreduce;
+import io.coll4j.kernel.span.SpanCheck;
 import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -240,6 +241,7 @@ public final class Rank implements AutoCloseable {
     public void barrier() {
         checkCaller();
         if (spanned()) {
+            spanCheck(Collective.BARRIER, 0, null, null, -1, 0);
             LeaderBarrier.run(span, local);
             return;
         }
@@ -251,6 +253,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
+            spanCheck(Collective.BCAST, count, dtype, null, root, count * dtype.size());
             LeaderBcast.run(span, local, buf, count, dtype, root);
             return;
         }
@@ -267,6 +270,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
             refuseOnSpan(op);
+            spanCheck(Collective.REDUCE, count, dtype, op, root, count * dtype.size());
             if (team.reproducible()) {
                 // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
                 ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, op);
@@ -354,6 +358,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
             refuseOnSpan(op);
+            spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, count * dtype.size());
             if (team.reproducible()) {
                 ChainAllreduce.run(span, local, send, recv, count, dtype, op);
             } else if (span.multiLeader(count * dtype.size())) {
@@ -376,6 +381,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
             refuseOnSpan(op);
+            spanCheck(Collective.REDUCE_SCATTER, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
             if (team.reproducible()) {
                 long block = recvCount * dtype.size();
                 MemorySegment all = span.result(id, block * size());
@@ -398,6 +404,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
+            spanCheck(Collective.ALLGATHER, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
             LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
             return;
         }
@@ -1719,10 +1726,27 @@ public final class Rank implements AutoCloseable {
                 + "barrier, bcast, reduce, allreduce, reduce-scatter, allgather and their plans are");
     }
 
-    /** A plan of a spanning team runs the hierarchical collective of its kind (the plan's algorithm is the local one). */
+    /**
+     * The cross-process mismatch check of a spanned call moving {@code bytes} per rank, where it costs nothing
+     * measurable ({@link SpanCheck}); the leader throws {@link CollectiveMismatchException} when processes differ.
+     */
+    private void spanCheck(Collective c, long count, DType dtype, Op op, int root, long bytes) {
+        if (SpanCheck.due(bytes)) {
+            SpanCheck.verify(span, local, Signature.descriptor(c, dtype, op, root), count);
+        }
+    }
+
+    /**
+     * A plan of a spanning team runs the hierarchical collective of its kind (the plan's algorithm is the local
+     * one). Its first call compares the plan across processes ({@link SpanCheck}): a plan is made for a hot loop,
+     * so one check per plan is free, and a mismatch shows at the first iteration.
+     */
     private void executeSpanned(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
         long n = plan.count();
         DType t = plan.dtype();
+        if (plan.firstSpannedCall() && SpanCheck.dueForPlan()) {
+            SpanCheck.verify(span, local, Signature.descriptor(plan.collective(), t, plan.op(), plan.root()), n);
+        }
         switch (plan.collective()) {
             case BARRIER -> barrier();
             case BCAST -> bcast(send, n, t, plan.root());

@@ -25,6 +25,8 @@ final class MpiProcessSpan implements ProcessSpan {
     private final int[] perLocal;
     private boolean closed;
     private final ThreadLocal<Staging> staging = ThreadLocal.withInitial(Staging::new);
+    /** What native segments pass through: never stages (its buffers stay unallocated), so one serves every thread. */
+    private static final Staging NATIVE = new Staging();
 
     MpiProcessSpan(MpiSession mpi, int localRanks) {
         this.mpi = mpi;
@@ -119,7 +121,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         long bytes = count * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(send, recv);
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = s.inOut(1, recv, bytes, send == null);
         int d = dtype.ordinal();
@@ -145,7 +147,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void bcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess) {
         long bytes = count * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(buf, null);
         MemorySegment b = s.inOut(0, buf, bytes, rootProcess == mpi.rank);
         int d = dtype.ordinal();
         int rc = mpi.call("MPI_Bcast", () -> (int) mpi.shim.bcast.invokeExact(comm, b, count, d, rootProcess));
@@ -156,7 +158,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void reduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int rootProcess) {
         long bytes = count * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(send, recv);
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, bytes, send == null);
         int d = dtype.ordinal();
@@ -171,7 +173,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         long bytes = recvCount * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(send, recv);
         MemorySegment in = s.in(0, send, bytes * mpi.size);
         MemorySegment out = s.inOut(1, recv, bytes, false);
         int d = dtype.ordinal();
@@ -185,7 +187,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void allgather(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype) {
         long bytes = count * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(send, recv);
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = s.inOut(1, recv, bytes * mpi.size, send == null);
         int d = dtype.ordinal();
@@ -202,18 +204,23 @@ final class MpiProcessSpan implements ProcessSpan {
 
     @Override
     public void send(int comm, MemorySegment buf, long bytes, int dest) {
-        MemorySegment b = staging.get().in(0, buf, bytes);
+        MemorySegment b = staging(buf, null).in(0, buf, bytes);
         int rc = mpi.call("MPI_Send", () -> (int) mpi.shim.send.invokeExact(comm, b, bytes, dest));
         mpi.check(rc, "MPI_Send");
     }
 
     @Override
     public void recv(int comm, MemorySegment buf, long bytes, int source) {
-        Staging s = staging.get();
+        Staging s = staging(buf, null);
         MemorySegment b = s.inOut(1, buf, bytes, false);
         int rc = mpi.call("MPI_Recv", () -> (int) mpi.shim.recv.invokeExact(comm, b, bytes, source));
         mpi.check(rc, "MPI_Recv");
         s.out(b, buf, bytes);
+    }
+
+    /** This thread's staging buffers when {@code a} or {@code b} is a heap segment; else no thread-local lookup at all. */
+    private Staging staging(MemorySegment a, MemorySegment b) {
+        return (a == null || a.isNative()) && (b == null || b.isNative()) ? NATIVE : staging.get();
     }
 
     @Override

@@ -17,7 +17,9 @@ import java.util.List;
  * compares every rank's result with the reference left fold over global ranks (inputs are small
  * integers and powers of two, so every order is exact and any wrong element shows); it also checks that
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
- * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective.
+ * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective;
+ * {@code mismatch T} has process 0 allreduce one element more than the others (a checked size), and
+ * {@code mismatch-plan T} has it plan an allreduce where the others plan a bcast.
  */
 public final class CrossProcessDriver {
     private CrossProcessDriver() {
@@ -32,6 +34,23 @@ public final class CrossProcessDriver {
                 if (team.processIndex() == 0) {
                     System.out.println("cross-process reproducible OK: " + team.processes() + " processes x " + t + " ranks");
                 }
+                return;
+            }
+            if (mode.equals("mismatch")) {
+                // a call large enough to be checked: process 0 reduces one element more than the others
+                team.run(rank -> {
+                    long n = SpanCheckSize.ELEMENTS + (team.processIndex() == 0 ? 1 : 0);
+                    rank.allreduce(rank.allocate(n * 8), rank.allocate(n * 8), n, DType.F64, Op.SUM);
+                });
+                return;
+            }
+            if (mode.equals("mismatch-plan")) {
+                // one-element plans, checked at their first call: process 0 plans allreduce, the others bcast
+                team.run(rank -> {
+                    MemorySegment b = rank.allocate(8);
+                    (team.processIndex() == 0 ? rank.plan(io.coll4j.Collective.ALLREDUCE, 1, DType.F64, Op.SUM)
+                            : rank.plan(io.coll4j.Collective.BCAST, 1, DType.F64, null, 0)).execute(b, b);
+                });
                 return;
             }
             if (mode.equals("throw")) {
@@ -50,6 +69,11 @@ public final class CrossProcessDriver {
                         + checks.get() + " checks in process 0, " + team.transport());
             }
         }
+    }
+
+    /** The f64 count of a call the cross-process check covers by its size alone (SpanCheck.MIN_BYTES). */
+    static final class SpanCheckSize {
+        static final long ELEMENTS = io.coll4j.kernel.span.SpanCheck.MIN_BYTES / 8;
     }
 
     /** One rank's side of the suite. */

@@ -94,6 +94,17 @@ class MpiJobTest {
         assertTrue(job.millis() < 60_000, "took " + job.millis() + " ms");
     }
 
+    @ParameterizedTest(name = "{0}, {1} ranks per process")
+    @CsvSource({"mismatch,1", "mismatch,2", "mismatch-plan,1"})
+    void aMismatchAcrossProcessesIsACollectiveMismatchNotAHang(String mode, int ranks) throws Exception {
+        Job job = mpirun(2, List.of(), mode, String.valueOf(ranks));
+        assertTrue(job.exit() != 0, job.output());
+        assertTrue(job.output().contains("CollectiveMismatchException: processes called different collectives"), job.output());
+        assertTrue(job.output().contains(mode.equals("mismatch") ? "allreduce(count=32769" : "bcast(count=1"), job.output());
+        // found by the check, not by the watchdog's timeout
+        assertTrue(!job.output().contains("has been in MPI for more than"), job.output());
+    }
+
     @Test
     void outsideMpirunBuildSaysWhatIsMissing() {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Team.builder().ranks(1).mpi().build());

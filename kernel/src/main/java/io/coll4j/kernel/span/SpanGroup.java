@@ -16,9 +16,12 @@ public final class SpanGroup implements AutoCloseable {
     private final MemorySegment[] scratch;
     private final MemorySegment[] results;
     private final HierarchicalCost cost;
+    /** Local rank 0's 32 bytes for {@link SpanCheck}: native, as MPI needs, and never resized. */
+    private final MemorySegment checkCell;
 
     public SpanGroup(ProcessSpan span, int localSize, HierarchicalCost cost) {
         this.span = span;
+        this.checkCell = arena.allocate(32, 8);
         this.localSize = localSize;
         this.scratch = new MemorySegment[localSize];
         this.results = new MemorySegment[localSize];
@@ -68,6 +71,11 @@ public final class SpanGroup implements AutoCloseable {
         }
         return MultiLeaderAllreduce.cost(cost, processes(), localSize, bytes)
                 < LeaderAllreduce.cost(cost, processes(), localSize, bytes);
+    }
+
+    /** The cell local rank 0 exchanges the mismatch check word in ({@link SpanCheck}). */
+    MemorySegment checkCell() {
+        return checkCell;
     }
 
     /**
