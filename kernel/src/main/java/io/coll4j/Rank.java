@@ -8,6 +8,12 @@ import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.span.ChainAllreduce;
 import io.coll4j.kernel.span.LeaderAllgather;
+import io.coll4j.kernel.span.LeaderAllgatherv;
+import io.coll4j.kernel.span.LeaderAlltoall;
+import io.coll4j.kernel.span.LeaderGather;
+import io.coll4j.kernel.span.LeaderScan;
+import io.coll4j.kernel.span.LeaderScatter;
+import io.coll4j.kernel.span.LeaderReduceScatterV;
 import io.coll4j.kernel.span.LeaderAllreduce;
 import io.coll4j.kernel.span.LeaderBarrier;
 import io.coll4j.kernel.span.LeaderBcast;
@@ -346,10 +352,10 @@ public final class Rank implements AutoCloseable {
 
     /** This rank's own count from a plan's array: its only entry, or entry {@code id} of a per-rank array. */
     private long mine(String name, long[] a) {
-        if (a == null || (a.length != 1 && a.length != localSize())) {
+        if (a == null || (a.length != 1 && a.length != callSize())) {
             throw new IllegalArgumentException(name + " must hold this rank's count (one entry, or one per rank)");
         }
-        return a.length == 1 ? a[0] : a[id];
+        return a.length == 1 ? a[0] : a[callId()];
     }
 
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
@@ -720,20 +726,27 @@ public final class Rank implements AutoCloseable {
     void gather(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         long total = checkGather(send, recv, count, dtype, root);
+        if (spanned()) {
+            spanCheck(Collective.GATHER, count, dtype, null, root, total);
+            LeaderGather.run(span, local, send, recv, count, dtype, root);
+            return;
+        }
         run(forced, Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root, count, total, count,
                 null, null, null, null);
     }
 
     /** The argument checks of {@code gather} (blocking and non-blocking); returns the root's receive bytes. */
     private long checkGather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        Arguments.root(root, localSize());
+        Arguments.root(root, n);
         long block = Arguments.bytes(count, dtype, 1);
-        long total = Arguments.bytes(count, dtype, localSize());
-        Arguments.readable("send", send, block, id);
-        if (id == root) {
-            Arguments.writable("recv", recv, total, id);
+        long total = Arguments.bytes(count, dtype, n);
+        Arguments.readable("send", send, block, me);
+        if (me == root) {
+            Arguments.writable("recv", recv, total, me);
             blockOrDisjoint("send", send, block, "recv", recv, total, root * block);
         }
         return total;
@@ -751,20 +764,27 @@ public final class Rank implements AutoCloseable {
     void scatter(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         long total = checkScatter(send, recv, count, dtype, root);
+        if (spanned()) {
+            spanCheck(Collective.SCATTER, count, dtype, null, root, total);
+            LeaderScatter.run(span, local, send, recv, count, dtype, root);
+            return;
+        }
         run(forced, Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root, count, total, count,
                 null, null, null, null);
     }
 
     /** The argument checks of {@code scatter} (blocking and non-blocking); returns the root's send bytes. */
     private long checkScatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        Arguments.root(root, localSize());
+        Arguments.root(root, n);
         long block = Arguments.bytes(count, dtype, 1);
-        long total = Arguments.bytes(count, dtype, localSize());
-        Arguments.writable("recv", recv, block, id);
-        if (id == root) {
-            Arguments.readable("send", send, total, id);
+        long total = Arguments.bytes(count, dtype, n);
+        Arguments.writable("recv", recv, block, me);
+        if (me == root) {
+            Arguments.readable("send", send, total, me);
             blockOrDisjoint("recv", recv, block, "send", send, total, root * block);
         }
         return total;
@@ -857,21 +877,28 @@ public final class Rank implements AutoCloseable {
     void allgatherv(CollectiveAlgorithm forced, MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                     long[] displs, DType dtype) {
         checkCaller();
+        int me = callId();
+        int n = callSize();
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
-        Arguments.perRank("recvCounts", recvCounts, localSize());
-        Arguments.perRank("displs", displs, localSize());
-        if (recvCounts[id] != sendCount) {
-            throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + id + "] = "
-                    + recvCounts[id]);
+        Arguments.perRank("recvCounts", recvCounts, n);
+        Arguments.perRank("displs", displs, n);
+        if (recvCounts[me] != sendCount) {
+            throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + me + "] = "
+                    + recvCounts[me]);
         }
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.readable("send", send, block, id);
+        Arguments.readable("send", send, block, me);
         long extent = Arguments.extentBytes("recvCounts", recvCounts, "displs", displs, dtype);
-        Arguments.writable("recv", recv, extent, id);
+        Arguments.writable("recv", recv, extent, me);
         Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
-        blockOrDisjoint("send", send, block, "recv", recv, extent, displs[id] * dtype.size());
+        blockOrDisjoint("send", send, block, "recv", recv, extent, displs[me] * dtype.size());
         long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
+        if (spanned()) {
+            spanCheck(Collective.ALLGATHERV, Signature.countsWord(recvCounts), dtype, null, -1, total);
+            LeaderAllgatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype);
+            return;
+        }
         run(forced, Collective.ALLGATHERV, send, recv, sendCount, dtype, null, -1, total / dtype.size(), total,
                 Signature.countsWord(recvCounts), null, null, recvCounts, displs);
     }
@@ -890,15 +917,23 @@ public final class Rank implements AutoCloseable {
     void reduceScatterV(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype,
                         Op op) {
         checkCaller();
+        int me = callId();
+        int n = callSize();
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
-        Arguments.perRank("recvCounts", recvCounts, localSize());
+        Arguments.perRank("recvCounts", recvCounts, n);
         long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
-        long block = Arguments.bytes(recvCounts[id], dtype, 1);
-        Arguments.readable("send", send, total, id);
-        Arguments.writable("recv", recv, block, id);
+        long block = Arguments.bytes(recvCounts[me], dtype, 1);
+        Arguments.readable("send", send, total, me);
+        Arguments.writable("recv", recv, block, me);
         if (Arguments.overlap(send, total, recv, block)) {
             throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
+        }
+        if (spanned()) {
+            refuseOnSpan(op);
+            spanCheck(Collective.REDUCE_SCATTER_V, Signature.countsWord(recvCounts), dtype, op, -1, total);
+            LeaderReduceScatterV.run(span, local, send, recv, recvCounts, dtype, op);
+            return;
         }
         int parity = (int) ((call.seq() + 1) & 1);                 // the parity of the call about to begin
         long[] displs = reduceScatterDispls[parity];
@@ -924,16 +959,23 @@ public final class Rank implements AutoCloseable {
     void alltoall(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype) {
         checkCaller();
         long total = checkAlltoall(send, recv, count, dtype);
+        if (spanned()) {
+            spanCheck(Collective.ALLTOALL, count, dtype, null, -1, total);
+            LeaderAlltoall.run(span, local, send, recv, count, dtype);
+            return;
+        }
         run(forced, Collective.ALLTOALL, send, recv, count, dtype, null, -1, count, total, count, null, null, null, null);
     }
 
     /** The argument checks of {@code alltoall} (blocking and non-blocking); returns the bytes per buffer. */
     private long checkAlltoall(MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        long total = Arguments.bytes(count, dtype, localSize());
-        Arguments.readable("send", send, total, id);
-        Arguments.writable("recv", recv, total, id);
+        long total = Arguments.bytes(count, dtype, n);
+        Arguments.readable("send", send, total, me);
+        Arguments.writable("recv", recv, total, me);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, total);
         return total;
     }
@@ -1000,17 +1042,24 @@ public final class Rank implements AutoCloseable {
               Op op) {
         checkCaller();
         long bytes = checkScan(send, recv, count, dtype, op);
+        if (spanned()) {
+            refuseOnSpan(op);
+            spanCheck(c, count, dtype, op, -1, bytes);
+            LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op);
+            return;
+        }
         run(forced, c, send, recv, count, dtype, op, -1, count, bytes, count, null, null, null, null);
     }
 
     /** The argument checks of {@code scan} and {@code exscan} (blocking and non-blocking); returns the bytes per buffer. */
     private long checkScan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        int me = callId();
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
         long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.readable("send", send, bytes, id);
-        Arguments.writable("recv", recv, bytes, id);
+        Arguments.readable("send", send, bytes, me);
+        Arguments.writable("recv", recv, bytes, me);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
         return bytes;
     }
@@ -1721,9 +1770,19 @@ public final class Rank implements AutoCloseable {
         return span != null && !inLocal;
     }
 
+    /** The rank number a call's arguments are checked against: global on a spanned entry, local otherwise. */
+    private int callId() {
+        return spanned() ? id() : id;
+    }
+
+    /** The team size a call's arguments are checked against: global on a spanned entry, local otherwise. */
+    private int callSize() {
+        return spanned() ? size() : localSize();
+    }
+
     private static UnsupportedOperationException singleProcessOnly(String what) {
         return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
-                + "barrier, bcast, reduce, allreduce, reduce-scatter, allgather and their plans are");
+                + "the blocking collectives and their plans are, except gatherv, scatterv and alltoallv");
     }
 
     /**
@@ -1754,6 +1813,11 @@ public final class Rank implements AutoCloseable {
             case ALLREDUCE -> allreduce(send, recv, n, t, plan.op());
             case REDUCE_SCATTER -> reduceScatter(send, recv, n, t, plan.op());
             case ALLGATHER -> allgather(send, recv, n, t);
+            case GATHER -> gather(send, recv, n, t, plan.root());
+            case SCATTER -> scatter(send, recv, n, t, plan.root());
+            case ALLTOALL -> alltoall(send, recv, n, t);
+            case SCAN -> scan(send, recv, n, t, plan.op());
+            case EXSCAN -> exscan(send, recv, n, t, plan.op());
             default -> throw singleProcessOnly(plan.collective().cliName());
         }
     }
@@ -1805,6 +1869,28 @@ public final class Rank implements AutoCloseable {
         @Override
         public void scatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
             local(() -> Rank.this.scatter(send, recv, count, dtype, root));
+        }
+
+        @Override
+        public void gatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs, DType dtype,
+                            int root) {
+            local(() -> Rank.this.gatherv(send, sendCount, recv, recvCounts, displs, dtype, root));
+        }
+
+        @Override
+        public void scatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount, DType dtype,
+                             int root) {
+            local(() -> Rank.this.scatterv(send, sendCounts, displs, recv, recvCount, dtype, root));
+        }
+
+        @Override
+        public void scan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+            local(() -> Rank.this.scan(send, recv, count, dtype, op));
+        }
+
+        @Override
+        public void exscan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+            local(() -> Rank.this.exscan(send, recv, count, dtype, op));
         }
 
         @Override

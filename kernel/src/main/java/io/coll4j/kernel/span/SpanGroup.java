@@ -105,6 +105,37 @@ public final class SpanGroup implements AutoCloseable {
         return s.asSlice(0, bytes);
     }
 
+    /** {@code n} counts of {@code each} (bytes or elements): the equal blocks of gather, scatter and alltoall. */
+    static long[] equal(int n, long each) {
+        long[] c = new long[n];
+        java.util.Arrays.fill(c, each);
+        return c;
+    }
+
+    /** The packed start of every block: the prefix sums of {@code counts} (times {@code unit}). */
+    static long[] starts(long[] counts, int from, int n, long unit) {
+        long[] d = new long[n];
+        for (int i = 1; i < n; i++) {
+            d[i] = d[i - 1] + counts[from + i - 1] * unit;
+        }
+        return d;
+    }
+
+    /** The sum of {@code counts[from .. from + n)}. */
+    static long sum(long[] counts, int from, int n) {
+        long s = 0;
+        for (int i = from; i < from + n; i++) {
+            s += counts[i];
+        }
+        return s;
+    }
+
+    /** True when {@code inner} starts exactly {@code at} bytes into {@code outer} (the in-place forms). */
+    static boolean startsAt(MemorySegment inner, MemorySegment outer, long at) {
+        return inner.isNative() == outer.isNative() && inner.heapBase().equals(outer.heapBase())
+                && inner.address() == outer.address() + at;
+    }
+
     /** Frees the scratch and lets the span finalise when this was its last team. */
     @Override
     public void close() {
