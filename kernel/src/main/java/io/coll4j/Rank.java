@@ -11,6 +11,9 @@ import io.coll4j.kernel.span.LeaderAllgather;
 import io.coll4j.kernel.span.LeaderAllgatherv;
 import io.coll4j.kernel.span.LeaderAlltoall;
 import io.coll4j.kernel.span.LeaderGather;
+import io.coll4j.kernel.span.LeaderGatherv;
+import io.coll4j.kernel.span.LeaderScatterv;
+import io.coll4j.kernel.span.LeaderAlltoallv;
 import io.coll4j.kernel.span.LeaderScan;
 import io.coll4j.kernel.span.LeaderScatter;
 import io.coll4j.kernel.span.LeaderReduceScatterV;
@@ -807,22 +810,29 @@ public final class Rank implements AutoCloseable {
     void gatherv(CollectiveAlgorithm forced, MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                  long[] displs, DType dtype, int root) {
         checkCaller();
+        int me = callId();
+        int n = callSize();
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
-        Arguments.root(root, localSize());
+        Arguments.root(root, n);
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.readable("send", send, block, id);
-        if (id == root) {
-            Arguments.perRank("recvCounts", recvCounts, localSize());
-            Arguments.perRank("displs", displs, localSize());
+        Arguments.readable("send", send, block, me);
+        if (me == root) {
+            Arguments.perRank("recvCounts", recvCounts, n);
+            Arguments.perRank("displs", displs, n);
             if (recvCounts[root] != sendCount) {
                 throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + root + "] = "
                         + recvCounts[root] + " at the root");
             }
             long extent = Arguments.extentBytes("recvCounts", recvCounts, "displs", displs, dtype);
-            Arguments.writable("recv", recv, extent, id);
+            Arguments.writable("recv", recv, extent, me);
             Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
             blockOrDisjoint("send", send, block, "recv", recv, extent, displs[root] * dtype.size());
+        }
+        if (spanned()) {
+            spanCheck(Collective.GATHERV, 0, dtype, null, root, 0);
+            LeaderGatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype, root);
+            return;
         }
         run(forced, Collective.GATHERV, send, id == root ? recv : null, sendCount, dtype, null, root, 0, 0, 0,
                 null, null, id == root ? recvCounts : null, id == root ? displs : null);
@@ -842,21 +852,28 @@ public final class Rank implements AutoCloseable {
     void scatterv(CollectiveAlgorithm forced, MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
                   long recvCount, DType dtype, int root) {
         checkCaller();
+        int me = callId();
+        int n = callSize();
         Arguments.count("recvCount", recvCount);
         Arguments.dtype(dtype);
-        Arguments.root(root, localSize());
+        Arguments.root(root, n);
         long block = Arguments.bytes(recvCount, dtype, 1);
-        Arguments.writable("recv", recv, block, id);
-        if (id == root) {
-            Arguments.perRank("sendCounts", sendCounts, localSize());
-            Arguments.perRank("displs", displs, localSize());
+        Arguments.writable("recv", recv, block, me);
+        if (me == root) {
+            Arguments.perRank("sendCounts", sendCounts, n);
+            Arguments.perRank("displs", displs, n);
             if (sendCounts[root] != recvCount) {
                 throw new IllegalArgumentException("recvCount " + recvCount + " differs from sendCounts[" + root + "] = "
                         + sendCounts[root] + " at the root");
             }
             long extent = Arguments.extentBytes("sendCounts", sendCounts, "displs", displs, dtype);
-            Arguments.readable("send", send, extent, id);
+            Arguments.readable("send", send, extent, me);
             blockOrDisjoint("recv", recv, block, "send", send, extent, displs[root] * dtype.size());
+        }
+        if (spanned()) {
+            spanCheck(Collective.SCATTERV, 0, dtype, null, root, 0);
+            LeaderScatterv.run(span, local, send, sendCounts, displs, recv, recvCount, dtype, root);
+            return;
         }
         run(forced, Collective.SCATTERV, id == root ? send : null, recv, recvCount, dtype, null, root, 0, 0, 0,
                 id == root ? sendCounts : null, id == root ? displs : null, null, null);
@@ -995,19 +1012,21 @@ public final class Rank implements AutoCloseable {
     void alltoallv(CollectiveAlgorithm forced, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                    long[] recvCounts, long[] recvDispls, DType dtype) {
         checkCaller();
+        int me = callId();
+        int n = callSize();
         Arguments.dtype(dtype);
-        Arguments.perRank("sendCounts", sendCounts, localSize());
-        Arguments.perRank("sendDispls", sendDispls, localSize());
-        Arguments.perRank("recvCounts", recvCounts, localSize());
-        Arguments.perRank("recvDispls", recvDispls, localSize());
+        Arguments.perRank("sendCounts", sendCounts, n);
+        Arguments.perRank("sendDispls", sendDispls, n);
+        Arguments.perRank("recvCounts", recvCounts, n);
+        Arguments.perRank("recvDispls", recvDispls, n);
         long sendExtent = Arguments.extentBytes("sendCounts", sendCounts, "sendDispls", sendDispls, dtype);
         long recvExtent = Arguments.extentBytes("recvCounts", recvCounts, "recvDispls", recvDispls, dtype);
-        Arguments.readable("send", send, sendExtent, id);
-        Arguments.writable("recv", recv, recvExtent, id);
+        Arguments.readable("send", send, sendExtent, me);
+        Arguments.writable("recv", recv, recvExtent, me);
         Arguments.disjointBlocks("recvCounts", recvCounts, "recvDispls", recvDispls);
-        if (sendCounts[id] != recvCounts[id]) {
-            throw new IllegalArgumentException("sendCounts[" + id + "] = " + sendCounts[id] + " differs from recvCounts["
-                    + id + "] = " + recvCounts[id] + " (this rank's block to itself)");
+        if (sendCounts[me] != recvCounts[me]) {
+            throw new IllegalArgumentException("sendCounts[" + me + "] = " + sendCounts[me] + " differs from recvCounts["
+                    + me + "] = " + recvCounts[me] + " (this rank's block to itself)");
         }
         if (Arguments.sameStart(send, recv)) {
             if (!java.util.Arrays.equals(sendCounts, recvCounts) || !java.util.Arrays.equals(sendDispls, recvDispls)) {
@@ -1016,6 +1035,11 @@ public final class Rank implements AutoCloseable {
             }
         } else if (Arguments.overlap(send, sendExtent, recv, recvExtent)) {
             throw new IllegalArgumentException("send and recv overlap without being the same buffer (pass the same segment for in place)");
+        }
+        if (spanned()) {
+            spanCheck(Collective.ALLTOALLV, 0, dtype, null, -1, 0);
+            LeaderAlltoallv.run(span, local, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+            return;
         }
         run(forced, Collective.ALLTOALLV, send, recv, 0, dtype, null, -1, 0, 0, 0, sendCounts, sendDispls, recvCounts,
                 recvDispls);
@@ -1782,7 +1806,7 @@ public final class Rank implements AutoCloseable {
 
     private static UnsupportedOperationException singleProcessOnly(String what) {
         return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
-                + "the blocking collectives and their plans are, except gatherv, scatterv and alltoallv");
+                + "every blocking collective and its plan is");
     }
 
     /**

@@ -140,6 +140,12 @@ public final class CrossProcessDriver {
                     }
                     allgatherv(d, n, false);
                     allgatherv(d, n, true);
+                    for (int root : new int[]{0, p - 1}) {
+                        gatherv(d, n, root, root == 0);
+                        scatterv(d, n, root, root == p - 1);
+                    }
+                    alltoallv(d, n, false);
+                    alltoallv(d, n, true);
                 }
             }
             long big = (1L << 20) / 8;   // 1 MiB of f64 per rank: over SpanCheck's size, in several MPI messages
@@ -222,6 +228,70 @@ public final class CrossProcessDriver {
             for (int r = 0; r < p; r++) {
                 int from = r;
                 expect("allgatherv" + (inPlace ? " in place" : ""), recv, d, displs[r], c[r], i -> bitsOf(d, mark(from, i)));
+            }
+        }
+
+        /** Displacements of {@code c} with a gap of two elements between blocks; entry p is the extent. */
+        private long[] gapped(long[] c) {
+            long[] displs = new long[c.length + 1];
+            for (int r = 1; r <= c.length; r++) {
+                displs[r] = displs[r - 1] + c[r - 1] + 2;
+            }
+            return displs;
+        }
+
+        private void gatherv(DType d, long n, int root, boolean inPlace) {
+            long[] c = unevenCounts(n);
+            long[] displs = gapped(c);
+            MemorySegment recv = g == root ? buffer(d, displs[p]) : null;
+            MemorySegment send = inPlace && g == root ? recv.asSlice(displs[g] * d.size(), c[g] * d.size()) : buffer(d, c[g]);
+            putAll(send, d, c[g], i -> mark(g, i));
+            rank.gatherv(send, c[g], recv, g == root ? c : null, g == root ? java.util.Arrays.copyOf(displs, p) : null, d, root);
+            for (int r = 0; g == root && r < p; r++) {
+                int from = r;
+                expect("gatherv root " + root + (inPlace ? " in place" : ""), recv, d, displs[r], c[r], i -> bitsOf(d, mark(from, i)));
+            }
+        }
+
+        private void scatterv(DType d, long n, int root, boolean inPlace) {
+            long[] c = unevenCounts(n);
+            long[] displs = gapped(c);
+            MemorySegment send = g == root ? buffer(d, displs[p]) : null;
+            for (int r = 0; g == root && r < p; r++) {
+                int to = r;
+                putAll(send.asSlice(displs[r] * d.size()), d, c[r], i -> mark(to, i));
+            }
+            MemorySegment recv = inPlace && g == root ? send.asSlice(displs[g] * d.size(), c[g] * d.size()) : buffer(d, c[g]);
+            rank.scatterv(send, g == root ? c : null, g == root ? java.util.Arrays.copyOf(displs, p) : null, recv, c[g], d, root);
+            expect("scatterv root " + root + (inPlace ? " in place" : ""), recv, d, 0, c[g], i -> bitsOf(d, mark(g, i)));
+        }
+
+        /** Rank s sends about n/2 elements to rank r, unevenly, and mostly none when n is 0 (symmetric in s and r). */
+        private static long pairCount(long n, int s, int r) {
+            long c = (n + s + r) % 3 + n / 2;
+            return n == 0 ? Math.max(0, c - 1) : c;
+        }
+
+        private void alltoallv(DType d, long n, boolean inPlace) {
+            long[] sc = new long[p];
+            long[] rc = new long[p];
+            for (int r = 0; r < p; r++) {
+                sc[r] = pairCount(n, g, r);
+                rc[r] = pairCount(n, r, g);
+            }
+            // pairCount is symmetric, so the send and receive counts agree, as in place needs
+            long[] sd = gapped(sc);
+            long[] rd = inPlace ? sd : gapped(rc);
+            MemorySegment send = buffer(d, sd[p]);
+            for (int r = 0; r < p; r++) {
+                int to = r;
+                putAll(send.asSlice(sd[r] * d.size()), d, sc[r], i -> mark(g, to * 100L + i));
+            }
+            MemorySegment recv = inPlace ? send : buffer(d, rd[p]);
+            rank.alltoallv(send, sc, java.util.Arrays.copyOf(sd, p), recv, rc, java.util.Arrays.copyOf(rd, p), d);
+            for (int r = 0; r < p; r++) {
+                int from = r;
+                expect("alltoallv" + (inPlace ? " in place" : ""), recv, d, rd[r], rc[r], i -> bitsOf(d, mark(from, g * 100L + i)));
             }
         }
 

@@ -30,20 +30,13 @@ public final class LeaderAllgatherv {
         long es = dtype.size();
         int mine = g.globalId(me);
         if (t == 1) {
-            long[] counts = new long[n];
-            long[] at = new long[n];
-            for (int r = 0; r < n; r++) {
-                counts[r] = recvCounts[r] * es;
-                at[r] = displs[r] * es;
-            }
+            long[] counts = VectorCounts.bytes(recvCounts, es);
+            long[] at = VectorCounts.bytes(displs, es);
             boolean inPlace = SpanGroup.startsAt(send, recv, at[mine]);
             span.allgatherv(span.world(), inPlace ? null : send, counts[mine], recv, counts, at);
             return;
         }
-        long[] processCounts = new long[processes];
-        for (int q = 0; q < processes; q++) {
-            processCounts[q] = SpanGroup.sum(recvCounts, q * t, t) * es;
-        }
+        long[] processCounts = VectorCounts.perProcess(recvCounts, t, processes, es);
         long[] processStarts = SpanGroup.starts(processCounts, 0, processes, 1);
         long[] packed = SpanGroup.starts(recvCounts, 0, n, es);   // each rank's block in the packed whole
         long total = processStarts[processes - 1] + processCounts[processes - 1];
