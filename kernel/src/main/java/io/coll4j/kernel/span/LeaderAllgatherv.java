@@ -5,7 +5,8 @@ import io.coll4j.reductions.DType;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Allgatherv across processes [HMPI §2.5]: every rank knows every count, so each process packs its ranks'
+ * Allgatherv across processes, the irregular allgather of the leaders' bridge communicator [MPI+MPI §4.1]: every
+ * rank knows every count, so each process packs its ranks'
  * blocks at local rank 0 (a local gatherv, in global rank order), the leaders MPI_Allgatherv the packed
  * process blocks in place, local rank 0 broadcasts the packed whole, and every rank copies each block to its
  * displacement. With one rank per process it is MPI_Allgatherv itself, straight into the displacements.

@@ -8,7 +8,8 @@ import java.lang.foreign.MemorySegment;
  * All-to-all across processes through the leaders: the T send rows of a process are gathered at local rank 0,
  * regrouped by destination process (process q gets, from each local source j, the T blocks for q's ranks),
  * exchanged with one MPI_Alltoallv of T·T blocks per pair of processes, regrouped by destination rank, and
- * scattered — the aggregation of PAMI's leader topology [PAMI §4]: P messages per process instead of T·T·P.
+ * scattered — local and leader steps composed as PAMI composes its hybrid collectives [PAMI §4.3]: P messages per
+ * process cross MPI instead of T·T·P.
  * With one rank per process it is MPI_Alltoallv itself (through a copy when in place).
  *
  * <p>Cost: 2·local(T, T·s) + α(P−1) + β·T·s(P−1)/P + 2 regrouping copies of T·s; s is one rank's send.
