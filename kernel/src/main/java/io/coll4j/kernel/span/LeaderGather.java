@@ -23,32 +23,25 @@ public final class LeaderGather {
     }
 
     public static void run(SpanGroup g, LocalOps local, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
-        ProcessSpan span = g.span();
         int t = local.localSize();
-        int processes = g.processes();
-        int rootProcess = root / t;
-        int rootLocal = root % t;
-        boolean atRoot = g.process() == rootProcess;
+        Rooted r = Rooted.of(g, local, root);
         long processBytes = count * dtype.size() * t;
-        long total = processBytes * processes;
-        long[] counts = SpanGroup.equal(processes, processBytes);
-        long[] displs = SpanGroup.starts(counts, 0, processes, 1);
+        long[][] blocks = SpanGroup.equalBlocks(g.processes(), processBytes);
         if (t == 1) {
-            boolean inPlace = atRoot && SpanGroup.startsAt(send, recv, rootProcess * processBytes);
-            span.gatherv(span.world(), inPlace ? null : send, processBytes, atRoot ? recv : null, counts, displs, rootProcess);
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(send, recv, r.rootProcess() * processBytes);
+            g.span().gatherv(g.span().world(), inPlace ? null : send, processBytes, r.atRoot() ? recv : null, blocks[0], blocks[1], r.rootProcess());
             return;
         }
         int me = local.localId();
-        MemorySegment all = me != 0 || !atRoot ? null : rootLocal == 0 ? recv : g.result(0, total);
-        MemorySegment block = me != 0 ? null : atRoot ? all.asSlice(rootProcess * processBytes, processBytes) : g.scratch(0, processBytes);
+        MemorySegment all = me != 0 || !r.atRoot() ? null : r.rootLocal() == 0 ? recv : g.result(0, processBytes * g.processes());
+        MemorySegment block = me != 0 ? null : r.atRoot() ? all.asSlice(r.rootProcess() * processBytes, processBytes) : g.scratch(0, processBytes);
         local.gather(send, block, count, dtype, 0);
         if (me == 0) {
-            span.gatherv(span.world(), atRoot ? null : block, processBytes, all, counts, displs, rootProcess);
+            g.span().gatherv(g.span().world(), r.atRoot() ? null : block, processBytes, all, blocks[0], blocks[1], r.rootProcess());
         }
-        if (atRoot && rootLocal != 0) {
-            long[] only = new long[t];
-            only[rootLocal] = count * t * processes;
-            local.scatterv(all, only, new long[t], me == rootLocal ? recv : g.scratch(me, 0), only[me], dtype, 0);
+        if (r.atRoot() && r.rootLocal() != 0) {
+            long[] only = r.only(t, count * t * g.processes());
+            local.scatterv(all, only, new long[t], me == r.rootLocal() ? recv : g.scratch(me, 0), only[me], dtype, 0);
         }
     }
 }

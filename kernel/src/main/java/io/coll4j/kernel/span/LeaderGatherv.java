@@ -24,47 +24,43 @@ public final class LeaderGatherv {
 
     public static void run(SpanGroup g, LocalOps local, MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                            long[] displs, DType dtype, int root) {
-        ProcessSpan span = g.span();
         int t = local.localSize();
         int me = local.localId();
         int processes = g.processes();
         long es = dtype.size();
-        int rootProcess = root / t;
-        int rootLocal = root % t;
-        boolean atRoot = g.process() == rootProcess;
+        Rooted r = Rooted.of(g, local, root);
         if (t == 1) {
-            long[] at = atRoot ? VectorCounts.bytes(displs, es) : null;
-            boolean inPlace = atRoot && SpanGroup.startsAt(send, recv, at[rootProcess]);
-            span.gatherv(span.world(), inPlace ? null : send, sendCount * es, atRoot ? recv : null,
-                    atRoot ? VectorCounts.bytes(recvCounts, es) : null, at, rootProcess);
+            long[] at = r.atRoot() ? VectorCounts.bytes(displs, es) : null;
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(send, recv, at[r.rootProcess()]);
+            g.span().gatherv(g.span().world(), inPlace ? null : send, sendCount * es, r.atRoot() ? recv : null,
+                    r.atRoot() ? VectorCounts.bytes(recvCounts, es) : null, at, r.rootProcess());
             return;
         }
-        long[] shared = VectorCounts.share(g, local, atRoot, rootLocal, recvCounts, sendCount);
-        long[] localCounts = me == 0 || atRoot ? VectorCounts.localPart(g, t, atRoot, shared) : null;
-        long[] processCounts = atRoot ? VectorCounts.perProcess(shared, t, processes, es) : null;
-        long[] processStarts = atRoot ? SpanGroup.starts(processCounts, 0, processes, 1) : null;
-        long total = atRoot ? SpanGroup.sum(shared, 0, shared.length) * es : 0;
+        long[] shared = VectorCounts.share(g, local, r.atRoot(), r.rootLocal(), recvCounts, sendCount);
+        long[] localCounts = me == 0 || r.atRoot() ? VectorCounts.localPart(g, t, r.atRoot(), shared) : null;
+        long[] processCounts = r.atRoot() ? VectorCounts.perProcess(shared, t, processes, es) : null;
+        long[] processStarts = r.atRoot() ? SpanGroup.starts(processCounts, 0, processes, 1) : null;
+        long total = r.atRoot() ? SpanGroup.sum(shared, 0, shared.length) * es : 0;
         long mine = me == 0 ? SpanGroup.sum(localCounts, 0, t) * es : 0;
-        MemorySegment all = me == 0 && atRoot ? g.result(0, total) : null;
-        MemorySegment packed = me != 0 ? null : atRoot ? all.asSlice(processStarts[rootProcess], mine) : g.scratch(0, mine);
+        MemorySegment all = me == 0 && r.atRoot() ? g.result(0, total) : null;
+        MemorySegment packed = me != 0 ? null : r.atRoot() ? all.asSlice(processStarts[r.rootProcess()], mine) : g.scratch(0, mine);
         local.gatherv(send, sendCount, packed, localCounts, me == 0 ? SpanGroup.starts(localCounts, 0, t, 1) : null, dtype, 0);
         if (me == 0) {
-            span.gatherv(span.world(), atRoot ? null : packed, mine, all, processCounts, processStarts, rootProcess);
+            g.span().gatherv(g.span().world(), r.atRoot() ? null : packed, mine, all, processCounts, processStarts, r.rootProcess());
         }
-        if (!atRoot) {
+        if (!r.atRoot()) {
             return;
         }
         MemorySegment whole = all;
-        if (rootLocal != 0) {
-            long[] only = new long[t];
-            only[rootLocal] = total / es;
-            whole = me == rootLocal ? g.result(me, total) : g.scratch(me, 0);
+        if (r.rootLocal() != 0) {
+            long[] only = r.only(t, total / es);
+            whole = me == r.rootLocal() ? g.result(me, total) : g.scratch(me, 0);
             local.scatterv(all, only, new long[t], whole, only[me], dtype, 0);
         }
-        if (me == rootLocal) {
+        if (me == r.rootLocal()) {
             long[] packedAt = SpanGroup.starts(shared, 0, shared.length, es);
-            for (int r = 0; r < shared.length; r++) {
-                MemorySegment.copy(whole, packedAt[r], recv, displs[r] * es, shared[r] * es);
+            for (int q = 0; q < shared.length; q++) {
+                MemorySegment.copy(whole, packedAt[q], recv, displs[q] * es, shared[q] * es);
             }
         }
     }

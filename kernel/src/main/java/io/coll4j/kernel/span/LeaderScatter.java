@@ -21,34 +21,27 @@ public final class LeaderScatter {
     }
 
     public static void run(SpanGroup g, LocalOps local, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
-        ProcessSpan span = g.span();
         int t = local.localSize();
-        int processes = g.processes();
-        int rootProcess = root / t;
-        int rootLocal = root % t;
-        boolean atRoot = g.process() == rootProcess;
+        Rooted r = Rooted.of(g, local, root);
         long processBytes = count * dtype.size() * t;
-        long total = processBytes * processes;
-        long[] counts = SpanGroup.equal(processes, processBytes);
-        long[] displs = SpanGroup.starts(counts, 0, processes, 1);
+        long[][] blocks = SpanGroup.equalBlocks(g.processes(), processBytes);
         if (t == 1) {
-            boolean inPlace = atRoot && SpanGroup.startsAt(recv, send, rootProcess * processBytes);
-            span.scatterv(span.world(), atRoot ? send : null, counts, displs, inPlace ? null : recv, processBytes, rootProcess);
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, r.rootProcess() * processBytes);
+            g.span().scatterv(g.span().world(), r.atRoot() ? send : null, blocks[0], blocks[1], inPlace ? null : recv, processBytes, r.rootProcess());
             return;
         }
         int me = local.localId();
         MemorySegment all = null;
-        if (atRoot && rootLocal != 0) {
-            long[] only = new long[t];
-            only[rootLocal] = count * t * processes;
-            all = me == 0 ? g.result(0, total) : null;
-            local.gatherv(me == rootLocal ? send : g.scratch(me, 0), only[me], all, only, new long[t], dtype, 0);
-        } else if (atRoot && me == 0) {
+        if (r.atRoot() && r.rootLocal() != 0) {
+            long[] only = r.only(t, count * t * g.processes());
+            all = me == 0 ? g.result(0, processBytes * g.processes()) : null;
+            local.gatherv(me == r.rootLocal() ? send : g.scratch(me, 0), only[me], all, only, new long[t], dtype, 0);
+        } else if (r.atRoot() && me == 0) {
             all = send;
         }
         MemorySegment block = me == 0 ? g.scratch(0, processBytes) : null;
         if (me == 0) {
-            span.scatterv(span.world(), all, counts, displs, block, processBytes, rootProcess);
+            g.span().scatterv(g.span().world(), all, blocks[0], blocks[1], block, processBytes, r.rootProcess());
         }
         local.scatter(block, recv, count, dtype, 0);
     }

@@ -23,49 +23,45 @@ public final class LeaderScatterv {
 
     public static void run(SpanGroup g, LocalOps local, MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
                            long recvCount, DType dtype, int root) {
-        ProcessSpan span = g.span();
         int t = local.localSize();
         int me = local.localId();
         int processes = g.processes();
         long es = dtype.size();
-        int rootProcess = root / t;
-        int rootLocal = root % t;
-        boolean atRoot = g.process() == rootProcess;
+        Rooted r = Rooted.of(g, local, root);
         if (t == 1) {
-            long[] at = atRoot ? VectorCounts.bytes(displs, es) : null;
-            boolean inPlace = atRoot && SpanGroup.startsAt(recv, send, at[rootProcess]);
-            span.scatterv(span.world(), atRoot ? send : null, atRoot ? VectorCounts.bytes(sendCounts, es) : null, at,
-                    inPlace ? null : recv, recvCount * es, rootProcess);
+            long[] at = r.atRoot() ? VectorCounts.bytes(displs, es) : null;
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, at[r.rootProcess()]);
+            g.span().scatterv(g.span().world(), r.atRoot() ? send : null, r.atRoot() ? VectorCounts.bytes(sendCounts, es) : null, at,
+                    inPlace ? null : recv, recvCount * es, r.rootProcess());
             return;
         }
-        long[] shared = VectorCounts.share(g, local, atRoot, rootLocal, sendCounts, recvCount);
-        long[] localCounts = me == 0 ? VectorCounts.localPart(g, t, atRoot, shared) : null;
+        long[] shared = VectorCounts.share(g, local, r.atRoot(), r.rootLocal(), sendCounts, recvCount);
+        long[] localCounts = me == 0 ? VectorCounts.localPart(g, t, r.atRoot(), shared) : null;
         MemorySegment all = null;
         long[] processCounts = null;
-        if (atRoot) {
+        if (r.atRoot()) {
             processCounts = VectorCounts.perProcess(shared, t, processes, es);
             long total = SpanGroup.sum(shared, 0, shared.length) * es;
-            MemorySegment packed = me == rootLocal ? g.result(me, total) : null;
+            MemorySegment packed = me == r.rootLocal() ? g.result(me, total) : null;
             if (packed != null) {
                 long[] packedAt = SpanGroup.starts(shared, 0, shared.length, es);
-                for (int r = 0; r < shared.length; r++) {
-                    MemorySegment.copy(send, displs[r] * es, packed, packedAt[r], shared[r] * es);
+                for (int q = 0; q < shared.length; q++) {
+                    MemorySegment.copy(send, displs[q] * es, packed, packedAt[q], shared[q] * es);
                 }
             }
             all = packed;
-            if (rootLocal != 0) {
-                long[] only = new long[t];
-                only[rootLocal] = total / es;
+            if (r.rootLocal() != 0) {
+                long[] only = r.only(t, total / es);
                 all = me == 0 ? g.result(0, total) : null;
-                local.gatherv(me == rootLocal ? packed : g.scratch(me, 0), only[me], all, only, new long[t], dtype, 0);
+                local.gatherv(me == r.rootLocal() ? packed : g.scratch(me, 0), only[me], all, only, new long[t], dtype, 0);
             }
         }
         MemorySegment block = null;
         if (me == 0) {
             long mine = SpanGroup.sum(localCounts, 0, t) * es;
             block = g.scratch(0, mine);
-            span.scatterv(span.world(), all, processCounts, atRoot ? SpanGroup.starts(processCounts, 0, processes, 1) : null, block,
-                    mine, rootProcess);
+            g.span().scatterv(g.span().world(), all, processCounts, r.atRoot() ? SpanGroup.starts(processCounts, 0, processes, 1) : null, block,
+                    mine, r.rootProcess());
         }
         local.scatterv(block, localCounts, me == 0 ? SpanGroup.starts(localCounts, 0, t, 1) : null, recv, recvCount, dtype, 0);
     }

@@ -112,6 +112,12 @@ public final class SpanGroup implements AutoCloseable {
         return c;
     }
 
+    /** {@code n} equal blocks of {@code bytes}, back to back: {counts, displacements} of MPI's v-calls. */
+    static long[][] equalBlocks(int n, long bytes) {
+        long[] counts = equal(n, bytes);
+        return new long[][]{counts, starts(counts, 0, n, 1)};
+    }
+
     /** The packed start of every block: the prefix sums of {@code counts} (times {@code unit}). */
     static long[] starts(long[] counts, int from, int n, long unit) {
         long[] d = new long[n];
