@@ -15,19 +15,20 @@ import java.util.concurrent.CyclicBarrier;
 
 /**
  * Data-parallel SGD of a sparse logistic regression ({@link SparseLogistic}): every rank holds a replica of
- * the weights, computes the gradient of its own mini-batch, the ranks sum the gradients (f32 allreduce),
- * and every replica takes the same step. With ~10^6 weights and 32 samples per rank the gradient is
- * sparse to compute but dense to reduce and apply: the step is dominated by moving and applying 4 MB, the
- * communication-heavy regime of data-parallel training.
+ * the weights, computes the gradient of its own mini-batch, the ranks sum the gradients, and every replica
+ * takes the same step. With ~10^6 weights and 32 samples per rank the gradient is sparse to compute but
+ * dense to reduce and apply: the step is dominated by moving and applying 4 MB, the communication-heavy
+ * regime of data-parallel training.
  *
- * <p>Gradient averaging is {@code SUM} followed by a scale of {@code 1/(p·batch)} folded into the step
- * ({@link #gradientSum}); an {@code AVG} op, bf16 gradients or a non-blocking allreduce overlapped with the
- * gradient computation bucket by bucket replace exactly that one call once coll4j has them.
+ * <p>coll4j runs the step sharded ({@link #coll4j}): reduce-scatter of the gradients (bf16 by default),
+ * each rank's update of its own block, allgather of the weight blocks. The averaging scale
+ * {@code 1/(p·batch)} is folded into the step.
  */
 @Command(name = "sgd", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Data-parallel SGD, sparse logistic regression: per step every rank takes its own mini-batch, "
                 + "gradients are summed over the ranks (f32) and every weight replica takes the step w -= lr/(p*batch) * sum.",
-                "Implementations: coll4j (allreduce of the gradient), cyclicbarrier (await; each thread sums its slice of every "
+                "Implementations: coll4j (reduce-scatter of the gradients, in bf16 unless --grad f32; each rank steps its own block of "
+                        + "the weights; allgather of the blocks into every replica), cyclicbarrier (await; each thread sums its slice of every "
                         + "thread's gradient array into a shared array; await; every replica steps from the shared array), "
                         + "single (one thread, the same global batch of p*batch samples per step).",
                 "Warm-up: one untimed training run per implementation.",
@@ -51,6 +52,11 @@ public final class Sgd extends Workload {
     @Option(names = "--lr", defaultValue = "2.0", description = "Learning rate (default: ${DEFAULT-VALUE}).")
     float lr;
 
+    @Option(names = "--grad", defaultValue = "bf16", paramLabel = "bf16|f32",
+            description = "Type coll4j reduces the gradients in: bf16 (accumulated in f32 per rank, rounded once, summed in f32 "
+                    + "lanes, half the bytes) or f32 (default: ${DEFAULT-VALUE}). The other implementations reduce in f32.")
+    String grad;
+
     private SparseLogistic train;
     private SparseLogistic test;
     private Double referenceAccuracy;
@@ -64,6 +70,12 @@ public final class Sgd extends Workload {
 
     /** For tests and callers that skip the command line. */
     public Sgd(int features, int nnz, int batch, int steps, float lr, int threads, long seed) {
+        this(features, nnz, batch, steps, lr, threads, seed, "bf16");
+    }
+
+    /** For tests: {@code grad} is coll4j's gradient type, {@code bf16} or {@code f32}. */
+    public Sgd(int features, int nnz, int batch, int steps, float lr, int threads, long seed, String grad) {
+        this.grad = grad;
         this.features = features;
         this.nnz = nnz;
         this.batch = batch;
@@ -89,7 +101,8 @@ public final class Sgd extends Workload {
 
     @Override
     protected String problem() {
-        return String.format(Locale.ROOT, "%d weights f32, %d samples/rank/step x %d steps, %d nnz/sample", features, batch, steps, nnz);
+        return String.format(Locale.ROOT, "%d weights f32, %d samples/rank/step x %d steps, %d nnz/sample, coll4j gradients %s",
+                features, batch, steps, nnz, grad);
     }
 
     @Override
@@ -113,6 +126,9 @@ public final class Sgd extends Workload {
         }
         if ((long) steps * threads * batch * nnz > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("--steps x --threads x --batch x --nnz must stay below 2^31 (one index array)");
+        }
+        if (!grad.equals("bf16") && !grad.equals("f32")) {
+            throw new IllegalArgumentException("--grad must be bf16 or f32, got '" + grad + "'");
         }
         if (!(lr > 0)) {
             throw new IllegalArgumentException("--lr must be > 0, got " + lr);
@@ -188,40 +204,64 @@ public final class Sgd extends Workload {
         return new Result(w, Double.NaN, since(t0), laps.medianSeconds());
     }
 
-    /** The gradient sum of one step: the call an AVG op, bf16 or a non-blocking allreduce would replace. */
-    private static void gradientSum(CollectivePlan allreduce, MemorySegment grad, MemorySegment sum) {
-        allreduce.execute(grad, sum);
-    }
-
+    /**
+     * The sharded step [YHCCL §5.5's reduce-scatter, local work, allgather]: the gradients are reduce-scattered,
+     * each rank updates its own block of the weights, and the blocks are allgathered into every replica. It
+     * moves the same bytes as an allreduce of the gradient, but each rank reads the summed gradient and
+     * writes the weights of one block instead of all of them. With {@code --grad bf16} each rank rounds its
+     * f32 gradient to bf16 where its batch touched it (sparse), and the reduce-scatter reads half the bytes;
+     * the sums are computed in f32 lanes and rounded once per element.
+     */
     private Result coll4j() {
         float[][] weights = new float[threads][];
         CommClock[] clocks = new CommClock[threads];
         double[] seconds = new double[1];
         double[] median = new double[1];
         float scale = scale();
+        boolean bf16 = grad.equals("bf16");
+        DType gradType = bf16 ? DType.BF16 : DType.F32;
+        // weights and gradients padded to a multiple of p: every rank owns one block of the same length
+        int block = Math.ceilDiv(features, threads);
+        int padded = block * threads;
         try (Team team = team(threads).build()) {
             team.run(rank -> {
                 int id = rank.id();
                 int p = rank.size();
                 CommClock clock = new CommClock();
-                float[] w = new float[features];
-                float[] grad = new float[features];
-                float[] sum = new float[features];
-                MemorySegment gradSeg = MemorySegment.ofArray(grad);
-                MemorySegment sumSeg = MemorySegment.ofArray(sum);
-                CollectivePlan allreduce = rank.plan(Collective.ALLREDUCE, features, DType.F32, Op.SUM);
+                float[] w = new float[padded];
+                float[] g = new float[padded];
+                MemorySegment wSeg = MemorySegment.ofArray(w);
+                MemorySegment ownBlock = wSeg.asSlice((long) id * block * Float.BYTES, (long) block * Float.BYTES);
+                // bf16: the rounded gradient and the block of the sum in the team's (native) memory, where the
+                // half-type folds run as vectors
+                MemorySegment gradSeg = bf16 ? rank.allocate((long) padded * gradType.size()) : MemorySegment.ofArray(g);
+                float[] sum = bf16 ? null : new float[block];
+                MemorySegment sumSeg = bf16 ? rank.allocate((long) block * gradType.size()) : MemorySegment.ofArray(sum);
+                CollectivePlan reduceScatter = rank.plan(Collective.REDUCE_SCATTER, block, gradType, Op.SUM);
+                CollectivePlan allgather = rank.plan(Collective.ALLGATHER, block, DType.F32, null);
                 rank.barrier();
                 long t0 = System.nanoTime();
                 IterationTimes laps = new IterationTimes();
                 laps.start();
                 for (int step = 0; step < steps; step++) {
                     int from = (step * p + id) * batch;
-                    train.gradient(w, from, from + batch, grad);
+                    train.gradient(w, from, from + batch, g);
+                    if (bf16) {
+                        train.touchedToBf16(from, from + batch, g, gradSeg);
+                    }
                     clock.start();
-                    gradientSum(allreduce, gradSeg, sumSeg);
+                    reduceScatter.execute(gradSeg, sumSeg);
                     clock.stop();
-                    SparseLogistic.step(w, sum, scale, 0, features);
-                    train.clearTouched(from, from + batch, grad);
+                    if (bf16) {
+                        SparseLogistic.stepBlockBf16(w, id * block, sumSeg, scale, block);
+                        train.clearTouched(from, from + batch, gradSeg);
+                    } else {
+                        SparseLogistic.stepBlock(w, id * block, sum, 0, scale, block);
+                    }
+                    clock.start();
+                    allgather.execute(ownBlock, wSeg);
+                    clock.stop();
+                    train.clearTouched(from, from + batch, g);
                     laps.lap();
                 }
                 rank.barrier();
@@ -233,7 +273,7 @@ public final class Sgd extends Workload {
                 clocks[id] = clock;
             });
         }
-        return new Result(weights[0], clocks[0].seconds(), seconds[0], median[0]);
+        return new Result(java.util.Arrays.copyOf(weights[0], features), clocks[0].seconds(), seconds[0], median[0]);
     }
 
     private Result cyclicBarrier() throws Exception {

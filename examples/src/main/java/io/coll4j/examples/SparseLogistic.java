@@ -1,5 +1,16 @@
 package io.coll4j.examples;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
 import java.util.SplittableRandom;
 
 /**
@@ -97,10 +108,73 @@ public final class SparseLogistic {
         return (double) right / samples;
     }
 
-    /** {@code w −= scale · g}, all features: the dense update every replica runs after the gradient allreduce. */
+    /**
+     * {@code w −= scale · g} over [from, to): the dense update every replica runs after the gradient sum.
+     * Vector API loads and stores: C2's auto-vectorised form of this loop ran 4x slower (thread CPU time,
+     * 512K f32), and every implementation shares this step, so the comparison is of the communication.
+     */
     public static void step(float[] w, float[] g, float scale, int from, int to) {
-        for (int i = from; i < to; i++) {
-            w[i] -= scale * g[i];
+        stepBlock(w, from, g, from, scale, to - from);
+    }
+
+    /** {@code w[at + i] −= scale · g[gAt + i]} for i in [0, len): one rank's block of the update. */
+    public static void stepBlock(float[] w, int at, float[] g, int gAt, float scale, int len) {
+        int lanes = FLOATS.length();
+        int i = 0;
+        for (; i <= len - lanes; i += lanes) {
+            FloatVector.fromArray(FLOATS, w, at + i).sub(FloatVector.fromArray(FLOATS, g, gAt + i).mul(scale)).intoArray(w, at + i);
+        }
+        for (; i < len; i++) {
+            w[at + i] -= scale * g[gAt + i];
+        }
+    }
+
+    /**
+     * Writes {@code grad[f]} rounded to bf16 (round to nearest even, as {@code DType.BF16}) into element f of
+     * {@code grad16} for every feature samples [from, to) touched: the sparse conversion of a gradient that
+     * is reduced in bf16. A feature touched twice is written twice with the same value.
+     */
+    public void touchedToBf16(int from, int to, float[] grad, MemorySegment grad16) {
+        for (int k = from * nnz; k < to * nnz; k++) {
+            int f = idx[k];
+            int bits = Float.floatToRawIntBits(grad[f]);
+            grad16.setAtIndex(ValueLayout.JAVA_SHORT, f, (short) ((bits + 0x7FFF + ((bits >>> 16) & 1)) >>> 16));
+        }
+    }
+
+    /** Clears what {@link #touchedToBf16} wrote for samples [from, to). */
+    public void clearTouched(int from, int to, MemorySegment grad16) {
+        for (int k = from * nnz; k < to * nnz; k++) {
+            grad16.setAtIndex(ValueLayout.JAVA_SHORT, idx[k], (short) 0);
+        }
+    }
+
+    private static final VectorSpecies<Float> FLOATS = FloatVector.SPECIES_PREFERRED;
+    /** bf16 lanes as shorts, half the width of {@link #FLOATS}: one load widens to one float vector. */
+    private static final VectorSpecies<Integer> WIDE = VectorSpecies.of(int.class, FLOATS.vectorShape());
+    private static final VectorSpecies<Short> HALVES = VectorSpecies.of(short.class,
+            VectorShape.forBitSize(Math.max(64, FLOATS.vectorBitSize() / 2)));
+
+    /**
+     * {@code w[at + i] −= scale · g[i]} for i in [0, len), {@code g} in bf16: one rank's block of the update.
+     * A bf16 is the top half of an f32, so widening is a sign-extending load and a shift; the vector loop
+     * does that for {@code FLOATS.length()} elements at once (the scalar segment loop ran 1.6x slower than
+     * the f32 step, measured in thread CPU time for 512K elements). Per element it is the scalar
+     * expression, so the bits are the same.
+     */
+    public static void stepBlockBf16(float[] w, int at, MemorySegment g, float scale, int len) {
+        int lanes = FLOATS.length();
+        int i = 0;
+        if (HALVES.length() == lanes) {
+            for (; i <= len - lanes; i += lanes) {
+                FloatVector gi = ((IntVector) ShortVector.fromMemorySegment(HALVES, g, 2L * i, ByteOrder.nativeOrder())
+                        .convertShape(VectorOperators.S2I, WIDE, 0))
+                        .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+                FloatVector.fromArray(FLOATS, w, at + i).sub(gi.mul(scale)).intoArray(w, at + i);
+            }
+        }
+        for (; i < len; i++) {
+            w[at + i] -= scale * Float.intBitsToFloat(g.getAtIndex(ValueLayout.JAVA_SHORT, i) << 16);
         }
     }
 }

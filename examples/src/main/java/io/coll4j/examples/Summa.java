@@ -3,8 +3,6 @@ package io.coll4j.examples;
 import io.coll4j.Rank;
 import io.coll4j.Team;
 import io.coll4j.reductions.DType;
-import io.coll4j.topology.Placement;
-import io.coll4j.topology.PlacementPlan;
 import org.ejml.concurrency.EjmlConcurrency;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
@@ -25,16 +23,15 @@ import java.util.SplittableRandom;
  * j broadcasts them along its column, and every rank adds {@code A_panel · B_panel} to its C block with
  * EJML's GEMM. Panels are cut at both partitions' block edges and at {@code --panel} columns.
  *
- * <p>Row and column communicators are separate {@link Team}s that each rank thread joins with
- * {@link Team#attach} beside the world team, placed on the world ranks' PUs ({@link Placement#explicit});
- * a team of one rank (a 1 × p grid's columns) needs no communication and is not built. Sub-teams split
- * from one team replace them once coll4j has them ({@link #rowTeams}).
+ * <p>Row and column communicators are sub-teams split from the world team ({@link Rank#split}, MPI's
+ * {@code MPI_Comm_split}), each placed on its members' PUs; a team of one rank (a 1 × p grid's columns)
+ * is split like the others (split is a collective of the world team) but never used.
  */
 @Command(name = "summa", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"SUMMA dense matrix multiply C = A*B (A, B uniform in [-1,1), fixed seed) on a rows x cols grid of ranks "
                 + "(as square as -t allows: 2 -> 1x2, 4 -> 2x2), panels broadcast along rows and columns, local GEMM with EJML "
                 + "(CommonOps_DDRM.multAdd).",
-                "Implementations: coll4j (SUMMA, one team per grid row and column), ejml-mt (CommonOps_MT_DDRM.mult, "
+                "Implementations: coll4j (SUMMA, row and column sub-teams split from one team), ejml-mt (CommonOps_MT_DDRM.mult, "
                         + "EjmlConcurrency.setMaxThreads(-t)), single (CommonOps_DDRM.mult).",
                 "Timed: the multiply, not the distribution of blocks. comm_s: packing and broadcasting panels.",
                 "Check (every implementation, Freivalds): ||C v - A (B v)||_inf <= 1e-9 n ||A (B v)||_inf for a random v."})
@@ -214,42 +211,6 @@ public final class Summa extends Workload {
         return out;
     }
 
-    /**
-     * One team per grid row ({@code cols} ranks) placed on the PUs of that row's world ranks, so attaching
-     * keeps every thread where the world team put it; null for a team of one. The place where sub-teams
-     * ({@code team.split(color, key)} or similar) take over once coll4j has them.
-     */
-    private Team[] rowTeams(ProcessGrid g, PlacementPlan world) {
-        Team[] t = new Team[g.rows()];
-        if (g.cols() == 1) {
-            return t;
-        }
-        for (int i = 0; i < g.rows(); i++) {
-            int[] pus = new int[g.cols()];
-            for (int j = 0; j < g.cols(); j++) {
-                pus[j] = world.pu(g.rank(i, j)).osIndex();
-            }
-            t[i] = team(g.cols()).placement(world.placement().binds() ? Placement.explicit(pus) : Placement.NONE).build();
-        }
-        return t;
-    }
-
-    /** One team per grid column, as {@link #rowTeams}. */
-    private Team[] colTeams(ProcessGrid g, PlacementPlan world) {
-        Team[] t = new Team[g.cols()];
-        if (g.rows() == 1) {
-            return t;
-        }
-        for (int j = 0; j < g.cols(); j++) {
-            int[] pus = new int[g.rows()];
-            for (int i = 0; i < g.rows(); i++) {
-                pus[i] = world.pu(g.rank(i, j)).osIndex();
-            }
-            t[j] = team(g.rows()).placement(world.placement().binds() ? Placement.explicit(pus) : Placement.NONE).build();
-        }
-        return t;
-    }
-
     private Result summa() {
         ProcessGrid g = ProcessGrid.of(threads);
         List<Panel> panels = panels(n, g, panel);
@@ -257,37 +218,21 @@ public final class Summa extends Workload {
         double[] seconds = new double[1];
         CommClock[] clocks = new CommClock[threads];
         try (Team world = team(threads).build()) {
-            Team[] rows = rowTeams(g, world.placement());
-            Team[] cols = colTeams(g, world.placement());
-            try {
-                world.run(rank -> {
-                    int i = g.row(rank.id());
-                    int j = g.col(rank.id());
-                    Rank rowRank = rows[i] == null ? null : rows[i].attach(j);
-                    Rank colRank = cols[j] == null ? null : cols[j].attach(i);
-                    try {
-                        clocks[rank.id()] = summaRank(rank, rowRank, colRank, g, panels, c, seconds);
-                    } finally {
-                        if (rowRank != null) {
-                            rowRank.close();
-                        }
-                        if (colRank != null) {
-                            colRank.close();
-                        }
-                    }
-                });
-            } finally {
-                for (Team t : rows) {
-                    if (t != null) {
-                        t.close();
-                    }
+            world.run(rank -> {
+                int i = g.row(rank.id());
+                int j = g.col(rank.id());
+                // MPI_Comm_split by grid row and by grid column: each sub-team is placed on its members'
+                // PUs and has its own control lines, so row and column broadcasts never share a flag line
+                Rank rowRank = rank.split(i, j);
+                Rank colRank = rank.split(j, i);
+                try {
+                    clocks[rank.id()] = summaRank(rank, g.cols() == 1 ? null : rowRank, g.rows() == 1 ? null : colRank,
+                            g, panels, c, seconds);
+                } finally {
+                    rowRank.close();
+                    colRank.close();
                 }
-                for (Team t : cols) {
-                    if (t != null) {
-                        t.close();
-                    }
-                }
-            }
+            });
         }
         return new Result(c, clocks[0].seconds(), seconds[0]);
     }

@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import io.coll4j.bindings.copy.NativeLibrary;
 import io.coll4j.bindings.copy.NativeReduce;
 import io.coll4j.reductions.DType;
+import io.coll4j.reductions.HeapArrayFold;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
 import io.coll4j.reductions.Reducers;
@@ -36,6 +37,8 @@ import io.coll4j.reductions.Reducers;
  *   <li>{@code vector}: {@link Reducers#vector}, native segments (64-byte aligned).</li>
  *   <li>{@code scalar}: {@link Reducers#scalar}, the same segments: one plain loop per (dtype, op).</li>
  *   <li>{@code array}: {@code d[i] = a[i] op b[i]} over {@code double[]}/{@code float[]}/{@code long[]}/{@code int[]}.</li>
+ *   <li>{@code heap}: {@link HeapArrayFold#reduce} on heap segments over such arrays — what the collectives
+ *       run for {@code rank.allreduce(float[] …)}: Vector API loads from the backing arrays.</li>
  *   <li>{@code native}: {@code NativeReduce.reduce}, the C kernel of {@code bindings} (gcc -O3, AVX-512 or
  *       AVX2 chosen by CPU check), through a critical downcall, on the same segments.</li>
  * </ul>
@@ -66,7 +69,7 @@ public class ReductionBench {
     @Param({"4096", "262144", "4194304", "67108864"})
     public int bytes;
 
-    @Param({"vector", "scalar", "array", "native"})
+    @Param({"vector", "scalar", "array", "heap", "native"})
     public String impl;
 
     private Arena arena;
@@ -99,6 +102,21 @@ public class ReductionBench {
                     kernel = () -> r.reduce(d, 0, a, 0, b, 0, count);
                 }
             }
+            case "heap" -> {
+                Object[] arrays = new Object[3];
+                for (int i = 0; i < 3; i++) {
+                    arrays[i] = Array.newInstance(dtype.javaType(), (int) count);
+                }
+                MemorySegment d = segmentOf(arrays[0]);
+                MemorySegment a = segmentOf(arrays[1]);
+                MemorySegment b = segmentOf(arrays[2]);
+                fill(a, count, rnd);
+                fill(b, count, rnd);
+                if (!HeapArrayFold.reduce(dtype, op, d, 0, a, 0, b, 0, count)) {
+                    throw new IllegalArgumentException("impl heap: no array fold for " + dtype.cliName() + " " + op.cliName());
+                }
+                kernel = () -> HeapArrayFold.reduce(dtype, op, d, 0, a, 0, b, 0, count);
+            }
             case "array" -> {
                 Object d = Array.newInstance(dtype.javaType(), (int) count);
                 Object a = Array.newInstance(dtype.javaType(), (int) count);
@@ -107,7 +125,7 @@ public class ReductionBench {
                 fill(segmentOf(b), count, rnd);
                 kernel = ArrayReductions.loop(dtype, op, d, a, b);
             }
-            default -> throw new IllegalArgumentException("impl must be vector, scalar, array or native: " + impl);
+            default -> throw new IllegalArgumentException("impl must be vector, scalar, array, heap or native: " + impl);
         }
     }
 

@@ -10,6 +10,12 @@ interface ReducerFactory {
     /** A new reducer for a supported (dtype, op) pair; callers cache it. */
     Reducer create(DType dtype, Op op);
 
+    /**
+     * A new array pass for (dtype, op) ({@link HeapArrayFold}), or null when the dtype's elements are not
+     * lanes of one species (the half and pair types); callers cache it.
+     */
+    ArrayPass arrayPass(DType dtype, Op op);
+
     /** One line for {@link Reducers#implementation()}, e.g. {@code vector (Vector API, 512-bit species)}. */
     String describe();
 }

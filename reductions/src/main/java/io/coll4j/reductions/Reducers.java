@@ -40,6 +40,7 @@ public final class Reducers {
 
     private static final Reducer[] SCALAR = scalarReducers();
     private static final AtomicReferenceArray<Reducer> VECTOR = new AtomicReferenceArray<>(DType.values().length * OPS);
+    private static final AtomicReferenceArray<ArrayPass> ARRAY_PASS = new AtomicReferenceArray<>(DType.values().length * OPS);
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     /** Resolved on first use, so merely loading {@code Reducers} decides nothing. */
@@ -130,6 +131,25 @@ public final class Reducers {
             r = witness != null ? witness : created;
         }
         return r;
+    }
+
+    /**
+     * The vector pass over Java arrays for (dtype, op) ({@link HeapArrayFold}), or null when the vector
+     * family cannot run here or the dtype has no lanes. {@code op} must be its own fold op (not AVG, not USER).
+     */
+    static ArrayPass arrayPass(DType dtype, Op op) {
+        if (Vectorization.FACTORY == null || dtype.isHalf() || dtype.isPair() || !ownKernel(dtype, op)) {
+            return null;
+        }
+        int i = index(dtype, op);
+        ArrayPass a = ARRAY_PASS.get(i);
+        if (a == null) {
+            // as vectorReducer: a race may define two hidden classes, the first is kept
+            ArrayPass created = Vectorization.FACTORY.arrayPass(dtype, op);
+            ArrayPass witness = ARRAY_PASS.compareAndExchange(i, null, created);
+            a = witness != null ? witness : created;
+        }
+        return a;
     }
 
     private static void checkPair(DType dtype, Op op) {

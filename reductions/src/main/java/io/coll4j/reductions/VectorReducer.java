@@ -29,7 +29,7 @@ import jdk.incubator.vector.VectorSpecies;
  * for 4 KiB of F64 where the native loop takes 0.1 µs and the scalar loops 0.2–0.4 µs on heap data.
  * Keeping heap calls out of these loops keeps their profile monomorphic, so no heap call can slow the
  * native path down. (Collectives fold SUM over heap arrays of the dtype's own type with
- * {@link HeapArraySum} before they get here: a call to it inside these methods changed C2's inlining of
+ * {@link HeapArrayFold} before they get here: a call to it inside these methods changed C2's inlining of
  * their vector loops, which then allocated.)
  *
  * <p>Loop shapes, as Lucene's {@code PanamaVectorUtilSupport}: vector loops, then the last

@@ -18,10 +18,12 @@ final class VectorReducers implements ReducerFactory {
 
     private static final String TEMPLATE = "VectorReducer.class";
     private static final String HALF_TEMPLATE = "HalfVectorReducer.class";
+    private static final String ARRAY_TEMPLATE = "ArrayVectorPass.class";
 
     private final int bits;
     private final byte[] template;
     private final byte[] halfTemplate;
+    private final byte[] arrayTemplate;
 
     /**
      * The family at the process-wide size ({@link VectorConstants#bits()}).
@@ -38,6 +40,7 @@ final class VectorReducers implements ReducerFactory {
         this.bits = bits;
         this.template = readTemplate(TEMPLATE);
         this.halfTemplate = readTemplate(HALF_TEMPLATE);
+        this.arrayTemplate = readTemplate(ARRAY_TEMPLATE);
     }
 
     /**
@@ -53,6 +56,15 @@ final class VectorReducers implements ReducerFactory {
             return Reducers.scalar(dtype, op);
         }
         return (Reducer) instantiate(template, VectorKernelSpec.of(dtype, op, bits));
+    }
+
+    /** The {@link ArrayVectorPass} copy of (dtype, op) at this family's size; null for the half and pair types. */
+    @Override
+    public ArrayPass arrayPass(DType dtype, Op op) {
+        if (!VectorKernelSpec.hasLanes(dtype)) {
+            return null;
+        }
+        return (ArrayPass) instantiate(arrayTemplate, VectorKernelSpec.of(dtype, op, bits));
     }
 
     /** A hidden class from {@code template} with {@code classData}, and its one (no-argument) instance. */

@@ -5,7 +5,7 @@ import io.coll4j.bindings.copy.NativeType;
 import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.HeapArraySum;
+import io.coll4j.reductions.HeapArrayFold;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.Arena;
@@ -100,12 +100,13 @@ final class Fold {
         int k = count;
         Reducer reducer = call.reducer();
         if (k <= Reducer.MAX_SOURCES) {
-            // SUM over heap arrays (rank.allreduce(float[] …)) as array loops C2 vectorises; the reducer's
-            // own heap path is the per-element scalar loop, 5x slower for a 4 MiB f32 allreduce
-            if (!dst.isNative() && HeapArraySum.reduceMany(call.dtype(), call.op(), dst, dstOffset, sources, offsets, k, elements)) {
+            // heap arrays (rank.allreduce(float[] …)) through the vector pass over the arrays; the reducer's
+            // own heap path is the per-element scalar loop, 5x slower for a 4 MiB f32 allreduce. The
+            // reducer's op, not the call's: AVG folds as SUM
+            if (!dst.isNative() && HeapArrayFold.reduceMany(call.dtype(), reducer.op(), dst, dstOffset, sources, offsets, k, elements)) {
                 return;
             }
-            if (dst.isNative() && !sources[0].isNative() && intoNativeThroughHeapStrip(dst, dstOffset, elements)) {
+            if (dst.isNative() && !sources[0].isNative() && intoNativeThroughHeapStrip(reducer.op(), dst, dstOffset, elements)) {
                 return;
             }
             reducer.reduceMany(dst, dstOffset, sources, offsets, k, elements);
@@ -241,16 +242,16 @@ final class Fold {
 
     /**
      * Heap-array sources, native destination (e.g. {@code allreduceShared} over {@code float[]}s): the array
-     * loops of {@link HeapArraySum} into an L1-sized heap strip of the dtype's array type, each strip then
+     * passes of {@link HeapArrayFold} into an L1-sized heap strip of the dtype's array type, each strip then
      * copied out, instead of the reducer's per-element heap path (~20x slower). False, nothing written, when
-     * HeapArraySum does not take these sources.
+     * HeapArrayFold does not take these sources.
      */
-    private boolean intoNativeThroughHeapStrip(MemorySegment dst, long dstOffset, long elements) {
+    private boolean intoNativeThroughHeapStrip(Op op, MemorySegment dst, long dstOffset, long elements) {
         int k = count;
         int es = call.dtype().size();
         int per = STRIP_BYTES / es;
         if (heapStrip == null || heapStrip.byteSize() != STRIP_BYTES || heapStripType != call.dtype()) {
-            heapStrip = HeapArraySum.stripFor(call.dtype(), call.op(), per);
+            heapStrip = HeapArrayFold.stripFor(call.dtype(), op, per);
             heapStripType = call.dtype();
         }
         if (heapStrip == null) {
@@ -262,7 +263,7 @@ final class Fold {
                 passSources[i] = sources[i];
                 passOffsets[i] = offsets[i] + done * es;
             }
-            if (!HeapArraySum.reduceMany(call.dtype(), call.op(), heapStrip, 0, passSources, passOffsets, k, n)) {
+            if (!HeapArrayFold.reduceMany(call.dtype(), op, heapStrip, 0, passSources, passOffsets, k, n)) {
                 if (done == 0) {
                     return false;
                 }

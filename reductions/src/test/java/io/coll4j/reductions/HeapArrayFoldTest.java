@@ -9,16 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The array-loop SUM for heap operands: bitwise the scalar left fold, at every k, offset and aliasing. */
-class HeapArraySumTest {
-    private static final long[] COUNTS = {0, 1, 7, 16, 1000, 4099};
+/** The array folds for heap operands: bitwise the scalar left fold for every lane dtype and op, at every k, offset and aliasing. */
+class HeapArrayFoldTest {
+    // below, at and around one 512-bit vector of each lane width, and long enough for several
+    private static final long[] COUNTS = {0, 1, 7, 8, 15, 16, 17, 1000, 4099};
+    private static final DType[] LANE_TYPES = {DType.F32, DType.F64, DType.I32, DType.I64, DType.U32, DType.U64};
 
     private static MemorySegment heap(DType t, int n) {
         return switch (t) {
             case F32 -> MemorySegment.ofArray(new float[n]);
             case F64 -> MemorySegment.ofArray(new double[n]);
-            case I32 -> MemorySegment.ofArray(new int[n]);
-            case I64 -> MemorySegment.ofArray(new long[n]);
+            case I32, U32 -> MemorySegment.ofArray(new int[n]);
+            case I64, U64 -> MemorySegment.ofArray(new long[n]);
             default -> throw new IllegalArgumentException(t.toString());
         };
     }
@@ -26,10 +28,22 @@ class HeapArraySumTest {
     @Test
     void foldsEveryKAndOffsetLikeTheScalarLoop() {
         SplittableRandom rnd = new SplittableRandom(7);
-        for (DType t : new DType[]{DType.F32, DType.F64, DType.I32, DType.I64}) {
-            Reducer scalar = new ScalarReducer(t, Op.SUM);
-            for (long count : COUNTS) {
-                for (int k = 2; k <= 5; k++) {
+        for (DType t : LANE_TYPES) {
+            for (Op op : Op.values()) {
+                if (!Reducers.ownKernel(t, op)) {
+                    continue;
+                }
+                foldsLikeTheScalarLoop(t, op, rnd);
+            }
+        }
+    }
+
+    private static void foldsLikeTheScalarLoop(DType t, Op op, SplittableRandom rnd) {
+        // without the vector module only SUM of the signed types has array loops; the rest declines
+        boolean taken = Reducers.vectorFactory().isPresent() || op == Op.SUM && !t.isUnsigned();
+        Reducer scalar = new ScalarReducer(t, op);
+        for (long count : COUNTS) {
+            for (int k = 2; k <= 5; k++) {
                     int off = rnd.nextInt(3);
                     MemorySegment[] srcs = new MemorySegment[k];
                     long[] offs = new long[k];
@@ -40,11 +54,14 @@ class HeapArraySumTest {
                     }
                     MemorySegment got = heap(t, (int) count + 3);
                     MemorySegment want = heap(t, (int) count + 3);
-                    assertTrue(HeapArraySum.reduceMany(t, Op.SUM, got, (long) off * t.size(), srcs, offs, k, count));
+                    boolean folded = HeapArrayFold.reduceMany(t, op, got, (long) off * t.size(), srcs, offs, k, count);
+                    assertEquals(taken, folded, t + " " + op + " taken");
+                    if (!folded) {
+                        continue;
+                    }
                     scalar.reduceMany(want, (long) off * t.size(), srcs, offs, k, count);
                     // NaN payloads may differ (Java leaves them open), every other bit must not
-                    ReductionAssertions.assertSameResult(t, Op.SUM, want, 0, got, 0, count + 3, t + " k=" + k + " count=" + count);
-                }
+                    ReductionAssertions.assertSameResult(t, op, want, 0, got, 0, count + 3, t + " " + op + " k=" + k + " count=" + count);
             }
         }
     }
@@ -67,7 +84,7 @@ class HeapArraySumTest {
                 MemorySegment.copy(a[j], 0, b[j], 0, 4L * n);
             }
             // dst is source `alias`; a later source than the second declines, and the caller folds with the scalar loop
-            if (!HeapArraySum.reduceMany(t, Op.SUM, a[alias], 0, a, offs, k, n)) {
+            if (!HeapArrayFold.reduceMany(t, Op.SUM, a[alias], 0, a, offs, k, n)) {
                 assertTrue(alias >= 2, "declined alias " + alias);
                 scalar.reduceMany(a[alias], 0, a, offs, k, n);
             }
@@ -82,12 +99,14 @@ class HeapArraySumTest {
         MemorySegment bytes = MemorySegment.ofArray(new byte[32]);
         MemorySegment[] two = {f, f};
         long[] offs = {0, 0};
-        assertFalse(HeapArraySum.reduceMany(DType.F32, Op.MAX, f, 0, two, offs, 2, 8), "MAX");
-        assertFalse(HeapArraySum.reduceMany(DType.F32, Op.SUM, bytes, 0, new MemorySegment[]{bytes, bytes}, offs, 2, 8), "byte[] backing");
-        assertFalse(HeapArraySum.reduceMany(DType.F32, Op.SUM, f, 2, two, offs, 2, 1), "offset inside an element");
-        assertFalse(HeapArraySum.reduceMany(DType.F32, Op.SUM, f, 0, new MemorySegment[]{MemorySegment.ofArray(new float[8]), f, f},
+        assertFalse(HeapArrayFold.reduceMany(DType.F32, Op.AVG, f, 0, two, offs, 2, 8), "AVG (the caller passes its fold op, SUM)");
+        assertFalse(HeapArrayFold.reduceMany(DType.F32, Op.SUM, f, 0, new MemorySegment[]{f, MemorySegment.ofArray(new double[8])}, offs, 2, 8),
+                "double[] under F32");
+        assertFalse(HeapArrayFold.reduceMany(DType.F32, Op.SUM, bytes, 0, new MemorySegment[]{bytes, bytes}, offs, 2, 8), "byte[] backing");
+        assertFalse(HeapArrayFold.reduceMany(DType.F32, Op.SUM, f, 2, two, offs, 2, 1), "offset inside an element");
+        assertFalse(HeapArrayFold.reduceMany(DType.F32, Op.SUM, f, 0, new MemorySegment[]{MemorySegment.ofArray(new float[8]), f, f},
                 new long[]{0, 0, 0}, 3, 8), "dst is a later source");
-        assertTrue(HeapArraySum.reduceMany(DType.F32, Op.SUM, f, 0, two, offs, 2, 8));
+        assertTrue(HeapArrayFold.reduceMany(DType.F32, Op.SUM, f, 0, two, offs, 2, 8));
         assertEquals(0f, ((float[]) f.heapBase().orElseThrow())[0]);
     }
 }

@@ -3,29 +3,35 @@ package io.coll4j.reductions;
 import java.lang.foreign.MemorySegment;
 
 /**
- * SUM over heap segments backed by arrays of the dtype's own type — what {@code rank.allreduce(float[] …)}
- * passes — as plain array loops. The Vector API kernels take native segments only (see
- * {@link VectorReducer}: a Vector API load from a heap segment compiles to SIMD only in some cases, and
- * mixing heap and native calls in one loop deoptimises it), and the scalar segment loops they fall back to
- * dispatch on dtype and op per element: a 4 MiB f32 gradient allreduce over {@code float[]}s ran 5x slower
- * than over native segments. C2 auto-vectorises an element-wise array loop, so this path runs at SIMD
- * speed on heap data. The collectives' fold calls it before the {@link Reducer} (kernel's
- * {@code CollectiveCall.foldInto}); it is not called from inside {@link VectorReducer}, whose vector loops
- * C2 then inlined differently and boxed.
+ * Folds over heap segments backed by arrays of the dtype's own type — what {@code rank.allreduce(float[] …)}
+ * and a gradient in a {@code float[]} pass — at SIMD speed. The {@link Reducer}s' Vector API loops take
+ * native segments only (see {@link VectorReducer}: a Vector API load from a heap segment compiles to SIMD
+ * only in some cases, and mixing heap and native calls in one loop deoptimises it), and their scalar
+ * fallback dispatches per element: a 4 MiB f32 gradient allreduce over {@code float[]}s ran 5x slower than
+ * over native segments. Here each pass goes to the backing arrays through {@link ArrayVectorPass}
+ * ({@code fromArray}/{@code intoArray}, every op with a lane-wise operator: SUM, PROD, MIN, MAX and the
+ * bitwise ops on F32, F64, I32, I64, U32, U64). Without the vector module, SUM runs as plain array loops
+ * (C2 auto-vectorises them, about 2.5x slower than the vector pass) and the other ops decline. The
+ * collectives' fold calls it before the {@link Reducer} (kernel's {@code Fold}); it is not called from
+ * inside {@link VectorReducer}, whose vector loops C2 then inlined differently and boxed.
  *
- * <p>Order: a k-ary fold is k − 1 passes, {@code dst = s0 + s1}, then {@code dst = dst + s_j}: per
+ * <p>Order: a k-ary fold is k − 1 passes, {@code dst = s0 op s1}, then {@code dst = dst op s_j}: per
  * element exactly the left fold of the scalar loops, so the bits are the same. Declines (returns false)
  * when an operand is native or not over the dtype's array type, an offset is not a whole element, or dst is
  * a source after the first two (a pass would overwrite it before the next pass reads it).
  */
-public final class HeapArraySum {
-    private HeapArraySum() {
+public final class HeapArrayFold {
+    private HeapArrayFold() {
     }
 
-    /** {@code dst = s0 + … + s(k−1)} when every operand qualifies; false (nothing written) otherwise. */
+    /** {@code dst = s0 op … op s(k−1)} when every operand qualifies; false (nothing written) otherwise. */
     public static boolean reduceMany(DType dtype, Op op, MemorySegment dst, long dstOffset, MemorySegment[] srcs, long[] srcOffsets,
                               int k, long count) {
-        if (!handles(dtype, op) || k < 2 || count > Integer.MAX_VALUE) {
+        if (k < 2 || count > Integer.MAX_VALUE) {
+            return false;
+        }
+        ArrayPass pass = passFor(dtype, op);
+        if (pass == null && !scalarHandles(dtype, op)) {
             return false;
         }
         int d = index(dtype, dst, dstOffset);
@@ -33,38 +39,47 @@ public final class HeapArraySum {
             return false;
         }
         Object dstArray = dst.heapBase().orElseThrow();
-        int[] s = new int[k];
         for (int j = 0; j < k; j++) {
-            s[j] = index(dtype, srcs[j], srcOffsets[j]);
-            if (s[j] < 0) {
-                return false;
-            }
-            if (j >= 2 && srcs[j].heapBase().orElseThrow() == dstArray && s[j] == d) {
+            int s = index(dtype, srcs[j], srcOffsets[j]);
+            if (s < 0 || j >= 2 && s == d && srcs[j].heapBase().orElseThrow() == dstArray) {
                 return false;
             }
         }
         int n = (int) count;
-        add(dtype, dstArray, d, srcs[0].heapBase().orElseThrow(), s[0], srcs[1].heapBase().orElseThrow(), s[1], n);
+        pass(pass, dtype, dst, dstOffset, srcs[0], srcOffsets[0], srcs[1], srcOffsets[1], n);
         for (int j = 2; j < k; j++) {
-            add(dtype, dstArray, d, dstArray, d, srcs[j].heapBase().orElseThrow(), s[j], n);
+            pass(pass, dtype, dst, dstOffset, dst, dstOffset, srcs[j], srcOffsets[j], n);
         }
         return true;
     }
 
-    /** {@code dst = a + b} when every operand qualifies; false otherwise. */
+    /** {@code dst = a op b} when every operand qualifies; false otherwise. */
     public static boolean reduce(DType dtype, Op op, MemorySegment dst, long dstOffset, MemorySegment a, long aOffset,
                           MemorySegment b, long bOffset, long count) {
-        if (!handles(dtype, op) || count > Integer.MAX_VALUE) {
+        ArrayPass pass = passFor(dtype, op);
+        if (pass == null && !scalarHandles(dtype, op) || count > Integer.MAX_VALUE) {
             return false;
         }
-        int d = index(dtype, dst, dstOffset);
-        int ia = index(dtype, a, aOffset);
-        int ib = index(dtype, b, bOffset);
-        if (d < 0 || ia < 0 || ib < 0) {
+        if (index(dtype, dst, dstOffset) < 0 || index(dtype, a, aOffset) < 0 || index(dtype, b, bOffset) < 0) {
             return false;
         }
-        add(dtype, dst.heapBase().orElseThrow(), d, a.heapBase().orElseThrow(), ia, b.heapBase().orElseThrow(), ib, (int) count);
+        pass(pass, dtype, dst, dstOffset, a, aOffset, b, bOffset, (int) count);
         return true;
+    }
+
+    /** The vector pass for (dtype, op), or null (no vector module, no lanes, or an op without its own kernel). */
+    private static ArrayPass passFor(DType dtype, Op op) {
+        return dtype == null || op == null || op.foldOp() != op || !op.supports(dtype) ? null : Reducers.arrayPass(dtype, op);
+    }
+
+    private static void pass(ArrayPass pass, DType dtype, MemorySegment d, long dOff, MemorySegment a, long aOff,
+                             MemorySegment b, long bOff, int n) {
+        if (pass != null) {
+            pass.pass(d, dOff, a, aOff, b, bOff, n);
+        } else {
+            add(dtype, d.heapBase().orElseThrow(), index(dtype, d, dOff), a.heapBase().orElseThrow(), index(dtype, a, aOff),
+                    b.heapBase().orElseThrow(), index(dtype, b, bOff), n);
+        }
     }
 
     /**
@@ -73,19 +88,20 @@ public final class HeapArraySum {
      * and copy each strip out. Null when this class does not handle {@code dtype} and {@code op}.
      */
     public static MemorySegment stripFor(DType dtype, Op op, int elements) {
-        if (!handles(dtype, op)) {
+        if (passFor(dtype, op) == null && !scalarHandles(dtype, op)) {
             return null;
         }
         return switch (dtype) {
             case F32 -> MemorySegment.ofArray(new float[elements]);
             case F64 -> MemorySegment.ofArray(new double[elements]);
-            case I32 -> MemorySegment.ofArray(new int[elements]);
-            case I64 -> MemorySegment.ofArray(new long[elements]);
+            case I32, U32 -> MemorySegment.ofArray(new int[elements]);
+            case I64, U64 -> MemorySegment.ofArray(new long[elements]);
             default -> null;
         };
     }
 
-    private static boolean handles(DType dtype, Op op) {
+    /** What the plain array loops (no vector module) cover: SUM of the four signed array types. */
+    private static boolean scalarHandles(DType dtype, Op op) {
         return op == Op.SUM && (dtype == DType.F32 || dtype == DType.F64 || dtype == DType.I32 || dtype == DType.I64);
     }
 
