@@ -68,11 +68,13 @@ class MpiJobTest {
         }
     }
 
-    @ParameterizedTest(name = "{0} processes x {1} ranks, {2}")
-    @CsvSource({"2,1,serialized", "2,2,multiple", "3,1,multiple", "3,2,multiple", "2,2,funneled", "3,2,serialized"})
-    void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level) throws Exception {
-        // T = 1 defaults to SERIALIZED, T = 2 to MULTIPLE; the others are forced
-        List<String> jvm = List.of("-Dcoll4j.mpi.thread=" + level);
+    @ParameterizedTest(name = "{0} processes x {1} ranks, {2}, mismatch check {3}")
+    @CsvSource({"2,1,serialized,auto", "2,2,multiple,always", "3,1,multiple,auto", "3,2,multiple,auto", "2,2,funneled,auto",
+            "3,2,serialized,always"})
+    void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level, String check) throws Exception {
+        // T = 1 defaults to SERIALIZED, T = 2 to MULTIPLE; the others are forced. "always": the cross-process
+        // check before every collective (SpanCheck) must leave every result as it was
+        List<String> jvm = List.of("-Dcoll4j.mpi.thread=" + level, "-Dcoll4j.mpi.check=" + check);
         Job job = mpirun(processes, jvm, "check", String.valueOf(ranks));
         assertEquals(0, job.exit(), job.output());
         assertTrue(job.output().contains("cross-process OK: " + processes + " processes x " + ranks + " ranks"), job.output());
