@@ -84,6 +84,8 @@ public final class CollectivePlan {
      * algorithm; the arguments are those of the {@link Rank} method (unused arrays may be null).
      * Gatherv and allgatherv take this rank's send count from {@code sendCounts}, scatterv its receive count
      * from {@code recvCounts}: the array's only entry, or its entry for this rank when it has one per rank.
+     * The persistent form of the same call is
+     * {@link Rank#init(CollectivePlan, MemorySegment, long[], long[], MemorySegment, long[], long[])}.
      */
     public void execute(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv, long[] recvCounts,
                         long[] recvDispls) {

@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.nb.VectorCall;
 import io.coll4j.kernel.span.ChainAllreduce;
 import io.coll4j.kernel.span.LeaderAllgather;
 import io.coll4j.kernel.span.LeaderAllgatherv;
@@ -810,6 +811,19 @@ public final class Rank implements AutoCloseable {
     void gatherv(CollectiveAlgorithm forced, MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                  long[] displs, DType dtype, int root) {
         checkCaller();
+        checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
+        if (spanned()) {
+            spanCheck(Collective.GATHERV, 0, dtype, null, root, 0);
+            LeaderGatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype, root);
+            return;
+        }
+        run(forced, Collective.GATHERV, send, id == root ? recv : null, sendCount, dtype, null, root, 0, 0, 0,
+                null, null, id == root ? recvCounts : null, id == root ? displs : null);
+    }
+
+    /** The argument checks of {@code gatherv} (blocking and non-blocking). */
+    private void checkGatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                              DType dtype, int root) {
         int me = callId();
         int n = callSize();
         Arguments.count("sendCount", sendCount);
@@ -829,13 +843,6 @@ public final class Rank implements AutoCloseable {
             Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
             blockOrDisjoint("send", send, block, "recv", recv, extent, displs[root] * dtype.size());
         }
-        if (spanned()) {
-            spanCheck(Collective.GATHERV, 0, dtype, null, root, 0);
-            LeaderGatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype, root);
-            return;
-        }
-        run(forced, Collective.GATHERV, send, id == root ? recv : null, sendCount, dtype, null, root, 0, 0, 0,
-                null, null, id == root ? recvCounts : null, id == root ? displs : null);
     }
 
     /**
@@ -852,6 +859,19 @@ public final class Rank implements AutoCloseable {
     void scatterv(CollectiveAlgorithm forced, MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
                   long recvCount, DType dtype, int root) {
         checkCaller();
+        checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
+        if (spanned()) {
+            spanCheck(Collective.SCATTERV, 0, dtype, null, root, 0);
+            LeaderScatterv.run(span, local, send, sendCounts, displs, recv, recvCount, dtype, root);
+            return;
+        }
+        run(forced, Collective.SCATTERV, id == root ? send : null, recv, recvCount, dtype, null, root, 0, 0, 0,
+                id == root ? sendCounts : null, id == root ? displs : null, null, null);
+    }
+
+    /** The argument checks of {@code scatterv} (blocking and non-blocking). */
+    private void checkScatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount,
+                               DType dtype, int root) {
         int me = callId();
         int n = callSize();
         Arguments.count("recvCount", recvCount);
@@ -870,13 +890,6 @@ public final class Rank implements AutoCloseable {
             Arguments.readable("send", send, extent, me);
             blockOrDisjoint("recv", recv, block, "send", send, extent, displs[root] * dtype.size());
         }
-        if (spanned()) {
-            spanCheck(Collective.SCATTERV, 0, dtype, null, root, 0);
-            LeaderScatterv.run(span, local, send, sendCounts, displs, recv, recvCount, dtype, root);
-            return;
-        }
-        run(forced, Collective.SCATTERV, id == root ? send : null, recv, recvCount, dtype, null, root, 0, 0, 0,
-                id == root ? sendCounts : null, id == root ? displs : null, null, null);
     }
 
     /**
@@ -894,6 +907,19 @@ public final class Rank implements AutoCloseable {
     void allgatherv(CollectiveAlgorithm forced, MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                     long[] displs, DType dtype) {
         checkCaller();
+        long total = checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
+        if (spanned()) {
+            spanCheck(Collective.ALLGATHERV, Signature.countsWord(recvCounts), dtype, null, -1, total);
+            LeaderAllgatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype);
+            return;
+        }
+        run(forced, Collective.ALLGATHERV, send, recv, sendCount, dtype, null, -1, total / dtype.size(), total,
+                Signature.countsWord(recvCounts), null, null, recvCounts, displs);
+    }
+
+    /** The argument checks of {@code allgatherv} (blocking and non-blocking); returns the bytes of all blocks. */
+    private long checkAllgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                                 DType dtype) {
         int me = callId();
         int n = callSize();
         Arguments.count("sendCount", sendCount);
@@ -910,14 +936,7 @@ public final class Rank implements AutoCloseable {
         Arguments.writable("recv", recv, extent, me);
         Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
         blockOrDisjoint("send", send, block, "recv", recv, extent, displs[me] * dtype.size());
-        long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
-        if (spanned()) {
-            spanCheck(Collective.ALLGATHERV, Signature.countsWord(recvCounts), dtype, null, -1, total);
-            LeaderAllgatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype);
-            return;
-        }
-        run(forced, Collective.ALLGATHERV, send, recv, sendCount, dtype, null, -1, total / dtype.size(), total,
-                Signature.countsWord(recvCounts), null, null, recvCounts, displs);
+        return Arguments.totalBytes("recvCounts", recvCounts, dtype);
     }
 
     /**
@@ -934,18 +953,7 @@ public final class Rank implements AutoCloseable {
     void reduceScatterV(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype,
                         Op op) {
         checkCaller();
-        int me = callId();
-        int n = callSize();
-        Arguments.dtype(dtype);
-        Arguments.op(op, dtype);
-        Arguments.perRank("recvCounts", recvCounts, n);
-        long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
-        long block = Arguments.bytes(recvCounts[me], dtype, 1);
-        Arguments.readable("send", send, total, me);
-        Arguments.writable("recv", recv, block, me);
-        if (Arguments.overlap(send, total, recv, block)) {
-            throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
-        }
+        long total = checkReduceScatterV(send, recv, recvCounts, dtype, op);
         if (spanned()) {
             refuseOnSpan(op);
             spanCheck(Collective.REDUCE_SCATTER_V, Signature.countsWord(recvCounts), dtype, op, -1, total);
@@ -962,6 +970,22 @@ public final class Rank implements AutoCloseable {
         }
         run(forced, Collective.REDUCE_SCATTER_V, send, recv, recvCounts[id], dtype, op, -1, total / dtype.size(), total,
                 Signature.countsWord(recvCounts), null, null, recvCounts, displs);
+    }
+
+    /** The argument checks of {@code reduceScatterV} (blocking and non-blocking); returns the send bytes. */
+    private long checkReduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+        int me = callId();
+        Arguments.dtype(dtype);
+        Arguments.op(op, dtype);
+        Arguments.perRank("recvCounts", recvCounts, callSize());
+        long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
+        long block = Arguments.bytes(recvCounts[me], dtype, 1);
+        Arguments.readable("send", send, total, me);
+        Arguments.writable("recv", recv, block, me);
+        if (Arguments.overlap(send, total, recv, block)) {
+            throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
+        }
+        return total;
     }
 
     /**
@@ -1012,6 +1036,19 @@ public final class Rank implements AutoCloseable {
     void alltoallv(CollectiveAlgorithm forced, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                    long[] recvCounts, long[] recvDispls, DType dtype) {
         checkCaller();
+        checkAlltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+        if (spanned()) {
+            spanCheck(Collective.ALLTOALLV, 0, dtype, null, -1, 0);
+            LeaderAlltoallv.run(span, local, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+            return;
+        }
+        run(forced, Collective.ALLTOALLV, send, recv, 0, dtype, null, -1, 0, 0, 0, sendCounts, sendDispls, recvCounts,
+                recvDispls);
+    }
+
+    /** The argument checks of {@code alltoallv} (blocking and non-blocking). */
+    private void checkAlltoallv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                                long[] recvCounts, long[] recvDispls, DType dtype) {
         int me = callId();
         int n = callSize();
         Arguments.dtype(dtype);
@@ -1036,13 +1073,6 @@ public final class Rank implements AutoCloseable {
         } else if (Arguments.overlap(send, sendExtent, recv, recvExtent)) {
             throw new IllegalArgumentException("send and recv overlap without being the same buffer (pass the same segment for in place)");
         }
-        if (spanned()) {
-            spanCheck(Collective.ALLTOALLV, 0, dtype, null, -1, 0);
-            LeaderAlltoallv.run(span, local, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
-            return;
-        }
-        run(forced, Collective.ALLTOALLV, send, recv, 0, dtype, null, -1, 0, 0, 0, sendCounts, sendDispls, recvCounts,
-                recvDispls);
     }
 
     /**
@@ -1360,6 +1390,96 @@ public final class Rank implements AutoCloseable {
         return issue(Collective.EXSCAN, send, recv, count, dtype, op, -1);
     }
 
+    /**
+     * Non-blocking {@link #gatherv(MemorySegment, long, MemorySegment, long[], long[], DType, int)}. The count
+     * arrays are copied when issued. A rank whose {@code sendCount} differs from the root's
+     * {@code recvCounts[rank]} is a {@link CollectiveMismatchException} on every rank's request.
+     */
+    public Request igatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                            DType dtype, int root) {
+        return issue(gathervArgs(send, sendCount, recv, recvCounts, displs, dtype, root));
+    }
+
+    /** Non-blocking {@link #scatterv(MemorySegment, long[], long[], MemorySegment, long, DType, int)} (counts copied when issued). */
+    public Request iscatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount,
+                             DType dtype, int root) {
+        return issue(scattervArgs(send, sendCounts, displs, recv, recvCount, dtype, root));
+    }
+
+    /**
+     * Non-blocking {@link #allgatherv(MemorySegment, long, MemorySegment, long[], long[], DType)} (counts copied
+     * when issued); {@code recvCounts} differing between ranks is a {@link CollectiveMismatchException}.
+     */
+    public Request iallgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                               DType dtype) {
+        return issue(allgathervArgs(send, sendCount, recv, recvCounts, displs, dtype));
+    }
+
+    /**
+     * Non-blocking {@link #reduceScatterV(MemorySegment, MemorySegment, long[], DType, Op)} (counts copied when
+     * issued); {@code recvCounts} differing between ranks is a {@link CollectiveMismatchException}.
+     */
+    public Request ireduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+        return issue(reduceScatterVArgs(send, recv, recvCounts, dtype, op));
+    }
+
+    /**
+     * Non-blocking {@link #alltoallv(MemorySegment, long[], long[], MemorySegment, long[], long[], DType)} (counts
+     * copied when issued); a rank's {@code sendCounts[j]} differing from rank j's {@code recvCounts[rank]} is
+     * a {@link CollectiveMismatchException}.
+     */
+    public Request ialltoallv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                              long[] recvCounts, long[] recvDispls, DType dtype) {
+        return issue(alltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype));
+    }
+
+    /** A v-collective's call as a request takes it: checked as by the blocking method, the counts copied. */
+    private record VectorArgs(Collective c, MemorySegment send, MemorySegment recv, DType dtype, Op op, int root,
+                              VectorCall call) {
+    }
+
+    private VectorArgs gathervArgs(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
+                                   long[] displs, DType dtype, int root) {
+        checkCaller();
+        checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
+        // the root's arrays only at the root (ignored elsewhere, may be null there)
+        boolean atRoot = id == root;
+        return new VectorArgs(Collective.GATHERV, send, atRoot ? recv : null, dtype, null, root,
+                VectorCall.copyOf(sendCount, null, null, atRoot ? recvCounts : null, atRoot ? displs : null));
+    }
+
+    private VectorArgs scattervArgs(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
+                                    long recvCount, DType dtype, int root) {
+        checkCaller();
+        checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
+        boolean atRoot = id == root;
+        return new VectorArgs(Collective.SCATTERV, atRoot ? send : null, recv, dtype, null, root,
+                VectorCall.copyOf(recvCount, atRoot ? sendCounts : null, atRoot ? displs : null, null, null));
+    }
+
+    private VectorArgs allgathervArgs(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
+                                      long[] displs, DType dtype) {
+        checkCaller();
+        checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
+        return new VectorArgs(Collective.ALLGATHERV, send, recv, dtype, null, -1,
+                VectorCall.copyOf(sendCount, null, null, recvCounts, displs));
+    }
+
+    private VectorArgs reduceScatterVArgs(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+        checkCaller();
+        checkReduceScatterV(send, recv, recvCounts, dtype, op);
+        return new VectorArgs(Collective.REDUCE_SCATTER_V, send, recv, dtype, op, -1,
+                VectorCall.copyOf(0, null, null, recvCounts, null));
+    }
+
+    private VectorArgs alltoallvArgs(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                                     long[] recvCounts, long[] recvDispls, DType dtype) {
+        checkCaller();
+        checkAlltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+        return new VectorArgs(Collective.ALLTOALLV, send, recv, dtype, null, -1,
+                VectorCall.copyOf(0, sendCounts, sendDispls, recvCounts, recvDispls));
+    }
+
     /** Persistent {@link #barrier()} (see {@link PersistentRequest}); issued like a non-blocking call. */
     public PersistentRequest barrierInit() {
         checkCaller();
@@ -1436,6 +1556,59 @@ public final class Rank implements AutoCloseable {
         return init(Collective.EXSCAN, send, recv, count, dtype, op, -1);
     }
 
+    /** Persistent {@link #gatherv(MemorySegment, long, MemorySegment, long[], long[], DType, int)} bound to its buffers and counts. */
+    public PersistentRequest gathervInit(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
+                                         long[] displs, DType dtype, int root) {
+        return init(gathervArgs(send, sendCount, recv, recvCounts, displs, dtype, root));
+    }
+
+    /** Persistent {@link #scatterv(MemorySegment, long[], long[], MemorySegment, long, DType, int)} bound to its buffers and counts. */
+    public PersistentRequest scattervInit(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
+                                          long recvCount, DType dtype, int root) {
+        return init(scattervArgs(send, sendCounts, displs, recv, recvCount, dtype, root));
+    }
+
+    /** Persistent {@link #allgatherv(MemorySegment, long, MemorySegment, long[], long[], DType)} bound to its buffers and counts. */
+    public PersistentRequest allgathervInit(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
+                                            long[] displs, DType dtype) {
+        return init(allgathervArgs(send, sendCount, recv, recvCounts, displs, dtype));
+    }
+
+    /** Persistent {@link #reduceScatterV(MemorySegment, MemorySegment, long[], DType, Op)} bound to its buffers and counts. */
+    public PersistentRequest reduceScatterVInit(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+        return init(reduceScatterVArgs(send, recv, recvCounts, dtype, op));
+    }
+
+    /** Persistent {@link #alltoallv(MemorySegment, long[], long[], MemorySegment, long[], long[], DType)} bound to its buffers and counts. */
+    public PersistentRequest alltoallvInit(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                                           long[] recvCounts, long[] recvDispls, DType dtype) {
+        return init(alltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype));
+    }
+
+    /**
+     * A planned v-variant bound to buffers and counts: the persistent form of {@code plan}'s collective, with
+     * the arguments of {@link CollectivePlan#execute(MemorySegment, long[], long[], MemorySegment, long[], long[])}
+     * (gatherv and allgatherv take this rank's send count from {@code sendCounts}, scatterv its receive count
+     * from {@code recvCounts}). Runs the non-blocking schedule, not the plan's blocking algorithm.
+     */
+    public PersistentRequest init(CollectivePlan plan, MemorySegment send, long[] sendCounts, long[] sendDispls,
+                                  MemorySegment recv, long[] recvCounts, long[] recvDispls) {
+        checkCaller();
+        if (plan == null) {
+            throw new IllegalArgumentException("plan must not be null");
+        }
+        DType t = plan.dtype();
+        return switch (plan.collective()) {
+            case GATHERV -> gathervInit(send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t, plan.root());
+            case SCATTERV -> scattervInit(send, sendCounts, sendDispls, recv, mine("recvCounts", recvCounts), t, plan.root());
+            case ALLGATHERV -> allgathervInit(send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t);
+            case REDUCE_SCATTER_V -> reduceScatterVInit(send, recv, recvCounts, t, plan.op());
+            case ALLTOALLV -> alltoallvInit(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, t);
+            default -> throw new IllegalArgumentException(plan.collective().cliName()
+                    + " has no count arrays: use init(plan, send, recv)");
+        };
+    }
+
     /**
      * A plan bound to buffers: the persistent form of {@code plan}'s collective ({@code recv} ignored for
      * barrier and bcast, as by {@link CollectivePlan#execute}). Runs the non-blocking schedule, not the
@@ -1464,7 +1637,7 @@ public final class Rank implements AutoCloseable {
                 return exscanInit(send, recv, plan.count(), plan.dtype(), plan.op());
             }
             case GATHERV, SCATTERV, ALLGATHERV, REDUCE_SCATTER_V, ALLTOALLV -> throw new IllegalArgumentException(
-                    c.cliName() + " has no persistent form (its per-rank counts are not part of a plan's arguments)");
+                    c.cliName() + " needs its count arrays: use init(plan, send, sendCounts, sendDispls, recv, recvCounts, recvDispls)");
             default -> { }
         }
         MemorySegment r = c == Collective.BCAST ? send : recv;
@@ -1491,6 +1664,16 @@ public final class Rank implements AutoCloseable {
     }
 
     private Request issue(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
+        return issue(c, send, recv, count, dtype, op, root, null);
+    }
+
+    /** A v-collective's issue: count 0 in the exchange's key, the counts in the call. */
+    private Request issue(VectorArgs a) {
+        return issue(a.c(), a.send(), a.recv(), 0, a.dtype(), a.op(), a.root(), a.call());
+    }
+
+    private Request issue(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root,
+                          VectorCall call) {
         refuseOnRequests(op);
         if (span != null) {
             throw singleProcessOnly("non-blocking " + c.cliName());
@@ -1499,12 +1682,22 @@ public final class Rank implements AutoCloseable {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, recv);
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, recv, call);
         return io.coll4j.kernel.nb.CollectiveRequest.oneShot(engine, x, id);
     }
 
     private PersistentRequest init(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                    int root) {
+        return init(c, send, recv, count, dtype, op, root, null);
+    }
+
+    /** A v-collective's persistent init: count 0 in the exchange's key, the counts in the call. */
+    private PersistentRequest init(VectorArgs a) {
+        return init(a.c(), a.send(), a.recv(), 0, a.dtype(), a.op(), a.root(), a.call());
+    }
+
+    private PersistentRequest init(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
+                                   int root, VectorCall call) {
         refuseOnRequests(op);
         if (span != null) {
             throw singleProcessOnly("persistent " + c.cliName());
@@ -1513,7 +1706,7 @@ public final class Rank implements AutoCloseable {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, true, send, recv);
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, true, send, recv, call);
         return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine, x, id);
     }
 

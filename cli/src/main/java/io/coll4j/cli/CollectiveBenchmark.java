@@ -473,7 +473,7 @@ final class CollectiveBenchmark {
                 view || algorithm.equals(NONBLOCKING) || algorithm.equals(PERSISTENT) || rank.size() != rank.localSize()
                         ? "auto" : algorithm),
                 collective, shape.callCount(), rank.size(), r);
-        forms[me] = caller(rank, shape, algorithm, sends, recvs);
+        forms[me] = caller(rank, shape, algorithm, sends, recvs, plan);
         long callCount = shape.callCount();
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
@@ -592,11 +592,12 @@ final class CollectiveBenchmark {
     }
 
     /** The blocking plan of {@code algorithm}, or the non-blocking or persistent form. */
-    private Caller caller(Rank rank, Shape shape, String algorithm, MemorySegment[] sends, MemorySegment[] recvs) {
+    private Caller caller(Rank rank, Shape shape, String algorithm, MemorySegment[] sends, MemorySegment[] recvs,
+                          VectorLayouts.Call layout) {
         long n = shape.callCount();
         return switch (algorithm) {
-            case NONBLOCKING -> (s, r) -> issue(rank, s, r, n).await();
-            case PERSISTENT -> new PersistentCaller(rank, sends, recvs, n);
+            case NONBLOCKING -> (s, r) -> issue(rank, s, r, n, layout).await();
+            case PERSISTENT -> new PersistentCaller(rank, sends, recvs, n, layout);
             default -> null;
         };
     }
@@ -609,8 +610,13 @@ final class CollectiveBenchmark {
         return op;
     }
 
-    /** Issues the collective in its non-blocking form. */
+    /** Issues the collective in its non-blocking form (a v-variant with the rank's {@link VectorLayouts} call). */
     io.coll4j.Request issue(Rank rank, MemorySegment s, MemorySegment r, long n) {
+        return issue(rank, s, r, n, VectorLayouts.call(null, collective, n, rank.size(), rank.id()));
+    }
+
+    /** Issues the collective in its non-blocking form; {@code v} holds a v-variant's counts and displacements. */
+    private io.coll4j.Request issue(Rank rank, MemorySegment s, MemorySegment r, long n, VectorLayouts.Call v) {
         return switch (collective) {
             case BARRIER -> rank.ibarrier();
             case BCAST -> rank.ibcast(s, n, dtype, root);
@@ -623,7 +629,11 @@ final class CollectiveBenchmark {
             case ALLTOALL -> rank.ialltoall(s, r, n, dtype);
             case SCAN -> rank.iscan(s, r, n, dtype, op);
             case EXSCAN -> rank.iexscan(s, r, n, dtype, op);
-            default -> throw new IllegalArgumentException(collective.cliName() + " has no non-blocking form");
+            case GATHERV -> rank.igatherv(s, v.sendCounts()[0], r, v.recvCounts(), v.recvDispls(), dtype, root);
+            case SCATTERV -> rank.iscatterv(s, v.sendCounts(), v.sendDispls(), r, v.recvCounts()[0], dtype, root);
+            case ALLGATHERV -> rank.iallgatherv(s, v.sendCounts()[0], r, v.recvCounts(), v.recvDispls(), dtype);
+            case REDUCE_SCATTER_V -> rank.ireduceScatterV(s, r, v.recvCounts(), dtype, op);
+            case ALLTOALLV -> rank.ialltoallv(s, v.sendCounts(), v.sendDispls(), r, v.recvCounts(), v.recvDispls(), dtype);
         };
     }
 
@@ -636,12 +646,16 @@ final class CollectiveBenchmark {
         private final io.coll4j.PersistentRequest[] requests;
         private int last;
 
-        PersistentCaller(Rank rank, MemorySegment[] sends, MemorySegment[] recvs, long n) {
+        PersistentCaller(Rank rank, MemorySegment[] sends, MemorySegment[] recvs, long n, VectorLayouts.Call v) {
             this.sends = sends;
             this.requests = new io.coll4j.PersistentRequest[sends.length];
             for (int k = 0; k < sends.length; k++) {
                 MemorySegment s = sends[k];
                 MemorySegment r = recvs[k];
+                if (collective.vector()) {
+                    requests[k] = rank.init(v.plan(), s, v.sendCounts(), v.sendDispls(), r, v.recvCounts(), v.recvDispls());
+                    continue;
+                }
                 requests[k] = switch (collective) {
                     case BARRIER -> rank.barrierInit();
                     case BCAST -> rank.bcastInit(s, n, dtype, root);

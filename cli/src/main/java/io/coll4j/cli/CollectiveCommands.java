@@ -96,10 +96,6 @@ final class CollectiveCommands {
                     algs.remove(io.coll4j.kernel.algo.allgather.SharedViewAllgather.NAME);   // allreduceShared has no AVG
                 }
             }
-            if ((nonblocking || persistent) && c.vector()) {
-                throw new IllegalArgumentException((nonblocking ? "--nonblocking" : "--persistent") + ": " + c.cliName()
-                        + " has no non-blocking or persistent form yet (the v-variants; every other collective has)");
-            }
             if (nonblocking) {
                 algs.add(CollectiveBenchmark.NONBLOCKING);
             }

@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The non-blocking and persistent forms against the blocking plan, one suite: {@code form} is
  * {@code blocking} ({@link CollectivePlan#execute}, the model's algorithm), {@code nonblocking}
  * ({@code rank.iallreduce(...).await()} and the like) or {@code persistent} ({@code start(); await()} of a request bound in
- * setup). One operation is one call by one rank (F64 SUM, out of place, root 0).
+ * setup). One operation is one call by one rank (F64 SUM, out of place, root 0). The v-variants take the uneven
+ * split of {@link VectorShapes}, the same counts in all three forms.
  *
  * <p>SingleShotTime with a batch: every rank makes exactly {@code -bs} calls per iteration, so no rank
  * can be left waiting in a collective when JMH ends an iteration (the catch-up protocol of
@@ -51,7 +52,8 @@ public class NonBlockingBench {
     @Param({"2"})
     public int ranks;
 
-    @Param({"allreduce", "reduce-scatter", "allgather", "bcast", "gather", "scatter", "alltoall", "scan", "exscan"})
+    @Param({"allreduce", "reduce-scatter", "allgather", "bcast", "gather", "scatter", "alltoall", "scan", "exscan",
+            "gatherv", "scatterv", "allgatherv", "reduce-scatter-v", "alltoallv"})
     public String collective;
 
     @Param({"8", "64K", "4M"})
@@ -68,6 +70,8 @@ public class NonBlockingBench {
     private MemorySegment recv;
     private CollectivePlan plan;
     private PersistentRequest persistent;
+    /** A v-variant's {sendCounts, sendDispls, recvCounts, recvDispls} ({@link VectorShapes#layout}). */
+    private long[][] v;
 
     /** The team, one per JMH run; closed once every thread has detached. */
     @State(Scope.Benchmark)
@@ -105,8 +109,9 @@ public class NonBlockingBench {
             send.setAtIndex(ValueLayout.JAVA_DOUBLE, i, rank.id() + 1 + (i & 15) * 0.125);
         }
         plan = rank.plan(c, count, DType.F64, Op.SUM, 0);
+        v = VectorShapes.layout(c, count, ranks, rank.id());
         if (form.equals("persistent")) {
-            persistent = rank.init(plan, send, recv);
+            persistent = c.vector() ? rank.init(plan, send, v[0], v[1], recv, v[2], v[3]) : rank.init(plan, send, recv);
         } else if (!form.equals("blocking") && !form.equals("nonblocking")) {
             throw new IllegalArgumentException("form must be blocking, nonblocking or persistent, got " + form);
         }
@@ -124,7 +129,13 @@ public class NonBlockingBench {
     @Benchmark
     public void call() {
         switch (form) {
-            case "blocking" -> plan.execute(send, recv);
+            case "blocking" -> {
+                if (c.vector()) {
+                    plan.execute(send, v[0], v[1], recv, v[2], v[3]);
+                } else {
+                    plan.execute(send, recv);
+                }
+            }
             case "persistent" -> {
                 persistent.start();
                 persistent.await();
@@ -146,7 +157,11 @@ public class NonBlockingBench {
             case ALLTOALL -> rank.ialltoall(send, recv, count, DType.F64);
             case SCAN -> rank.iscan(send, recv, count, DType.F64, Op.SUM);
             case EXSCAN -> rank.iexscan(send, recv, count, DType.F64, Op.SUM);
-            default -> throw new IllegalArgumentException(c.cliName() + " has no non-blocking form");
+            case GATHERV -> rank.igatherv(send, v[0][0], recv, v[2], v[3], DType.F64, 0);
+            case SCATTERV -> rank.iscatterv(send, v[0], v[1], recv, v[2][0], DType.F64, 0);
+            case ALLGATHERV -> rank.iallgatherv(send, v[0][0], recv, v[2], v[3], DType.F64);
+            case REDUCE_SCATTER_V -> rank.ireduceScatterV(send, recv, v[2], DType.F64, Op.SUM);
+            case ALLTOALLV -> rank.ialltoallv(send, v[0], v[1], recv, v[2], v[3], DType.F64);
         };
     }
 }

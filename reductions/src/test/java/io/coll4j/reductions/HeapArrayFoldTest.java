@@ -2,6 +2,7 @@ package io.coll4j.reductions;
 
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 
@@ -59,10 +60,31 @@ class HeapArrayFoldTest {
                     if (!folded) {
                         continue;
                     }
-                    scalar.reduceMany(want, (long) off * t.size(), srcs, offs, k, count);
+                    reference(scalar, want, (long) off * t.size(), srcs, offs, k, count);
                     // NaN payloads may differ (Java leaves them open), every other bit must not
                     ReductionAssertions.assertSameResult(t, op, want, 0, got, 0, count + 3, t + " " + op + " k=" + k + " count=" + count);
             }
+        }
+    }
+
+    /**
+     * The left fold into {@code want} by the vector reducer over native copies of the sources (itself held
+     * bitwise to the scalar loops by VectorReducerTest), or by the scalar loops without the vector module.
+     * Not the scalar loops directly: they are the vector reducers' tails, and once they had run every op
+     * here, C2 compiled the vector reducers of VectorReducerCompiledTest (same JVM, later) into code that
+     * allocated.
+     */
+    private static void reference(Reducer scalar, MemorySegment want, long wantOffset, MemorySegment[] srcs, long[] offs, int k,
+                                  long count) {
+        Reducer r = Reducers.vectorFactory().isPresent() ? Reducers.vector(scalar.dtype(), scalar.op()) : scalar;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment[] copies = new MemorySegment[k];
+            for (int j = 0; j < k; j++) {
+                copies[j] = arena.allocate(srcs[j].byteSize(), 8).copyFrom(srcs[j]);
+            }
+            MemorySegment out = arena.allocate(want.byteSize(), 8).copyFrom(want);
+            r.reduceMany(out, wantOffset, copies, offs, k, count);
+            want.copyFrom(out);
         }
     }
 

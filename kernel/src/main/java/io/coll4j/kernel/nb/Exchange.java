@@ -41,6 +41,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *                          block b of recv_a, both read before either is written (one item per pair)
  * scan, exscan  item j     slice j through a private accumulator, ranks in order: read send_q, then
  *                          write recv_q (scan: acc op send_q; exscan: acc before folding send_q)
+ * v-variants               the items of their uniform forms over each rank's counts and displacements,
+ *                          always sliced ({@link VectorBlocks})
  * </pre>
  * Every output element is written by exactly one item, after that item read all of its inputs that the
  * output may alias (a rank's own buffer in place), so in place is safe; stores are non-temporal iff W = 2·p·s exceeds the cache [YHCCL §4.2]. A round is
@@ -108,6 +110,8 @@ public final class Exchange {
     private final long itemsPerBlock;
     private final boolean nonTemporal;
     private final Copy copy;
+    /** The v-collectives' per-rank layouts and items (null for the others). */
+    private final VectorBlocks vector;
     private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
 
     /** A future of rank {@code rank}'s request for round {@code round}. */
@@ -117,7 +121,7 @@ public final class Exchange {
     private static final java.lang.invoke.VarHandle STAMP = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
 
     Exchange(long id, int creator, int p, Collective collective, long count, DType dtype, Op op, int root,
-             boolean persistent, long maxSliceBytes, Copy copy, boolean claimParts) {
+             boolean persistent, long maxSliceBytes, Copy copy, boolean claimParts, VectorCall call) {
         this.claimParts = claimParts;
         this.id = id;
         this.creator = creator;
@@ -135,12 +139,15 @@ public final class Exchange {
         this.recv = new MemorySegment[p];
         this.joinedBy = new AtomicLongArray(p);
         this.postedBy = new AtomicLongArray(p);
+        // a v-collective is always sliced: its creator may not know the other ranks' counts, so neither the
+        // staging regions' sizes
+        this.vector = collective.vector() ? new VectorBlocks(collective, p, root, dtype, call, maxSliceBytes, copy) : null;
         long contribution = switch (collective) {
             case BARRIER -> 0;
             case REDUCE_SCATTER, SCATTER, ALLTOALL -> count * es * p;
             default -> count * es;
         };
-        this.staged = collective != Collective.BARRIER && contribution <= STAGE_MAX_BYTES;
+        this.staged = vector == null && collective != Collective.BARRIER && contribution <= STAGE_MAX_BYTES;
         long total = blocked(collective) || collective == Collective.ALLTOALL ? count * es * p : count * es;
         this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
         if (staged) {
@@ -167,7 +174,7 @@ public final class Exchange {
             long sliceBytes = sliceBytes(total, p, maxSliceBytes);
             this.sliceElements = Math.max(1, sliceBytes / es);
             this.itemsPerBlock = collective == Collective.BARRIER ? 0 : (count + sliceElements - 1) / sliceElements;
-            long items = blocked(collective) ? itemsPerBlock * p
+            long items = vector != null ? vector.items() : blocked(collective) ? itemsPerBlock * p
                     : collective == Collective.ALLTOALL ? itemsPerBlock * pairs(p) : itemsPerBlock;
             this.counters = new RoundCounters(p, items);
         }
@@ -179,12 +186,12 @@ public final class Exchange {
     }
 
     /** Unordered pairs (q, s), q ≤ s, of p ranks: the alltoall's items per slice. */
-    private static long pairs(int p) {
+    static long pairs(int p) {
         return (long) p * (p + 1) / 2;
     }
 
     /** The first rank of pair {@code k} in the order (0,0), (0,1) … (0,p−1), (1,1), (1,2) …. */
-    private static int pairFirst(int p, long k) {
+    static int pairFirst(int p, long k) {
         int q = 0;
         for (long row = p; k >= row; row--) {
             k -= row;
@@ -194,7 +201,7 @@ public final class Exchange {
     }
 
     /** The second rank of pair {@code k} (no allocation on the item path). */
-    private static int pairSecond(int p, long k) {
+    static int pairSecond(int p, long k) {
         int q = pairFirst(p, k);
         return (int) (k - ((long) q * p - (long) q * (q - 1) / 2) + q);
     }
@@ -228,12 +235,24 @@ public final class Exchange {
         return (persistent ? "persistent " : "") + Signature.describe(Signature.descriptor(collective, dtype, op, root), count);
     }
 
-    /** Records rank {@code rank}'s buffers; true for the last rank to join. */
-    boolean register(int rank, MemorySegment s, MemorySegment r) {
+    /** Records rank {@code rank}'s buffers (and a v-collective's counts); true for the last rank to join. */
+    boolean register(int rank, MemorySegment s, MemorySegment r, VectorCall call) {
         send[rank] = s;
         recv[rank] = r;
+        if (vector != null) {
+            vector.register(rank, call);
+        }
         joinedBy.set(rank, 1);
         return joined.incrementAndGet() == p;
+    }
+
+    /**
+     * A v-collective's counts that do not agree across the ranks (null if they do, or for the others).
+     * Only the last rank to join may ask: its {@code joined} increment read every other rank's, each made
+     * after that rank's {@link #register}, so it sees every rank's counts.
+     */
+    String vectorMismatch() {
+        return vector == null ? null : vector.mismatch();
     }
 
     /** Every rank has found this exchange: its slot in the issue window may be reused. */
@@ -414,6 +433,10 @@ public final class Exchange {
 
     /** Executes sliced item {@code i} (see the class comment for what each collective's item does). */
     private void item(ItemWorker w, long i) {
+        if (vector != null) {
+            vector.item(w, i, send, recv, reducer, dtype, op, copy);
+            return;
+        }
         long q = 0;
         long j = i;
         if (blocked(collective) || collective == Collective.ALLTOALL) {
@@ -469,7 +492,7 @@ public final class Exchange {
                 int b = pairSecond(p, q);
                 long inA = (b * count + first) * es;
                 long inB = (a * count + first) * es;
-                w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, nonTemporal);
+                w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, bytes, nonTemporal);
             }
             case SCAN, EXSCAN -> w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
             case BARRIER -> { }

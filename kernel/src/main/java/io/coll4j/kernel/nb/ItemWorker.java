@@ -150,29 +150,30 @@ public final class ItemWorker {
     }
 
     /**
-     * One alltoall pair: {@code bytes} of {@code inA}@{@code aOff} → {@code outB}@{@code bDst} and of
-     * {@code inB}@{@code bOff} → {@code outA}@{@code aDst}. Each output may be the other direction's input
-     * (a rank in place): the input that may be clobbered is read first, through a private strip when both
-     * ranks are in place.
+     * One alltoall(v) pair: {@code abBytes} of {@code inA}@{@code aOff} → {@code outB}@{@code bDst} and
+     * {@code baBytes} of {@code inB}@{@code bOff} → {@code outA}@{@code aDst}. Each output may be the other
+     * direction's input (a rank in place, whose two directions then have the same length): the input that
+     * may be clobbered is read first, through a private strip when both ranks are in place.
      */
     void exchange(Copy copy, MemorySegment inA, long aOff, MemorySegment outB, long bDst, MemorySegment inB, long bOff,
-                  MemorySegment outA, long aDst, long bytes, boolean nonTemporal) {
+                  MemorySegment outA, long aDst, long abBytes, long baBytes, boolean nonTemporal) {
         if (inA == inB && aOff == bOff) {
-            copy(copy, inA, aOff, outA, aDst, bytes, nonTemporal);       // a rank's own block: one copy
+            copy(copy, inA, aOff, outA, aDst, abBytes, nonTemporal);       // a rank's own block: one copy
             return;
         }
         // outA clobbers inA only when rank a is in place, outB clobbers inB only when b is: order the two
         // copies so the input that may be clobbered is read first, and save through the strip only when both are
         if (!sameRange(inA, aOff, outA, aDst)) {
-            copy(copy, inB, bOff, outA, aDst, bytes, nonTemporal);
-            copy(copy, inA, aOff, outB, bDst, bytes, nonTemporal);
+            copy(copy, inB, bOff, outA, aDst, baBytes, nonTemporal);
+            copy(copy, inA, aOff, outB, bDst, abBytes, nonTemporal);
             return;
         }
         if (!sameRange(inB, bOff, outB, bDst)) {
-            copy(copy, inA, aOff, outB, bDst, bytes, nonTemporal);
-            copy(copy, inB, bOff, outA, aDst, bytes, nonTemporal);
+            copy(copy, inA, aOff, outB, bDst, abBytes, nonTemporal);
+            copy(copy, inB, bOff, outA, aDst, baBytes, nonTemporal);
             return;
         }
+        long bytes = abBytes;                   // both in place: abBytes == baBytes
         MemorySegment saved = strips(0);
         for (long done = 0; done < bytes; done += STRIP_BYTES) {
             long n = Math.min(STRIP_BYTES, bytes - done);

@@ -89,6 +89,17 @@ public final class NonBlockingEngine implements AutoCloseable {
      */
     public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
                          MemorySegment send, MemorySegment recv) {
+        return join(id, rank, c, count, dtype, op, root, persistent, send, recv, null);
+    }
+
+    /**
+     * {@link #join(long, int, Collective, long, DType, Op, int, boolean, MemorySegment, MemorySegment)} of a
+     * v-collective ({@code count} 0), with this rank's counts and displacements; the last rank to join
+     * checks every rank's against the others' (a {@link CollectiveMismatchException} for the team when they
+     * differ, before any rank can post).
+     */
+    public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
+                         MemorySegment send, MemorySegment recv, VectorCall call) {
         int i = (int) (id % WINDOW);
         long start = 0;
         Exchange e;
@@ -99,7 +110,7 @@ public final class NonBlockingEngine implements AutoCloseable {
             }
             if (e == null || (e.id == id - WINDOW && e.allJoined())) {
                 Exchange n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
-                        context.copy(), progressThread != null);
+                        context.copy(), progressThread != null, call);
                 if (slots.compareAndSet(i, e, n)) {
                     e = n;
                     break;
@@ -125,14 +136,19 @@ public final class NonBlockingEngine implements AutoCloseable {
         }
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
             Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
-                    context.copy(), progressThread != null);
+                    context.copy(), progressThread != null, call);
             throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + ": rank "
                     + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
         }
-        if (e.register(rank, send, recv)) {
+        if (e.register(rank, send, recv, call)) {
             // every rank has found it: the slot's reference is no longer needed (nor may it keep the
             // exchange's buffers alive)
             slots.compareAndSet(i, e, null);
+            String mismatch = e.vectorMismatch();
+            if (mismatch != null) {
+                throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + " ("
+                        + e.describe() + "): " + mismatch), rank);
+            }
         }
         return e;
     }
