@@ -220,3 +220,80 @@ int coll4j_mpi_abort(int code) {
 double coll4j_mpi_wtime(void) {
     return MPI_Wtime();
 }
+
+/*
+ * The data-movement collectives (gather, scatter, alltoall and their v-forms) move bytes: MPI_BYTE works
+ * for every coll4j dtype (half floats and pairs have no MPI type) and nothing is reduced. Counts and
+ * displacements arrive as int64 byte counts, one per process, and must fit MPI's int.
+ */
+static int to_ints(const int64_t *in, int *out, int n) {
+    for (int i = 0; i < n; i++) {
+        if (in[i] < 0 || in[i] > INT_MAX) {
+            return MPI_ERR_COUNT;
+        }
+        out[i] = (int) in[i];
+    }
+    return MPI_SUCCESS;
+}
+
+static int comm_size_of(int comm) {
+    int n = 0;
+    MPI_Comm_size(comm_of(comm), &n);
+    return n;
+}
+
+/* MPI_Gatherv of bytes; at the root send == NULL means in place (its block of recv holds its part). */
+int coll4j_mpi_gatherv_bytes(int comm, const void *send, int64_t send_bytes, void *recv, const int64_t *counts,
+                             const int64_t *displs, int root) {
+    int n = comm_size_of(comm), me = -1;
+    MPI_Comm_rank(comm_of(comm), &me);
+    if (send_bytes > INT_MAX) {
+        return MPI_ERR_COUNT;
+    }
+    int c[n > 0 ? n : 1], d[n > 0 ? n : 1];
+    if (me == root && (to_ints(counts, c, n) != MPI_SUCCESS || to_ints(displs, d, n) != MPI_SUCCESS)) {
+        return MPI_ERR_COUNT;
+    }
+    return MPI_Gatherv(send ? send : MPI_IN_PLACE, (int) send_bytes, MPI_BYTE, recv, c, d, MPI_BYTE, root, comm_of(comm));
+}
+
+/* MPI_Scatterv of bytes; at the root recv == NULL means in place (its block of send stays where it is). */
+int coll4j_mpi_scatterv_bytes(int comm, const void *send, const int64_t *counts, const int64_t *displs, void *recv,
+                              int64_t recv_bytes, int root) {
+    int n = comm_size_of(comm), me = -1;
+    MPI_Comm_rank(comm_of(comm), &me);
+    if (recv_bytes > INT_MAX) {
+        return MPI_ERR_COUNT;
+    }
+    int c[n > 0 ? n : 1], d[n > 0 ? n : 1];
+    if (me == root && (to_ints(counts, c, n) != MPI_SUCCESS || to_ints(displs, d, n) != MPI_SUCCESS)) {
+        return MPI_ERR_COUNT;
+    }
+    return MPI_Scatterv(send, c, d, MPI_BYTE, recv ? recv : MPI_IN_PLACE, (int) recv_bytes, MPI_BYTE, root, comm_of(comm));
+}
+
+/* MPI_Allgatherv of bytes; send == NULL means in place. */
+int coll4j_mpi_allgatherv_bytes(int comm, const void *send, int64_t send_bytes, void *recv, const int64_t *counts,
+                                const int64_t *displs) {
+    int n = comm_size_of(comm);
+    if (send_bytes > INT_MAX) {
+        return MPI_ERR_COUNT;
+    }
+    int c[n > 0 ? n : 1], d[n > 0 ? n : 1];
+    if (to_ints(counts, c, n) != MPI_SUCCESS || to_ints(displs, d, n) != MPI_SUCCESS) {
+        return MPI_ERR_COUNT;
+    }
+    return MPI_Allgatherv(send ? send : MPI_IN_PLACE, (int) send_bytes, MPI_BYTE, recv, c, d, MPI_BYTE, comm_of(comm));
+}
+
+/* MPI_Alltoallv of bytes (send and recv distinct). */
+int coll4j_mpi_alltoallv_bytes(int comm, const void *send, const int64_t *send_counts, const int64_t *send_displs,
+                               void *recv, const int64_t *recv_counts, const int64_t *recv_displs) {
+    int n = comm_size_of(comm);
+    int sc[n > 0 ? n : 1], sd[n > 0 ? n : 1], rc[n > 0 ? n : 1], rd[n > 0 ? n : 1];
+    if (to_ints(send_counts, sc, n) != MPI_SUCCESS || to_ints(send_displs, sd, n) != MPI_SUCCESS
+        || to_ints(recv_counts, rc, n) != MPI_SUCCESS || to_ints(recv_displs, rd, n) != MPI_SUCCESS) {
+        return MPI_ERR_COUNT;
+    }
+    return MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, comm_of(comm));
+}

@@ -25,6 +25,8 @@ public final class CollectivePlan {
     private final long bytes;
     private final CollectiveAlgorithm algorithm;
     private final boolean forcedHere;
+    /** Set by the owning rank's thread at the plan's first call on a team spanning processes (see Rank#executeSpanned). */
+    private boolean spannedCalled;
 
     CollectivePlan(Rank rank, Collective collective, long count, DType dtype, Op op, int root, String algorithmName) {
         if (collective == null) {
@@ -92,6 +94,13 @@ public final class CollectivePlan {
 
     long count() {
         return count;
+    }
+
+    /** True at the first call only; read and written by the owning rank's thread. */
+    boolean firstSpannedCall() {
+        boolean first = !spannedCalled;
+        spannedCalled = true;
+        return first;
     }
 
     DType dtype() {

@@ -9,6 +9,15 @@ import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.nb.VectorCall;
 import io.coll4j.kernel.span.ChainAllreduce;
 import io.coll4j.kernel.span.LeaderAllgather;
+import io.coll4j.kernel.span.LeaderAllgatherv;
+import io.coll4j.kernel.span.LeaderAlltoall;
+import io.coll4j.kernel.span.LeaderGather;
+import io.coll4j.kernel.span.LeaderGatherv;
+import io.coll4j.kernel.span.LeaderScatterv;
+import io.coll4j.kernel.span.LeaderAlltoallv;
+import io.coll4j.kernel.span.LeaderScan;
+import io.coll4j.kernel.span.LeaderScatter;
+import io.coll4j.kernel.span.LeaderReduceScatterV;
 import io.coll4j.kernel.span.LeaderAllreduce;
 import io.coll4j.kernel.span.LeaderBarrier;
 import io.coll4j.kernel.span.LeaderBcast;
@@ -16,6 +25,7 @@ import io.coll4j.kernel.span.LeaderReduce;
 import io.coll4j.kernel.span.LeaderReduceScatter;
 import io.coll4j.kernel.span.LocalOps;
 import io.coll4j.kernel.span.MultiLeaderAllreduce;
+import io.coll4j.kernel.span.SpanCheck;
 import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -241,6 +251,7 @@ public final class Rank implements AutoCloseable {
     public void barrier() {
         checkCaller();
         if (spanned()) {
+            spanCheck(Collective.BARRIER, 0, null, null, -1, 0);
             LeaderBarrier.run(span, local);
             return;
         }
@@ -252,6 +263,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
+            spanCheck(Collective.BCAST, count, dtype, null, root, count * dtype.size());
             LeaderBcast.run(span, local, buf, count, dtype, root);
             return;
         }
@@ -268,6 +280,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
             refuseOnSpan(op);
+            spanCheck(Collective.REDUCE, count, dtype, op, root, count * dtype.size());
             if (team.reproducible()) {
                 // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
                 ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, op);
@@ -343,10 +356,10 @@ public final class Rank implements AutoCloseable {
 
     /** This rank's own count from a plan's array: its only entry, or entry {@code id} of a per-rank array. */
     private long mine(String name, long[] a) {
-        if (a == null || (a.length != 1 && a.length != localSize())) {
+        if (a == null || (a.length != 1 && a.length != callSize())) {
             throw new IllegalArgumentException(name + " must hold this rank's count (one entry, or one per rank)");
         }
-        return a.length == 1 ? a[0] : a[id];
+        return a.length == 1 ? a[0] : a[callId()];
     }
 
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
@@ -355,6 +368,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
             refuseOnSpan(op);
+            spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, count * dtype.size());
             if (team.reproducible()) {
                 ChainAllreduce.run(span, local, send, recv, count, dtype, op);
             } else if (span.multiLeader(count * dtype.size())) {
@@ -377,6 +391,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
             refuseOnSpan(op);
+            spanCheck(Collective.REDUCE_SCATTER, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
             if (team.reproducible()) {
                 long block = recvCount * dtype.size();
                 MemorySegment all = span.result(id, block * size());
@@ -399,6 +414,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
+            spanCheck(Collective.ALLGATHER, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
             LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
             return;
         }
@@ -714,20 +730,27 @@ public final class Rank implements AutoCloseable {
     void gather(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         long total = checkGather(send, recv, count, dtype, root);
+        if (spanned()) {
+            spanCheck(Collective.GATHER, count, dtype, null, root, total);
+            LeaderGather.run(span, local, send, recv, count, dtype, root);
+            return;
+        }
         run(forced, Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root, count, total, count,
                 null, null, null, null);
     }
 
     /** The argument checks of {@code gather} (blocking and non-blocking); returns the root's receive bytes. */
     private long checkGather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        Arguments.root(root, localSize());
+        Arguments.root(root, n);
         long block = Arguments.bytes(count, dtype, 1);
-        long total = Arguments.bytes(count, dtype, localSize());
-        Arguments.readable("send", send, block, id);
-        if (id == root) {
-            Arguments.writable("recv", recv, total, id);
+        long total = Arguments.bytes(count, dtype, n);
+        Arguments.readable("send", send, block, me);
+        if (me == root) {
+            Arguments.writable("recv", recv, total, me);
             blockOrDisjoint("send", send, block, "recv", recv, total, root * block);
         }
         return total;
@@ -745,20 +768,27 @@ public final class Rank implements AutoCloseable {
     void scatter(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         long total = checkScatter(send, recv, count, dtype, root);
+        if (spanned()) {
+            spanCheck(Collective.SCATTER, count, dtype, null, root, total);
+            LeaderScatter.run(span, local, send, recv, count, dtype, root);
+            return;
+        }
         run(forced, Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root, count, total, count,
                 null, null, null, null);
     }
 
     /** The argument checks of {@code scatter} (blocking and non-blocking); returns the root's send bytes. */
     private long checkScatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        Arguments.root(root, localSize());
+        Arguments.root(root, n);
         long block = Arguments.bytes(count, dtype, 1);
-        long total = Arguments.bytes(count, dtype, localSize());
-        Arguments.writable("recv", recv, block, id);
-        if (id == root) {
-            Arguments.readable("send", send, total, id);
+        long total = Arguments.bytes(count, dtype, n);
+        Arguments.writable("recv", recv, block, me);
+        if (me == root) {
+            Arguments.readable("send", send, total, me);
             blockOrDisjoint("recv", recv, block, "send", send, total, root * block);
         }
         return total;
@@ -782,6 +812,11 @@ public final class Rank implements AutoCloseable {
                  long[] displs, DType dtype, int root) {
         checkCaller();
         checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
+        if (spanned()) {
+            spanCheck(Collective.GATHERV, 0, dtype, null, root, 0);
+            LeaderGatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype, root);
+            return;
+        }
         run(forced, Collective.GATHERV, send, id == root ? recv : null, sendCount, dtype, null, root, 0, 0, 0,
                 null, null, id == root ? recvCounts : null, id == root ? displs : null);
     }
@@ -789,20 +824,22 @@ public final class Rank implements AutoCloseable {
     /** The argument checks of {@code gatherv} (blocking and non-blocking). */
     private void checkGatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
                               DType dtype, int root) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
-        Arguments.root(root, localSize());
+        Arguments.root(root, n);
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.readable("send", send, block, id);
-        if (id == root) {
-            Arguments.perRank("recvCounts", recvCounts, localSize());
-            Arguments.perRank("displs", displs, localSize());
+        Arguments.readable("send", send, block, me);
+        if (me == root) {
+            Arguments.perRank("recvCounts", recvCounts, n);
+            Arguments.perRank("displs", displs, n);
             if (recvCounts[root] != sendCount) {
                 throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + root + "] = "
                         + recvCounts[root] + " at the root");
             }
             long extent = Arguments.extentBytes("recvCounts", recvCounts, "displs", displs, dtype);
-            Arguments.writable("recv", recv, extent, id);
+            Arguments.writable("recv", recv, extent, me);
             Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
             blockOrDisjoint("send", send, block, "recv", recv, extent, displs[root] * dtype.size());
         }
@@ -823,6 +860,11 @@ public final class Rank implements AutoCloseable {
                   long recvCount, DType dtype, int root) {
         checkCaller();
         checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
+        if (spanned()) {
+            spanCheck(Collective.SCATTERV, 0, dtype, null, root, 0);
+            LeaderScatterv.run(span, local, send, sendCounts, displs, recv, recvCount, dtype, root);
+            return;
+        }
         run(forced, Collective.SCATTERV, id == root ? send : null, recv, recvCount, dtype, null, root, 0, 0, 0,
                 id == root ? sendCounts : null, id == root ? displs : null, null, null);
     }
@@ -830,20 +872,22 @@ public final class Rank implements AutoCloseable {
     /** The argument checks of {@code scatterv} (blocking and non-blocking). */
     private void checkScatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount,
                                DType dtype, int root) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("recvCount", recvCount);
         Arguments.dtype(dtype);
-        Arguments.root(root, localSize());
+        Arguments.root(root, n);
         long block = Arguments.bytes(recvCount, dtype, 1);
-        Arguments.writable("recv", recv, block, id);
-        if (id == root) {
-            Arguments.perRank("sendCounts", sendCounts, localSize());
-            Arguments.perRank("displs", displs, localSize());
+        Arguments.writable("recv", recv, block, me);
+        if (me == root) {
+            Arguments.perRank("sendCounts", sendCounts, n);
+            Arguments.perRank("displs", displs, n);
             if (sendCounts[root] != recvCount) {
                 throw new IllegalArgumentException("recvCount " + recvCount + " differs from sendCounts[" + root + "] = "
                         + sendCounts[root] + " at the root");
             }
             long extent = Arguments.extentBytes("sendCounts", sendCounts, "displs", displs, dtype);
-            Arguments.readable("send", send, extent, id);
+            Arguments.readable("send", send, extent, me);
             blockOrDisjoint("recv", recv, block, "send", send, extent, displs[root] * dtype.size());
         }
     }
@@ -864,6 +908,11 @@ public final class Rank implements AutoCloseable {
                     long[] displs, DType dtype) {
         checkCaller();
         long total = checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
+        if (spanned()) {
+            spanCheck(Collective.ALLGATHERV, Signature.countsWord(recvCounts), dtype, null, -1, total);
+            LeaderAllgatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype);
+            return;
+        }
         run(forced, Collective.ALLGATHERV, send, recv, sendCount, dtype, null, -1, total / dtype.size(), total,
                 Signature.countsWord(recvCounts), null, null, recvCounts, displs);
     }
@@ -871,20 +920,22 @@ public final class Rank implements AutoCloseable {
     /** The argument checks of {@code allgatherv} (blocking and non-blocking); returns the bytes of all blocks. */
     private long checkAllgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
                                  DType dtype) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
-        Arguments.perRank("recvCounts", recvCounts, localSize());
-        Arguments.perRank("displs", displs, localSize());
-        if (recvCounts[id] != sendCount) {
-            throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + id + "] = "
-                    + recvCounts[id]);
+        Arguments.perRank("recvCounts", recvCounts, n);
+        Arguments.perRank("displs", displs, n);
+        if (recvCounts[me] != sendCount) {
+            throw new IllegalArgumentException("sendCount " + sendCount + " differs from recvCounts[" + me + "] = "
+                    + recvCounts[me]);
         }
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.readable("send", send, block, id);
+        Arguments.readable("send", send, block, me);
         long extent = Arguments.extentBytes("recvCounts", recvCounts, "displs", displs, dtype);
-        Arguments.writable("recv", recv, extent, id);
+        Arguments.writable("recv", recv, extent, me);
         Arguments.disjointBlocks("recvCounts", recvCounts, "displs", displs);
-        blockOrDisjoint("send", send, block, "recv", recv, extent, displs[id] * dtype.size());
+        blockOrDisjoint("send", send, block, "recv", recv, extent, displs[me] * dtype.size());
         return Arguments.totalBytes("recvCounts", recvCounts, dtype);
     }
 
@@ -903,6 +954,12 @@ public final class Rank implements AutoCloseable {
                         Op op) {
         checkCaller();
         long total = checkReduceScatterV(send, recv, recvCounts, dtype, op);
+        if (spanned()) {
+            refuseOnSpan(op);
+            spanCheck(Collective.REDUCE_SCATTER_V, Signature.countsWord(recvCounts), dtype, op, -1, total);
+            LeaderReduceScatterV.run(span, local, send, recv, recvCounts, dtype, op);
+            return;
+        }
         int parity = (int) ((call.seq() + 1) & 1);                 // the parity of the call about to begin
         long[] displs = reduceScatterDispls[parity];
         if (displs == null) {
@@ -917,13 +974,14 @@ public final class Rank implements AutoCloseable {
 
     /** The argument checks of {@code reduceScatterV} (blocking and non-blocking); returns the send bytes. */
     private long checkReduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+        int me = callId();
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
-        Arguments.perRank("recvCounts", recvCounts, localSize());
+        Arguments.perRank("recvCounts", recvCounts, callSize());
         long total = Arguments.totalBytes("recvCounts", recvCounts, dtype);
-        long block = Arguments.bytes(recvCounts[id], dtype, 1);
-        Arguments.readable("send", send, total, id);
-        Arguments.writable("recv", recv, block, id);
+        long block = Arguments.bytes(recvCounts[me], dtype, 1);
+        Arguments.readable("send", send, total, me);
+        Arguments.writable("recv", recv, block, me);
         if (Arguments.overlap(send, total, recv, block)) {
             throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
         }
@@ -942,16 +1000,23 @@ public final class Rank implements AutoCloseable {
     void alltoall(CollectiveAlgorithm forced, MemorySegment send, MemorySegment recv, long count, DType dtype) {
         checkCaller();
         long total = checkAlltoall(send, recv, count, dtype);
+        if (spanned()) {
+            spanCheck(Collective.ALLTOALL, count, dtype, null, -1, total);
+            LeaderAlltoall.run(span, local, send, recv, count, dtype);
+            return;
+        }
         run(forced, Collective.ALLTOALL, send, recv, count, dtype, null, -1, count, total, count, null, null, null, null);
     }
 
     /** The argument checks of {@code alltoall} (blocking and non-blocking); returns the bytes per buffer. */
     private long checkAlltoall(MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        int me = callId();
+        int n = callSize();
         Arguments.count("count", count);
         Arguments.dtype(dtype);
-        long total = Arguments.bytes(count, dtype, localSize());
-        Arguments.readable("send", send, total, id);
-        Arguments.writable("recv", recv, total, id);
+        long total = Arguments.bytes(count, dtype, n);
+        Arguments.readable("send", send, total, me);
+        Arguments.writable("recv", recv, total, me);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, total);
         return total;
     }
@@ -972,6 +1037,11 @@ public final class Rank implements AutoCloseable {
                    long[] recvCounts, long[] recvDispls, DType dtype) {
         checkCaller();
         checkAlltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+        if (spanned()) {
+            spanCheck(Collective.ALLTOALLV, 0, dtype, null, -1, 0);
+            LeaderAlltoallv.run(span, local, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+            return;
+        }
         run(forced, Collective.ALLTOALLV, send, recv, 0, dtype, null, -1, 0, 0, 0, sendCounts, sendDispls, recvCounts,
                 recvDispls);
     }
@@ -979,19 +1049,21 @@ public final class Rank implements AutoCloseable {
     /** The argument checks of {@code alltoallv} (blocking and non-blocking). */
     private void checkAlltoallv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                                 long[] recvCounts, long[] recvDispls, DType dtype) {
+        int me = callId();
+        int n = callSize();
         Arguments.dtype(dtype);
-        Arguments.perRank("sendCounts", sendCounts, localSize());
-        Arguments.perRank("sendDispls", sendDispls, localSize());
-        Arguments.perRank("recvCounts", recvCounts, localSize());
-        Arguments.perRank("recvDispls", recvDispls, localSize());
+        Arguments.perRank("sendCounts", sendCounts, n);
+        Arguments.perRank("sendDispls", sendDispls, n);
+        Arguments.perRank("recvCounts", recvCounts, n);
+        Arguments.perRank("recvDispls", recvDispls, n);
         long sendExtent = Arguments.extentBytes("sendCounts", sendCounts, "sendDispls", sendDispls, dtype);
         long recvExtent = Arguments.extentBytes("recvCounts", recvCounts, "recvDispls", recvDispls, dtype);
-        Arguments.readable("send", send, sendExtent, id);
-        Arguments.writable("recv", recv, recvExtent, id);
+        Arguments.readable("send", send, sendExtent, me);
+        Arguments.writable("recv", recv, recvExtent, me);
         Arguments.disjointBlocks("recvCounts", recvCounts, "recvDispls", recvDispls);
-        if (sendCounts[id] != recvCounts[id]) {
-            throw new IllegalArgumentException("sendCounts[" + id + "] = " + sendCounts[id] + " differs from recvCounts["
-                    + id + "] = " + recvCounts[id] + " (this rank's block to itself)");
+        if (sendCounts[me] != recvCounts[me]) {
+            throw new IllegalArgumentException("sendCounts[" + me + "] = " + sendCounts[me] + " differs from recvCounts["
+                    + me + "] = " + recvCounts[me] + " (this rank's block to itself)");
         }
         if (Arguments.sameStart(send, recv)) {
             if (!java.util.Arrays.equals(sendCounts, recvCounts) || !java.util.Arrays.equals(sendDispls, recvDispls)) {
@@ -1024,17 +1096,24 @@ public final class Rank implements AutoCloseable {
               Op op) {
         checkCaller();
         long bytes = checkScan(send, recv, count, dtype, op);
+        if (spanned()) {
+            refuseOnSpan(op);
+            spanCheck(c, count, dtype, op, -1, bytes);
+            LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op);
+            return;
+        }
         run(forced, c, send, recv, count, dtype, op, -1, count, bytes, count, null, null, null, null);
     }
 
     /** The argument checks of {@code scan} and {@code exscan} (blocking and non-blocking); returns the bytes per buffer. */
     private long checkScan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        int me = callId();
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
         long bytes = Arguments.bytes(count, dtype, 1);
-        Arguments.readable("send", send, bytes, id);
-        Arguments.writable("recv", recv, bytes, id);
+        Arguments.readable("send", send, bytes, me);
+        Arguments.writable("recv", recv, bytes, me);
         Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
         return bytes;
     }
@@ -1908,15 +1987,42 @@ public final class Rank implements AutoCloseable {
         return span != null && !inLocal;
     }
 
-    private static UnsupportedOperationException singleProcessOnly(String what) {
-        return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
-                + "barrier, bcast, reduce, allreduce, reduce-scatter, allgather and their plans are");
+    /** The rank number a call's arguments are checked against: global on a spanned entry, local otherwise. */
+    private int callId() {
+        return spanned() ? id() : id;
     }
 
-    /** A plan of a spanning team runs the hierarchical collective of its kind (the plan's algorithm is the local one). */
+    /** The team size a call's arguments are checked against: global on a spanned entry, local otherwise. */
+    private int callSize() {
+        return spanned() ? size() : localSize();
+    }
+
+    private static UnsupportedOperationException singleProcessOnly(String what) {
+        return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
+                + "every blocking collective and its plan is");
+    }
+
+    /**
+     * The cross-process mismatch check of a spanned call moving {@code bytes} per rank, where it costs nothing
+     * measurable ({@link SpanCheck}); the leader throws {@link CollectiveMismatchException} when processes differ.
+     */
+    private void spanCheck(Collective c, long count, DType dtype, Op op, int root, long bytes) {
+        if (SpanCheck.due(bytes)) {
+            SpanCheck.verify(span, local, Signature.descriptor(c, dtype, op, root), count);
+        }
+    }
+
+    /**
+     * A plan of a spanning team runs the hierarchical collective of its kind (the plan's algorithm is the local
+     * one). Its first call compares the plan across processes ({@link SpanCheck}): a plan is made for a hot loop,
+     * so one check per plan is free, and a mismatch shows at the first iteration.
+     */
     private void executeSpanned(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
         long n = plan.count();
         DType t = plan.dtype();
+        if (plan.firstSpannedCall() && SpanCheck.dueForPlan()) {
+            SpanCheck.verify(span, local, Signature.descriptor(plan.collective(), t, plan.op(), plan.root()), n);
+        }
         switch (plan.collective()) {
             case BARRIER -> barrier();
             case BCAST -> bcast(send, n, t, plan.root());
@@ -1924,6 +2030,11 @@ public final class Rank implements AutoCloseable {
             case ALLREDUCE -> allreduce(send, recv, n, t, plan.op());
             case REDUCE_SCATTER -> reduceScatter(send, recv, n, t, plan.op());
             case ALLGATHER -> allgather(send, recv, n, t);
+            case GATHER -> gather(send, recv, n, t, plan.root());
+            case SCATTER -> scatter(send, recv, n, t, plan.root());
+            case ALLTOALL -> alltoall(send, recv, n, t);
+            case SCAN -> scan(send, recv, n, t, plan.op());
+            case EXSCAN -> exscan(send, recv, n, t, plan.op());
             default -> throw singleProcessOnly(plan.collective().cliName());
         }
     }
@@ -1975,6 +2086,28 @@ public final class Rank implements AutoCloseable {
         @Override
         public void scatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
             local(() -> Rank.this.scatter(send, recv, count, dtype, root));
+        }
+
+        @Override
+        public void gatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs, DType dtype,
+                            int root) {
+            local(() -> Rank.this.gatherv(send, sendCount, recv, recvCounts, displs, dtype, root));
+        }
+
+        @Override
+        public void scatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount, DType dtype,
+                             int root) {
+            local(() -> Rank.this.scatterv(send, sendCounts, displs, recv, recvCount, dtype, root));
+        }
+
+        @Override
+        public void scan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+            local(() -> Rank.this.scan(send, recv, count, dtype, op));
+        }
+
+        @Override
+        public void exscan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+            local(() -> Rank.this.exscan(send, recv, count, dtype, op));
         }
 
         @Override

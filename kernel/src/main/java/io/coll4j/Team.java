@@ -60,6 +60,19 @@ public final class Team implements AutoCloseable {
      * (a rank that never arrives is usually sleeping or blocked in I/O), and, twice this, before giving
      * up on a thread that ignores interrupts (it is a daemon and cannot keep the JVM alive).
      */
+    /**
+     * A spanning team's inter-process cost parameters: from the profile its model was loaded from (the
+     * builder's, or else {@code COLL4J_PROFILE}'s), with the {@code COLL4J_MPI_*} environment over it.
+     */
+    private static io.coll4j.kernel.span.HierarchicalCost spanCost(Builder b) {
+        java.nio.file.Path profile = b.model != null ? b.model.profilePath() : null;
+        String env = System.getenv(MachineModel.PROFILE_ENV);
+        if (b.model == null && env != null && !env.isBlank()) {
+            profile = java.nio.file.Path.of(env);
+        }
+        return io.coll4j.kernel.span.HierarchicalCost.from(profile, System.getenv());
+    }
+
     static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     /**
@@ -118,8 +131,7 @@ public final class Team implements AutoCloseable {
                 throw new IllegalArgumentException("progressThread: non-blocking collectives are single-process only; "
                         + "a team over " + processSpan.processes() + " processes (mpi()) cannot have a progress thread");
             }
-            this.spanGroup = new io.coll4j.kernel.span.SpanGroup(processSpan, size,
-                    io.coll4j.kernel.span.HierarchicalCost.fromEnvironment(System.getenv()));
+            this.spanGroup = new io.coll4j.kernel.span.SpanGroup(processSpan, size, spanCost(b));
         } else {
             this.spanGroup = null;
         }

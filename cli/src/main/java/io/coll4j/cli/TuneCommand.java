@@ -95,8 +95,13 @@ final class TuneCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** {@code tune --mpi}: α and β between processes, through the span's MPI_Allreduce, printed by process 0. */
-    private int tuneMpi() {
+    /**
+     * {@code tune --mpi}: α and β between processes, through the span's MPI_Allreduce. Process 0 prints them and
+     * adds them to the profile {@code -o} names ({@code mpiAlphaUs}, {@code mpiBetaNsPerByte}; a spanning team's
+     * selector reads them from its profile): an existing profile keeps its machine fields, a new one gets the
+     * topology's defaults for them, with a note saying so.
+     */
+    private int tuneMpi() throws java.io.IOException {
         try (io.coll4j.Team team = io.coll4j.Team.builder().ranks(1).mpi().build()) {
             io.coll4j.kernel.span.SpanGroup g = io.coll4j.internal.TeamInternals.spanGroup(team);
             if (g == null) {
@@ -108,6 +113,21 @@ final class TuneCommand implements Callable<Integer> {
                 out.printf(java.util.Locale.ROOT, "# collbench tune --mpi: %d processes (%s), %s; best of %d batches of MPI_Allreduce%n",
                         team.processes(), Hierarchical.layout(team), team.transport(), repeat);
                 out.printf(java.util.Locale.ROOT, "COLL4J_MPI_ALPHA_US=%.3f%nCOLL4J_MPI_BETA_NS=%.4f%n", fit.alpha() * 1e6, fit.beta() * 1e9);
+                Map<String, Object> pair = new LinkedHashMap<>();
+                pair.put(MachineModel.MPI_ALPHA_FIELD, fit.alpha() * 1e6);
+                pair.put(MachineModel.MPI_BETA_FIELD, fit.beta() * 1e9);
+                if (Files.exists(output)) {
+                    MachineModel.putProfileFields(output, pair);
+                    out.printf("# added %s and %s to %s%n", MachineModel.MPI_ALPHA_FIELD, MachineModel.MPI_BETA_FIELD, output);
+                } else {
+                    Resources.creatableFile("-o", output);
+                    Map<String, Object> extra = new LinkedHashMap<>(pair);
+                    extra.put("notes", List.of("machine fields are the topology's defaults: run collbench tune -o " + output
+                            + " for measured ones, then tune --mpi -o " + output + " again"));
+                    Files.writeString(output, MachineModel.defaults(team.topology()).toProfileJson(extra));
+                    out.printf("# wrote %s (machine fields: defaults; run collbench tune -o %s to measure them)%n", output, output);
+                }
+                out.printf("# use it with COLL4J_PROFILE=%s (or Team.Builder.profile): the hierarchical selector reads the pair%n", output);
                 out.flush();
             }
         }

@@ -25,6 +25,8 @@ final class MpiProcessSpan implements ProcessSpan {
     private final int[] perLocal;
     private boolean closed;
     private final ThreadLocal<Staging> staging = ThreadLocal.withInitial(Staging::new);
+    /** What native segments pass through: never stages (its buffers stay unallocated), so one serves every thread. */
+    private static final Staging NATIVE = new Staging();
 
     MpiProcessSpan(MpiSession mpi, int localRanks) {
         this.mpi = mpi;
@@ -119,7 +121,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         long bytes = count * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(send, recv);
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = s.inOut(1, recv, bytes, send == null);
         int d = dtype.ordinal();
@@ -145,7 +147,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void bcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess) {
         long bytes = count * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(buf, null);
         MemorySegment b = s.inOut(0, buf, bytes, rootProcess == mpi.rank);
         int d = dtype.ordinal();
         int rc = mpi.call("MPI_Bcast", () -> (int) mpi.shim.bcast.invokeExact(comm, b, count, d, rootProcess));
@@ -156,7 +158,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void reduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int rootProcess) {
         long bytes = count * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(send, recv);
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, bytes, send == null);
         int d = dtype.ordinal();
@@ -171,7 +173,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         long bytes = recvCount * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(send, recv);
         MemorySegment in = s.in(0, send, bytes * mpi.size);
         MemorySegment out = s.inOut(1, recv, bytes, false);
         int d = dtype.ordinal();
@@ -185,7 +187,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void allgather(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype) {
         long bytes = count * dtype.size();
-        Staging s = staging.get();
+        Staging s = staging(send, recv);
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = s.inOut(1, recv, bytes * mpi.size, send == null);
         int d = dtype.ordinal();
@@ -201,19 +203,97 @@ final class MpiProcessSpan implements ProcessSpan {
     }
 
     @Override
+    public void gatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs,
+                        int rootProcess) {
+        boolean root = rootProcess == mpi.rank;
+        long extent = root ? extent(counts, displs) : 0;
+        Staging s = staging.get();   // the count arrays are staged whatever the segments
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, sendBytes);
+        MemorySegment out = root ? s.inOut(1, recv, extent, send == null) : MemorySegment.NULL;
+        MemorySegment c = root ? s.longs(2, counts) : MemorySegment.NULL;
+        MemorySegment d = root ? s.longs(3, displs) : MemorySegment.NULL;
+        int rc = mpi.call("MPI_Gatherv", () -> (int) mpi.shim.gathervBytes.invokeExact(comm, in, sendBytes, out, c, d, rootProcess));
+        mpi.check(rc, "MPI_Gatherv");
+        if (root) {
+            s.out(out, recv, extent);
+        }
+    }
+
+    @Override
+    public void scatterv(int comm, MemorySegment send, long[] counts, long[] displs, MemorySegment recv, long recvBytes,
+                         int rootProcess) {
+        boolean root = rootProcess == mpi.rank;
+        Staging s = staging.get();   // the count arrays are staged whatever the segments
+        MemorySegment in = root ? s.in(0, send, extent(counts, displs)) : MemorySegment.NULL;
+        MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, recvBytes, false);
+        MemorySegment c = root ? s.longs(2, counts) : MemorySegment.NULL;
+        MemorySegment d = root ? s.longs(3, displs) : MemorySegment.NULL;
+        int rc = mpi.call("MPI_Scatterv", () -> (int) mpi.shim.scattervBytes.invokeExact(comm, in, c, d, out, recvBytes, rootProcess));
+        mpi.check(rc, "MPI_Scatterv");
+        if (recv != null) {
+            s.out(out, recv, recvBytes);
+        }
+    }
+
+    @Override
+    public void allgatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs) {
+        long extent = extent(counts, displs);
+        Staging s = staging.get();   // the count arrays are staged whatever the segments
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, sendBytes);
+        MemorySegment out = s.inOut(1, recv, extent, send == null);
+        MemorySegment c = s.longs(2, counts);
+        MemorySegment d = s.longs(3, displs);
+        int rc = mpi.call("MPI_Allgatherv", () -> (int) mpi.shim.allgathervBytes.invokeExact(comm, in, sendBytes, out, c, d));
+        mpi.check(rc, "MPI_Allgatherv");
+        s.out(out, recv, extent);
+    }
+
+    @Override
+    public void alltoallv(int comm, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv, long[] recvCounts,
+                          long[] recvDispls) {
+        long extent = extent(recvCounts, recvDispls);
+        Staging s = staging.get();   // the count arrays are staged whatever the segments
+        MemorySegment in = s.in(0, send, extent(sendCounts, sendDispls));
+        MemorySegment out = s.inOut(1, recv, extent, false);
+        MemorySegment sc = s.longs(2, sendCounts);
+        MemorySegment sd = s.longs(3, sendDispls);
+        MemorySegment rc = s.longs(4, recvCounts);
+        MemorySegment rd = s.longs(5, recvDispls);
+        int r = mpi.call("MPI_Alltoallv", () -> (int) mpi.shim.alltoallvBytes.invokeExact(comm, in, sc, sd, out, rc, rd));
+        mpi.check(r, "MPI_Alltoallv");
+        s.out(out, recv, extent);
+    }
+
+    /** The bytes a counts/displacements pair spans: the end of its furthest block. */
+    private static long extent(long[] counts, long[] displs) {
+        long end = 0;
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] > 0) {
+                end = Math.max(end, displs[i] + counts[i]);
+            }
+        }
+        return end;
+    }
+
+    @Override
     public void send(int comm, MemorySegment buf, long bytes, int dest) {
-        MemorySegment b = staging.get().in(0, buf, bytes);
+        MemorySegment b = staging(buf, null).in(0, buf, bytes);
         int rc = mpi.call("MPI_Send", () -> (int) mpi.shim.send.invokeExact(comm, b, bytes, dest));
         mpi.check(rc, "MPI_Send");
     }
 
     @Override
     public void recv(int comm, MemorySegment buf, long bytes, int source) {
-        Staging s = staging.get();
+        Staging s = staging(buf, null);
         MemorySegment b = s.inOut(1, buf, bytes, false);
         int rc = mpi.call("MPI_Recv", () -> (int) mpi.shim.recv.invokeExact(comm, b, bytes, source));
         mpi.check(rc, "MPI_Recv");
         s.out(b, buf, bytes);
+    }
+
+    /** This thread's staging buffers when {@code a} or {@code b} is a heap segment; else no thread-local lookup at all. */
+    private Staging staging(MemorySegment a, MemorySegment b) {
+        return (a == null || a.isNative()) && (b == null || b.isNative()) ? NATIVE : staging.get();
     }
 
     @Override
@@ -229,10 +309,13 @@ final class MpiProcessSpan implements ProcessSpan {
         }
     }
 
-    /** Native stand-ins for heap segments: two per thread (an input and an output), grown as needed. */
+    /**
+     * Native stand-ins for heap segments: two per thread (an input and an output), and four for count arrays,
+     * grown as needed. In an automatic arena: under FUNNELED the MPI thread, not the caller, reads them.
+     */
     private static final class Staging {
         private final Arena arena = Arena.ofAuto();
-        private final MemorySegment[] buffers = new MemorySegment[2];
+        private final MemorySegment[] buffers = new MemorySegment[6];
 
         private MemorySegment buffer(int i, long bytes) {
             if (buffers[i] == null || buffers[i].byteSize() < bytes) {
@@ -260,6 +343,13 @@ final class MpiProcessSpan implements ProcessSpan {
             if (copyIn) {
                 MemorySegment.copy(seg, 0, b, 0, bytes);
             }
+            return b;
+        }
+
+        /** A native copy of {@code values} in buffer {@code i} (the v-collectives' counts and displacements). */
+        MemorySegment longs(int i, long[] values) {
+            MemorySegment b = buffer(i, 8L * values.length);
+            MemorySegment.copy(values, 0, b, ValueLayout.JAVA_LONG, 0, values.length);
             return b;
         }
 

@@ -5,6 +5,8 @@ import io.coll4j.kernel.span.ProcessSpan.ThreadLevel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -54,17 +56,54 @@ final class MpiSession {
     private volatile long timeoutNanos = Long.MAX_VALUE;
 
     /**
-     * One thread's MPI call in flight, without a clock read or an allocation on the call path: the thread
-     * bumps {@code seq} (odd = inside MPI) around each call; the watchdog samples it every 100 ms and
-     * aborts when the same odd value has been seen for longer than the timeout.
+     * One thread's MPI call in flight, without a clock read, an allocation or a fence on the call path: the
+     * thread bumps {@code seq} (odd = inside MPI) around each call with release stores (plain moves on x86);
+     * the watchdog samples it every 100 ms with acquire loads and aborts when the same odd value has been
+     * seen for longer than the timeout. A sample that is late by a store buffer's drain changes nothing at
+     * that period.
      */
     static final class InFlight {
-        /** Written by its thread only (release), read by the watchdog (acquire). */
-        volatile long seq;
-        volatile String what;
+        private static final VarHandle SEQ;
+        private static final VarHandle WHAT;
+
+        static {
+            try {
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                SEQ = l.findVarHandle(InFlight.class, "seq", long.class);
+                WHAT = l.findVarHandle(InFlight.class, "what", String.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /** Written by its thread only (setRelease, pairs with the watchdog's getAcquire in {@link #sample}). */
+        private long seq;
+        /** The call's name, published before the odd seq (release) that makes the watchdog read it. */
+        private String what;
         /** Watchdog-private: the odd seq it last saw and since when. */
         long seenSeq;
         long seenSince;
+
+        /** On the calling thread: now inside call {@code name}. */
+        void enter(String name) {
+            WHAT.setRelease(this, name);
+            SEQ.setRelease(this, seq + 1);   // odd; the thread's own plain read of seq sees its own last store
+        }
+
+        /** On the calling thread: out of MPI. */
+        void exit() {
+            SEQ.setRelease(this, seq + 1);   // even
+        }
+
+        /** On the watchdog: the thread's current seq (odd = inside MPI). */
+        long sample() {
+            return (long) SEQ.getAcquire(this);
+        }
+
+        /** On the watchdog, after an odd {@link #sample}: the call it is in. */
+        String what() {
+            return (String) WHAT.getAcquire(this);
+        }
     }
 
     /** One downcall into the shim; returns its MPI error code. */
@@ -74,7 +113,7 @@ final class MpiSession {
     }
 
     /** Serialises every call under {@link ThreadLevel#SERIALIZED}; null otherwise. */
-    private final java.util.concurrent.locks.ReentrantLock serial;
+    private final SerialLock serial;
 
     private MpiSession(MpiShim shim, ThreadLevel want) {
         boolean funneled = want == ThreadLevel.FUNNELED;
@@ -94,7 +133,7 @@ final class MpiSession {
         // less than asked for: serialise on the callers' threads (the funnel thread only when asked for)
         this.level = funneled ? ThreadLevel.FUNNELED
                 : provided[0] == 3 && want == ThreadLevel.MULTIPLE ? ThreadLevel.MULTIPLE : ThreadLevel.SERIALIZED;
-        this.serial = level == ThreadLevel.SERIALIZED ? new java.util.concurrent.locks.ReentrantLock() : null;
+        this.serial = level == ThreadLevel.SERIALIZED ? new SerialLock() : null;
         if (provided[0] < 1) {
             throw new IllegalStateException("MPI provides only MPI_THREAD_SINGLE; coll4j needs at least MPI_THREAD_FUNNELED");
         }
@@ -225,13 +264,12 @@ final class MpiSession {
             serial.lock();
         }
         InFlight f = mine.get();
-        f.what = what;
-        f.seq++;   // odd: inside; volatile write, the watchdog's read of seq pairs with it
+        f.enter(what);
         return f;
     }
 
     void exit(InFlight f) {
-        f.seq++;   // even: outside
+        f.exit();
         if (serial != null) {
             serial.unlock();
         }
@@ -294,7 +332,7 @@ final class MpiSession {
             }
             long now = System.nanoTime();
             for (InFlight f : callers.values()) {
-                long seq = f.seq;
+                long seq = f.sample();
                 if ((seq & 1) == 0) {
                     continue;
                 }
@@ -302,7 +340,7 @@ final class MpiSession {
                     f.seenSeq = seq;
                     f.seenSince = now;
                 } else if (now - f.seenSince > timeoutNanos) {
-                    abort("coll4j: process " + rank + " of " + size + ": " + f.what + " has been in MPI for more than "
+                    abort("coll4j: process " + rank + " of " + size + ": " + f.what() + " has been in MPI for more than "
                             + timeoutNanos / 1_000_000_000.0 + " s (the team timeout): another process died, hangs outside "
                             + "coll4j, or called a different collective; aborting every process of the job");
                 }

@@ -38,6 +38,10 @@ final class MpiShim {
     final MethodHandle reduceScatterBlock;
     final MethodHandle allgather;
     final MethodHandle barrier;
+    final MethodHandle gathervBytes;
+    final MethodHandle scattervBytes;
+    final MethodHandle allgathervBytes;
+    final MethodHandle alltoallvBytes;
     final MethodHandle send;
     final MethodHandle recv;
     final MethodHandle errorString;
@@ -62,6 +66,14 @@ final class MpiShim {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
         allgather = h(linker, lib, "coll4j_mpi_allgather", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
         barrier = h(linker, lib, "coll4j_mpi_barrier", i);
+        gathervBytes = h(linker, lib, "coll4j_mpi_gatherv_bytes",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+        scattervBytes = h(linker, lib, "coll4j_mpi_scatterv_bytes",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+        allgathervBytes = h(linker, lib, "coll4j_mpi_allgatherv_bytes",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS));
+        alltoallvBytes = h(linker, lib, "coll4j_mpi_alltoallv_bytes",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         send = h(linker, lib, "coll4j_mpi_send", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
         recv = h(linker, lib, "coll4j_mpi_recv", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
         errorString = h(linker, lib, "coll4j_mpi_error_string", FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, JAVA_INT));

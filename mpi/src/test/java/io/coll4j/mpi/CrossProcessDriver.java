@@ -17,7 +17,9 @@ import java.util.List;
  * compares every rank's result with the reference left fold over global ranks (inputs are small
  * integers and powers of two, so every order is exact and any wrong element shows); it also checks that
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
- * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective.
+ * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective;
+ * {@code mismatch T} has process 0 allreduce one element more than the others (a checked size), and
+ * {@code mismatch-plan T} has it plan an allreduce where the others plan a bcast.
  */
 public final class CrossProcessDriver {
     private CrossProcessDriver() {
@@ -32,6 +34,23 @@ public final class CrossProcessDriver {
                 if (team.processIndex() == 0) {
                     System.out.println("cross-process reproducible OK: " + team.processes() + " processes x " + t + " ranks");
                 }
+                return;
+            }
+            if (mode.equals("mismatch")) {
+                // a call large enough to be checked: process 0 reduces one element more than the others
+                team.run(rank -> {
+                    long n = SpanCheckSize.ELEMENTS + (team.processIndex() == 0 ? 1 : 0);
+                    rank.allreduce(rank.allocate(n * 8), rank.allocate(n * 8), n, DType.F64, Op.SUM);
+                });
+                return;
+            }
+            if (mode.equals("mismatch-plan")) {
+                // one-element plans, checked at their first call: process 0 plans allreduce, the others bcast
+                team.run(rank -> {
+                    MemorySegment b = rank.allocate(8);
+                    (team.processIndex() == 0 ? rank.plan(io.coll4j.Collective.ALLREDUCE, 1, DType.F64, Op.SUM)
+                            : rank.plan(io.coll4j.Collective.BCAST, 1, DType.F64, null, 0)).execute(b, b);
+                });
                 return;
             }
             if (mode.equals("throw")) {
@@ -50,6 +69,11 @@ public final class CrossProcessDriver {
                         + checks.get() + " checks in process 0, " + team.transport());
             }
         }
+    }
+
+    /** The f64 count of a call the cross-process check covers by its size alone (SpanCheck.MIN_BYTES). */
+    static final class SpanCheckSize {
+        static final long ELEMENTS = io.coll4j.kernel.span.SpanCheck.MIN_BYTES / 8;
     }
 
     /** One rank's side of the suite. */
@@ -89,9 +113,207 @@ public final class CrossProcessDriver {
                 }
             }
             reduceScatter(DType.F64, Op.SUM, big / p);
+            vocabulary();
             inexactAgreement();
             rank.barrier();
             return checks;
+        }
+
+        /**
+         * The rest of the vocabulary across processes: gather, scatter (roots on local rank 0 and not, in place
+         * and not), alltoall, scan and exscan (SUM and MIN), allgatherv and reduce-scatter-v (uneven counts,
+         * gaps), every core dtype, counts 0, 1, odd, not divisible by the rank count, and one large.
+         */
+        private void vocabulary() {
+            for (DType d : new DType[]{DType.F32, DType.F64, DType.I32, DType.I64}) {
+                for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+                    for (int root : new int[]{0, p - 1, p / 2}) {
+                        gather(d, n, root, root == p / 2);
+                        scatter(d, n, root, root == p - 1);
+                    }
+                    alltoall(d, n, false);
+                    alltoall(d, n, true);
+                    for (Op op : new Op[]{Op.SUM, Op.MIN}) {
+                        scan(d, op, n, false, n % 2 == 0);
+                        scan(d, op, n, true, n % 2 == 1);
+                        reduceScatterV(d, op, n);
+                    }
+                    allgatherv(d, n, false);
+                    allgatherv(d, n, true);
+                    for (int root : new int[]{0, p - 1}) {
+                        gatherv(d, n, root, root == 0);
+                        scatterv(d, n, root, root == p - 1);
+                    }
+                    alltoallv(d, n, false);
+                    alltoallv(d, n, true);
+                }
+            }
+            long big = (1L << 20) / 8;   // 1 MiB of f64 per rank: over SpanCheck's size, in several MPI messages
+            gather(DType.F64, big / p, p - 1, false);
+            alltoall(DType.F64, big / p / p, false);
+            scan(DType.F64, Op.SUM, big, false, false);
+            allgatherv(DType.F64, big / p, false);
+        }
+
+        /** Element i of global rank r's block: distinct per rank and index. */
+        private static double mark(int r, long i) {
+            return value(r, r * 1009L + i, Op.SUM) * 1000 + (i % 500);
+        }
+
+        private void gather(DType d, long n, int root, boolean inPlace) {
+            MemorySegment recv = g == root ? buffer(d, n * p) : null;
+            MemorySegment send = inPlace && g == root ? recv.asSlice(g * n * d.size(), n * d.size()) : buffer(d, n);
+            putAll(send, d, n, i -> mark(g, i));
+            rank.gather(send, recv, n, d, root);
+            if (g == root) {
+                expect("gather root " + root + (inPlace ? " in place" : ""), recv, d, 0, n * p,
+                        i -> bitsOf(d, mark((int) (i / n), i % n)));
+            }
+        }
+
+        private void scatter(DType d, long n, int root, boolean inPlace) {
+            MemorySegment send = g == root ? buffer(d, n * p) : null;
+            if (send != null) {
+                putAll(send, d, n * p, i -> mark((int) (i / Math.max(n, 1)), i % Math.max(n, 1)));
+            }
+            MemorySegment recv = inPlace && g == root ? send.asSlice(g * n * d.size(), n * d.size()) : buffer(d, n);
+            rank.scatter(send, recv, n, d, root);
+            expect("scatter root " + root + (inPlace ? " in place" : ""), recv, d, 0, n, i -> bitsOf(d, mark(g, i)));
+        }
+
+        private void alltoall(DType d, long n, boolean inPlace) {
+            MemorySegment send = buffer(d, n * p);
+            putAll(send, d, n * p, i -> mark(g, i));   // block j for rank j: element j·n + i
+            MemorySegment recv = inPlace ? send : buffer(d, n * p);
+            rank.alltoall(send, recv, n, d);
+            expect("alltoall" + (inPlace ? " in place" : ""), recv, d, 0, n * p,
+                    i -> bitsOf(d, mark((int) (i / n), g * n + i % n)));
+        }
+
+        private void scan(DType d, Op op, long n, boolean exclusive, boolean inPlace) {
+            MemorySegment send = buffer(d, n);
+            fill(send, d, g, 0, n, op);
+            MemorySegment recv = inPlace ? send : buffer(d, n);
+            if (exclusive) {
+                rank.exscan(send, recv, n, d, op);
+            } else {
+                rank.scan(send, recv, n, d, op);
+            }
+            int last = exclusive ? g - 1 : g;
+            if (last >= 0) {
+                expect((exclusive ? "exscan " : "scan ") + op + (inPlace ? " in place" : ""), recv, d, 0, n,
+                        i -> expected(d, op, i, last));
+            }
+        }
+
+        /** Uneven counts around n (some 0) for the v-variants. */
+        private long[] unevenCounts(long n) {
+            long[] c = new long[p];
+            for (int r = 0; r < p; r++) {
+                c[r] = Math.max(0, n + (r % 3) - 1);
+            }
+            return c;
+        }
+
+        private void allgatherv(DType d, long n, boolean inPlace) {
+            long[] c = unevenCounts(n);
+            long[] displs = new long[p];
+            for (int r = 1; r < p; r++) {
+                displs[r] = displs[r - 1] + c[r - 1] + 2;   // a gap of two elements between blocks
+            }
+            MemorySegment recv = buffer(d, displs[p - 1] + c[p - 1]);
+            MemorySegment send = inPlace ? recv.asSlice(displs[g] * d.size(), c[g] * d.size()) : buffer(d, c[g]);
+            putAll(send, d, c[g], i -> mark(g, i));
+            rank.allgatherv(send, c[g], recv, c, displs, d);
+            for (int r = 0; r < p; r++) {
+                int from = r;
+                expect("allgatherv" + (inPlace ? " in place" : ""), recv, d, displs[r], c[r], i -> bitsOf(d, mark(from, i)));
+            }
+        }
+
+        /** Displacements of {@code c} with a gap of two elements between blocks; entry p is the extent. */
+        private long[] gapped(long[] c) {
+            long[] displs = new long[c.length + 1];
+            for (int r = 1; r <= c.length; r++) {
+                displs[r] = displs[r - 1] + c[r - 1] + 2;
+            }
+            return displs;
+        }
+
+        private void gatherv(DType d, long n, int root, boolean inPlace) {
+            long[] c = unevenCounts(n);
+            long[] displs = gapped(c);
+            MemorySegment recv = g == root ? buffer(d, displs[p]) : null;
+            MemorySegment send = inPlace && g == root ? recv.asSlice(displs[g] * d.size(), c[g] * d.size()) : buffer(d, c[g]);
+            putAll(send, d, c[g], i -> mark(g, i));
+            rank.gatherv(send, c[g], recv, g == root ? c : null, g == root ? java.util.Arrays.copyOf(displs, p) : null, d, root);
+            for (int r = 0; g == root && r < p; r++) {
+                int from = r;
+                expect("gatherv root " + root + (inPlace ? " in place" : ""), recv, d, displs[r], c[r], i -> bitsOf(d, mark(from, i)));
+            }
+        }
+
+        private void scatterv(DType d, long n, int root, boolean inPlace) {
+            long[] c = unevenCounts(n);
+            long[] displs = gapped(c);
+            MemorySegment send = g == root ? buffer(d, displs[p]) : null;
+            for (int r = 0; g == root && r < p; r++) {
+                int to = r;
+                putAll(send.asSlice(displs[r] * d.size()), d, c[r], i -> mark(to, i));
+            }
+            MemorySegment recv = inPlace && g == root ? send.asSlice(displs[g] * d.size(), c[g] * d.size()) : buffer(d, c[g]);
+            rank.scatterv(send, g == root ? c : null, g == root ? java.util.Arrays.copyOf(displs, p) : null, recv, c[g], d, root);
+            expect("scatterv root " + root + (inPlace ? " in place" : ""), recv, d, 0, c[g], i -> bitsOf(d, mark(g, i)));
+        }
+
+        /** Rank s sends about n/2 elements to rank r, unevenly, and mostly none when n is 0 (symmetric in s and r). */
+        private static long pairCount(long n, int s, int r) {
+            long c = (n + s + r) % 3 + n / 2;
+            return n == 0 ? Math.max(0, c - 1) : c;
+        }
+
+        private void alltoallv(DType d, long n, boolean inPlace) {
+            long[] sc = new long[p];
+            long[] rc = new long[p];
+            for (int r = 0; r < p; r++) {
+                sc[r] = pairCount(n, g, r);
+                rc[r] = pairCount(n, r, g);
+            }
+            // pairCount is symmetric, so the send and receive counts agree, as in place needs
+            long[] sd = gapped(sc);
+            long[] rd = inPlace ? sd : gapped(rc);
+            MemorySegment send = buffer(d, sd[p]);
+            for (int r = 0; r < p; r++) {
+                int to = r;
+                putAll(send.asSlice(sd[r] * d.size()), d, sc[r], i -> mark(g, to * 100L + i));
+            }
+            MemorySegment recv = inPlace ? send : buffer(d, rd[p]);
+            rank.alltoallv(send, sc, java.util.Arrays.copyOf(sd, p), recv, rc, java.util.Arrays.copyOf(rd, p), d);
+            for (int r = 0; r < p; r++) {
+                int from = r;
+                expect("alltoallv" + (inPlace ? " in place" : ""), recv, d, rd[r], rc[r], i -> bitsOf(d, mark(from, g * 100L + i)));
+            }
+        }
+
+        private void reduceScatterV(DType d, Op op, long n) {
+            long[] c = unevenCounts(n);
+            long total = java.util.Arrays.stream(c).sum();
+            long at = 0;
+            for (int r = 0; r < g; r++) {
+                at += c[r];
+            }
+            MemorySegment send = buffer(d, total);
+            fill(send, d, g, 0, total, op);
+            MemorySegment recv = buffer(d, c[g]);
+            rank.reduceScatterV(send, recv, c, d, op);
+            long first = at;
+            expect("reduce-scatter-v " + op, recv, d, 0, c[g], i -> expected(d, op, first + i));
+        }
+
+        private void putAll(MemorySegment s, DType d, long n, java.util.function.LongToDoubleFunction v) {
+            for (long i = 0; i < n; i++) {
+                put(s, d, i, v.applyAsDouble(i));
+            }
         }
 
         private static List<Op> ops(DType d) {
@@ -144,9 +366,14 @@ public final class CrossProcessDriver {
 
         /** The left fold over global ranks 0..p-1 of element i, as the dtype's bits. */
         private long expected(DType d, Op op, long i) {
+            return expected(d, op, i, p - 1);
+        }
+
+        /** The left fold over global ranks 0..last of element i (scan, exscan). */
+        private long expected(DType d, Op op, long i, int last) {
             if (d.isFloating()) {
                 double acc = value(0, i, op);
-                for (int r = 1; r < p; r++) {
+                for (int r = 1; r <= last; r++) {
                     double v = value(r, i, op);
                     acc = switch (op) {
                         case SUM -> acc + v;
@@ -158,7 +385,7 @@ public final class CrossProcessDriver {
                 return d == DType.F32 ? Float.floatToRawIntBits((float) acc) : Double.doubleToRawLongBits(acc);
             }
             long acc = (long) value(0, i, op);
-            for (int r = 1; r < p; r++) {
+            for (int r = 1; r <= last; r++) {
                 long v = (long) value(r, i, op);
                 acc = switch (op) {
                     case SUM -> acc + v;

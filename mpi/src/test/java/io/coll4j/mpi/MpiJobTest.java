@@ -68,11 +68,13 @@ class MpiJobTest {
         }
     }
 
-    @ParameterizedTest(name = "{0} processes x {1} ranks, {2}")
-    @CsvSource({"2,1,serialized", "2,2,multiple", "3,1,multiple", "3,2,multiple", "2,2,funneled", "3,2,serialized"})
-    void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level) throws Exception {
-        // T = 1 defaults to SERIALIZED, T = 2 to MULTIPLE; the others are forced
-        List<String> jvm = List.of("-Dcoll4j.mpi.thread=" + level);
+    @ParameterizedTest(name = "{0} processes x {1} ranks, {2}, mismatch check {3}")
+    @CsvSource({"2,1,serialized,auto", "2,2,multiple,always", "3,1,multiple,auto", "3,2,multiple,auto", "2,2,funneled,auto",
+            "3,2,serialized,always"})
+    void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level, String check) throws Exception {
+        // T = 1 defaults to SERIALIZED, T = 2 to MULTIPLE; the others are forced. "always": the cross-process
+        // check before every collective (SpanCheck) must leave every result as it was
+        List<String> jvm = List.of("-Dcoll4j.mpi.thread=" + level, "-Dcoll4j.mpi.check=" + check);
         Job job = mpirun(processes, jvm, "check", String.valueOf(ranks));
         assertEquals(0, job.exit(), job.output());
         assertTrue(job.output().contains("cross-process OK: " + processes + " processes x " + ranks + " ranks"), job.output());
@@ -92,6 +94,17 @@ class MpiJobTest {
         assertTrue(job.exit() != 0, job.output());
         assertTrue(job.output().contains("global rank 1") && job.output().contains("planned failure of global rank 1"), job.output());
         assertTrue(job.millis() < 60_000, "took " + job.millis() + " ms");
+    }
+
+    @ParameterizedTest(name = "{0}, {1} ranks per process")
+    @CsvSource({"mismatch,1", "mismatch,2", "mismatch-plan,1"})
+    void aMismatchAcrossProcessesIsACollectiveMismatchNotAHang(String mode, int ranks) throws Exception {
+        Job job = mpirun(2, List.of(), mode, String.valueOf(ranks));
+        assertTrue(job.exit() != 0, job.output());
+        assertTrue(job.output().contains("CollectiveMismatchException: processes called different collectives"), job.output());
+        assertTrue(job.output().contains(mode.equals("mismatch") ? "allreduce(count=32769" : "bcast(count=1"), job.output());
+        // found by the check, not by the watchdog's timeout
+        assertTrue(!job.output().contains("has been in MPI for more than"), job.output());
     }
 
     @Test

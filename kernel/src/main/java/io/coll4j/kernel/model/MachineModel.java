@@ -236,7 +236,7 @@ public record MachineModel(
             stream.putIfAbsent(t, stream.get(rateBase(t)));
         }
         return new MachineModel(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], cache, l2,
-                "profile " + path, cached, stream, o);
+                PROFILE_SOURCE + path, cached, stream, o);
     }
 
     /**
@@ -271,6 +271,83 @@ public record MachineModel(
             throw new IllegalArgumentException("profile " + path + ": field '" + field + "' must be a whole number of bytes, got " + d);
         }
         return (long) d;
+    }
+
+    /** What {@link #source} of a loaded profile starts with, before its path. */
+    private static final String PROFILE_SOURCE = "profile ";
+
+    /** The profile file this model was read from ({@link #load}), or null for defaults and measured models. */
+    public Path profilePath() {
+        return source.startsWith(PROFILE_SOURCE) ? Path.of(source.substring(PROFILE_SOURCE.length())) : null;
+    }
+
+    /** Optional profile field: the inter-process latency α in microseconds ({@code collbench tune --mpi}). */
+    public static final String MPI_ALPHA_FIELD = "mpiAlphaUs";
+    /** Optional profile field: the inter-process time per byte β in nanoseconds ({@code collbench tune --mpi}). */
+    public static final String MPI_BETA_FIELD = "mpiBetaNsPerByte";
+
+    /** The profile at {@code path} as a JSON object, fields in file order. */
+    private static Map<String, Object> profileObject(Path path) {
+        try {
+            Object root = ProfileJson.parse(Files.readString(path));
+            if (root instanceof Map<?, ?> m) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> fields = (Map<String, Object>) m;
+                return fields;
+            }
+            throw new IllegalArgumentException("not a JSON object");
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("profile " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A top-level number of the profile at {@code path}; NaN when the profile has no such field (optional fields). */
+    public static double profileNumber(Path path, String field) {
+        Object v = profileObject(path).get(field);
+        if (v == null) {
+            return Double.NaN;
+        }
+        if (!(v instanceof Double d) || !(d >= 0) || d.isInfinite()) {
+            throw new IllegalArgumentException("profile " + path + ": field '" + field + "' must be a non-negative number, got " + v);
+        }
+        return d;
+    }
+
+    /**
+     * Adds {@code fields} to the valid profile at {@code path}, replacing fields of the same names and keeping
+     * every other field (how {@code collbench tune --mpi} adds the inter-process pair to a machine's profile).
+     */
+    public static void putProfileFields(Path path, Map<String, ?> fields) throws IOException {
+        load(path);
+        Map<String, Object> all = new java.util.LinkedHashMap<>(profileObject(path));
+        all.putAll(fields);
+        StringBuilder sb = new StringBuilder("{\n");
+        boolean first = true;
+        for (Map.Entry<String, Object> e : all.entrySet()) {
+            sb.append(first ? "" : ",\n").append("  \"").append(escape(e.getKey())).append("\": ").append(jsonValue(exact(e.getValue())));
+            first = false;
+        }
+        Files.writeString(path, sb.append("\n}\n").toString());
+    }
+
+    /**
+     * A parsed JSON value ready to be written back without loss: whole numbers (byte counts, repetitions) as
+     * longs, since {@link #jsonValue} writes doubles with six significant digits (which reproduce every double a
+     * profile holds, as it wrote them so).
+     */
+    private static Object exact(Object v) {
+        if (v instanceof Double d && d == Math.rint(d) && Math.abs(d) < 0x1p53) {
+            return d.longValue();
+        }
+        if (v instanceof Map<?, ?> m) {
+            Map<Object, Object> out = new java.util.LinkedHashMap<>();
+            m.forEach((k, x) -> out.put(k, exact(x)));
+            return out;
+        }
+        if (v instanceof List<?> l) {
+            return l.stream().map(MachineModel::exact).toList();
+        }
+        return v;
     }
 
     /** The profile JSON of this model ({@code extra} fields, e.g. machine and spreads, go first). */

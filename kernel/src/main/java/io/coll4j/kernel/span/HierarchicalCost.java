@@ -1,5 +1,7 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.kernel.model.MachineModel;
+
 /**
  * The parameters the hierarchical costs are written in, HMPI's a + m/b per level [HMPI §2.1, §2.5]:
  * between processes {@code alpha} seconds per message and {@code beta} seconds per byte (one thread
@@ -22,8 +24,27 @@ public record HierarchicalCost(double alpha, double beta, double localAlpha, dou
      * {@code COLL4J_MPI_BETA_NS} (nanoseconds per byte) when set — what {@code collbench tune --mpi} prints.
      */
     public static HierarchicalCost fromEnvironment(java.util.Map<String, String> env) {
-        double a = parse(env, "COLL4J_MPI_ALPHA_US", DEFAULT.alpha * 1e6) * 1e-6;
-        double b = parse(env, "COLL4J_MPI_BETA_NS", DEFAULT.beta * 1e9) * 1e-9;
+        return from(null, env);
+    }
+
+    /**
+     * {@link #DEFAULT} with the inter-process pair of the profile at {@code profile} (its
+     * {@code mpiAlphaUs} / {@code mpiBetaNsPerByte}, which {@code collbench tune --mpi -o FILE} writes) when it
+     * has them, and {@code COLL4J_MPI_ALPHA_US} / {@code COLL4J_MPI_BETA_NS} over both when set.
+     *
+     * @param profile the team's profile ({@code Team.Builder.profile} or {@code COLL4J_PROFILE}), or null
+     */
+    public static HierarchicalCost from(java.nio.file.Path profile, java.util.Map<String, String> env) {
+        double alphaUs = DEFAULT.alpha * 1e6;
+        double betaNs = DEFAULT.beta * 1e9;
+        if (profile != null) {
+            double a = MachineModel.profileNumber(profile, MachineModel.MPI_ALPHA_FIELD);
+            double b = MachineModel.profileNumber(profile, MachineModel.MPI_BETA_FIELD);
+            alphaUs = Double.isNaN(a) ? alphaUs : a;
+            betaNs = Double.isNaN(b) ? betaNs : b;
+        }
+        double a = parse(env, "COLL4J_MPI_ALPHA_US", alphaUs) * 1e-6;
+        double b = parse(env, "COLL4J_MPI_BETA_NS", betaNs) * 1e-9;
         return new HierarchicalCost(a, b, DEFAULT.localAlpha, DEFAULT.localBeta);
     }
 

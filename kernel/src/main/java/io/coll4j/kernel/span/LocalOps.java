@@ -25,6 +25,14 @@ public interface LocalOps {
 
     void scatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root);
 
+    void gatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs, DType dtype, int root);
+
+    void scatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount, DType dtype, int root);
+
+    void scan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op);
+
+    void exscan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op);
+
     void reduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op);
 
     void allgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs, DType dtype);

@@ -67,6 +67,24 @@ public interface ProcessSpan {
 
     void barrier(int comm);
 
+    /*
+     * The data-movement calls move bytes (every dtype, nothing reduced); counts and displacements are in bytes,
+     * one per process of the communicator.
+     */
+
+    /** MPI_Gatherv to {@code rootProcess}; {@code counts}/{@code displs} are read at the root only, where {@code send == null} means in place. */
+    void gatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs, int rootProcess);
+
+    /** MPI_Scatterv from {@code rootProcess}; {@code send}, {@code counts}, {@code displs} at the root only, where {@code recv == null} means in place. */
+    void scatterv(int comm, MemorySegment send, long[] counts, long[] displs, MemorySegment recv, long recvBytes, int rootProcess);
+
+    /** MPI_Allgatherv; {@code send == null} means in place (this process's block of {@code recv} holds its part). */
+    void allgatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs);
+
+    /** MPI_Alltoallv; {@code send} and {@code recv} distinct. */
+    void alltoallv(int comm, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv, long[] recvCounts,
+                   long[] recvDispls);
+
     /** Blocking point-to-point: {@code bytes} of {@code buf} to process {@code dest} of {@code comm}. */
     void send(int comm, MemorySegment buf, long bytes, int dest);
 

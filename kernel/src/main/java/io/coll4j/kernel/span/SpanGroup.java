@@ -16,9 +16,12 @@ public final class SpanGroup implements AutoCloseable {
     private final MemorySegment[] scratch;
     private final MemorySegment[] results;
     private final HierarchicalCost cost;
+    /** Local rank 0's 32 bytes for {@link SpanCheck}: native, as MPI needs, and never resized. */
+    private final MemorySegment checkCell;
 
     public SpanGroup(ProcessSpan span, int localSize, HierarchicalCost cost) {
         this.span = span;
+        this.checkCell = arena.allocate(32, 8);
         this.localSize = localSize;
         this.scratch = new MemorySegment[localSize];
         this.results = new MemorySegment[localSize];
@@ -70,6 +73,11 @@ public final class SpanGroup implements AutoCloseable {
                 < LeaderAllreduce.cost(cost, processes(), localSize, bytes);
     }
 
+    /** The cell local rank 0 exchanges the mismatch check word in ({@link SpanCheck}). */
+    MemorySegment checkCell() {
+        return checkCell;
+    }
+
     /**
      * Local rank {@code localId}'s native scratch of at least {@code bytes}, grown by doubling and reused
      * across calls. Only that rank's thread calls this; the segment lives in a shared arena because its
@@ -95,6 +103,43 @@ public final class SpanGroup implements AutoCloseable {
             s = slots[localId] = arena.allocate(size, 64);
         }
         return s.asSlice(0, bytes);
+    }
+
+    /** {@code n} counts of {@code each} (bytes or elements): the equal blocks of gather, scatter and alltoall. */
+    static long[] equal(int n, long each) {
+        long[] c = new long[n];
+        java.util.Arrays.fill(c, each);
+        return c;
+    }
+
+    /** {@code n} equal blocks of {@code bytes}, back to back: {counts, displacements} of MPI's v-calls. */
+    static long[][] equalBlocks(int n, long bytes) {
+        long[] counts = equal(n, bytes);
+        return new long[][]{counts, starts(counts, 0, n, 1)};
+    }
+
+    /** The packed start of every block: the prefix sums of {@code counts} (times {@code unit}). */
+    static long[] starts(long[] counts, int from, int n, long unit) {
+        long[] d = new long[n];
+        for (int i = 1; i < n; i++) {
+            d[i] = d[i - 1] + counts[from + i - 1] * unit;
+        }
+        return d;
+    }
+
+    /** The sum of {@code counts[from .. from + n)}. */
+    static long sum(long[] counts, int from, int n) {
+        long s = 0;
+        for (int i = from; i < from + n; i++) {
+            s += counts[i];
+        }
+        return s;
+    }
+
+    /** True when {@code inner} starts exactly {@code at} bytes into {@code outer} (the in-place forms). */
+    static boolean startsAt(MemorySegment inner, MemorySegment outer, long at) {
+        return inner.isNative() == outer.isNative() && inner.heapBase().equals(outer.heapBase())
+                && inner.address() == outer.address() + at;
     }
 
     /** Frees the scratch and lets the span finalise when this was its last team. */

@@ -51,6 +51,31 @@ class MachineModelProfileTest {
     }
 
     @Test
+    void theInterProcessPairIsAddedToAProfileAndReadByTheHierarchicalCost(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("p.json");
+        Files.writeString(f, sample().toProfileJson(Map.of("machine", "cpu")));
+        // without the pair: the defaults; NaN from profileNumber says "absent"
+        assertTrue(Double.isNaN(MachineModel.profileNumber(f, MachineModel.MPI_ALPHA_FIELD)));
+        assertEquals(io.coll4j.kernel.span.HierarchicalCost.DEFAULT.alpha(),
+                io.coll4j.kernel.span.HierarchicalCost.from(f, Map.of()).alpha(), 1e-15);
+        MachineModel.putProfileFields(f, Map.of(MachineModel.MPI_ALPHA_FIELD, 0.4, MachineModel.MPI_BETA_FIELD, 0.1));
+        MachineModel.putProfileFields(f, Map.of(MachineModel.MPI_ALPHA_FIELD, 0.5));   // replaces, keeps beta
+        // the machine fields survive, and the model still loads, naming the file
+        assertEquals(sample().profileFields().toString(), MachineModel.load(f).profileFields().toString());
+        assertEquals(f, MachineModel.load(f).profilePath());
+        assertTrue(Files.readString(f).contains("\"machine\": \"cpu\""));
+        io.coll4j.kernel.span.HierarchicalCost c = io.coll4j.kernel.span.HierarchicalCost.from(f, Map.of());
+        assertEquals(0.5e-6, c.alpha(), 1e-12);
+        assertEquals(0.1e-9, c.beta(), 1e-15);
+        // the environment wins over the profile
+        assertEquals(2e-6, io.coll4j.kernel.span.HierarchicalCost.from(f, Map.of("COLL4J_MPI_ALPHA_US", "2")).alpha(), 1e-12);
+        Files.writeString(f, Files.readString(f).replace("0.5", "-1"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> io.coll4j.kernel.span.HierarchicalCost.from(f, Map.of()));
+        assertTrue(e.getMessage().contains(MachineModel.MPI_ALPHA_FIELD) && e.getMessage().contains(f.toString()), e.getMessage());
+    }
+
+    @Test
     void thirteenArgumentModelReducesEveryDtypeAtTheF64Rate() {
         MachineModel m = MachineModel.defaults(TOPO);
         for (DType t : DType.values()) {

@@ -1,0 +1,150 @@
+package io.coll4j.kernel.span;
+
+import io.coll4j.reductions.DType;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Alltoallv across processes, {@link LeaderAlltoall} with per-pair counts: each rank packs its send in
+ * global destination order; local rank 0 gathers every local rank's send and receive counts and packed send,
+ * regroups by destination process (from each local source, the contiguous run for that process's ranks),
+ * exchanges one MPI_Alltoallv message per pair of processes, regroups what arrived by destination rank
+ * (source global rank order), and scatters; each rank copies its blocks to its receive displacements. With
+ * one rank per process it is MPI_Alltoallv itself, straight between the displacements (through a copy when in
+ * place).
+ *
+ * <p>Cost: local(T, 2·8·T·P) for the counts + the {@link LeaderAlltoall} terms on the sums + 2 copies of s.
+ */
+public final class LeaderAlltoallv {
+    private LeaderAlltoallv() {
+    }
+
+    public static double cost(HierarchicalCost c, int processes, int localSize, long bytes) {
+        return c.local(localSize, 16.0 * localSize * processes) + LeaderAlltoall.cost(c, processes, localSize, bytes)
+                + 2 * c.localBeta() * bytes;
+    }
+
+    public static void run(SpanGroup g, LocalOps local, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                           long[] recvCounts, long[] recvDispls, DType dtype) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        int me = local.localId();
+        int processes = g.processes();
+        int n = t * processes;
+        long es = dtype.size();
+        if (t == 1) {
+            long[] sd = VectorCounts.bytes(sendDispls, es);
+            MemorySegment in = send;
+            if (SpanGroup.startsAt(send, recv, 0)) {
+                long extent = 0;
+                for (int r = 0; r < n; r++) {
+                    extent = Math.max(extent, sd[r] + sendCounts[r] * es);
+                }
+                in = g.scratch(0, extent);
+                MemorySegment.copy(send, 0, in, 0, extent);
+            }
+            span.alltoallv(span.world(), in, VectorCounts.bytes(sendCounts, es), sd, recv, VectorCounts.bytes(recvCounts, es),
+                    VectorCounts.bytes(recvDispls, es));
+            return;
+        }
+        // 1. every local rank's counts at local rank 0: [send counts (n), receive counts (n)] per rank
+        MemorySegment cell = g.scratch(me, 16L * n);
+        MemorySegment.copy(sendCounts, 0, cell, ValueLayout.JAVA_LONG, 0, n);
+        MemorySegment.copy(recvCounts, 0, cell, ValueLayout.JAVA_LONG, 8L * n, n);
+        MemorySegment counts = me == 0 ? g.result(0, 16L * n * t) : null;
+        local.gather(cell, counts, 2L * n, DType.I64, 0);
+        long[][] sc = new long[t][];
+        long[][] rc = new long[t][];
+        if (me == 0) {
+            for (int j = 0; j < t; j++) {
+                sc[j] = counts.asSlice(16L * n * j, 8L * n).toArray(ValueLayout.JAVA_LONG);
+                rc[j] = counts.asSlice(16L * n * j + 8L * n, 8L * n).toArray(ValueLayout.JAVA_LONG);
+            }
+        }
+        // 2. the packed sends (global destination order) at local rank 0, source after source
+        long sendTotal = SpanGroup.sum(sendCounts, 0, n);
+        MemorySegment packed = g.result(me, sendTotal * es);
+        long[] packedAt = SpanGroup.starts(sendCounts, 0, n, es);
+        for (int r = 0; r < n; r++) {
+            MemorySegment.copy(send, sendDispls[r] * es, packed, packedAt[r], sendCounts[r] * es);
+        }
+        long[] sourceTotals = new long[t];
+        MemorySegment sources = null;
+        if (me == 0) {
+            for (int j = 0; j < t; j++) {
+                sourceTotals[j] = SpanGroup.sum(sc[j], 0, n);
+            }
+            sources = g.scratch(0, SpanGroup.sum(sourceTotals, 0, t) * es);
+        }
+        local.gatherv(packed, sendTotal, sources, sourceTotals, SpanGroup.starts(sourceTotals, 0, t, 1), dtype, 0);
+        long[] destTotals = new long[t];
+        MemorySegment byDest = null;
+        if (me == 0) {
+            byDest = exchange(g, span, sources, sourceTotals, sc, rc, es);
+            for (int d = 0; d < t; d++) {
+                destTotals[d] = SpanGroup.sum(rc[d], 0, n);
+            }
+        }
+        // 3. each rank's packed receive (source global rank order), unpacked to its displacements
+        long recvTotal = SpanGroup.sum(recvCounts, 0, n);
+        MemorySegment mine = me == 0 ? g.scratch(0, recvTotal * es) : g.scratch(me, recvTotal * es);
+        local.scatterv(byDest, destTotals, SpanGroup.starts(destTotals, 0, t, 1), mine, recvTotal, dtype, 0);
+        long[] at = SpanGroup.starts(recvCounts, 0, n, es);
+        for (int r = 0; r < n; r++) {
+            MemorySegment.copy(mine, at[r], recv, recvDispls[r] * es, recvCounts[r] * es);
+        }
+    }
+
+    /**
+     * Local rank 0: regroups the gathered sources by destination process, exchanges them with MPI_Alltoallv,
+     * and regroups what arrived ([source process][source j][destination d]) by destination rank.
+     */
+    private static MemorySegment exchange(SpanGroup g, ProcessSpan span, MemorySegment sources, long[] sourceTotals, long[][] sc,
+                                          long[][] rc, long es) {
+        int t = sc.length;
+        int processes = g.processes();
+        int n = t * processes;
+        long[] sourceAt = SpanGroup.starts(sourceTotals, 0, t, es);
+        long[] toProcess = new long[processes];
+        long[] fromProcess = new long[processes];
+        for (int q = 0; q < processes; q++) {
+            for (int j = 0; j < t; j++) {
+                toProcess[q] += SpanGroup.sum(sc[j], q * t, t) * es;
+                fromProcess[q] += SpanGroup.sum(rc[j], q * t, t) * es;
+            }
+        }
+        long[] toAt = SpanGroup.starts(toProcess, 0, processes, 1);
+        long[] fromAt = SpanGroup.starts(fromProcess, 0, processes, 1);
+        MemorySegment grouped = g.result(0, toAt[processes - 1] + toProcess[processes - 1]);
+        long w = 0;
+        for (int q = 0; q < processes; q++) {
+            for (int j = 0; j < t; j++) {
+                long run = SpanGroup.sum(sc[j], q * t, t) * es;
+                MemorySegment.copy(sources, sourceAt[j] + SpanGroup.sum(sc[j], 0, q * t) * es, grouped, w, run);
+                w += run;
+            }
+        }
+        MemorySegment arrived = g.scratch(0, fromAt[processes - 1] + fromProcess[processes - 1]);
+        span.alltoallv(span.world(), grouped, toProcess, toAt, arrived, fromProcess, fromAt);
+        // arrived from process p: for each of its ranks j, for each local destination d, rc[d][p·t + j] elements
+        long[] destAt = new long[t];
+        long[] destStart = new long[t];
+        for (int d = 1; d < t; d++) {
+            destStart[d] = destStart[d - 1] + SpanGroup.sum(rc[d - 1], 0, n) * es;
+        }
+        MemorySegment byDest = g.result(0, destStart[t - 1] + SpanGroup.sum(rc[t - 1], 0, n) * es);
+        long r = 0;
+        for (int p = 0; p < processes; p++) {
+            for (int j = 0; j < t; j++) {
+                for (int d = 0; d < t; d++) {
+                    long bytes = rc[d][p * t + j] * es;
+                    MemorySegment.copy(arrived, r, byDest, destStart[d] + destAt[d], bytes);
+                    destAt[d] += bytes;
+                    r += bytes;
+                }
+            }
+        }
+        return byDest;
+    }
+}

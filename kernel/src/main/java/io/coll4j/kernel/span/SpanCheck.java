@@ -1,0 +1,77 @@
+package io.coll4j.kernel.span;
+
+import io.coll4j.CollectiveMismatchException;
+import io.coll4j.kernel.algo.Signature;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The mismatch check between processes. Inside a process every collective compares check words as always;
+ * across processes the leaders compare what their process called with one MPI_Allreduce(MAX) of
+ * {descriptor, count, −descriptor, −count} (32 bytes): the same maximum and minimum everywhere means every
+ * process called the same collective, so every process sees the same verdict and each one's leader throws
+ * {@link CollectiveMismatchException} naming both extremes — the job then ends through the usual failure
+ * path (the message, then MPI_Abort), not with a hang or a wrong result.
+ *
+ * <p>The check is one more inter-process latency (≈ α), so it runs only where that costs nothing
+ * measurable (docs/design.md, "Across processes"): on every call of at least {@link #MIN_BYTES}, and on the
+ * first call of every plan. {@code -Dcoll4j.mpi.check=always|never} overrides (the test suite uses always).
+ * The decision depends only on the call itself, so processes that called the same thing decide alike; a
+ * mismatched pair of which only one side checks meets MPI with different calls, which MPI reports as an
+ * error or the watchdog as a timeout — both end the job naming the process.
+ */
+public final class SpanCheck {
+    /** From here an extra 32-byte allreduce (~1 µs) is under 1% of moving the data (≥ 4 GB/s). */
+    public static final long MIN_BYTES = 256 * 1024;
+
+    private static final String MODE = System.getProperty("coll4j.mpi.check", "auto");
+    /** Decided once: the latency path pays a compare of a constant, not a string switch. */
+    private static final long THRESHOLD = switch (MODE) {
+        case "always" -> 0;
+        case "never" -> Long.MAX_VALUE;
+        case "auto" -> MIN_BYTES;
+        default -> throw new IllegalArgumentException("coll4j.mpi.check: auto, always or never, got '" + MODE + "'");
+    };
+
+    private SpanCheck() {
+    }
+
+    /** True when a call moving {@code bytes} per rank checks (never for a team inside one process). */
+    public static boolean due(long bytes) {
+        return bytes >= THRESHOLD;
+    }
+
+    /** True when the first call of a plan checks (unless {@code -Dcoll4j.mpi.check=never}). */
+    public static boolean dueForPlan() {
+        return THRESHOLD != Long.MAX_VALUE;
+    }
+
+    /**
+     * Local rank 0 compares this process's call with every other process's; the other local ranks go on
+     * (their own local steps compare them with their leader). Throws on the leader when the processes differ.
+     */
+    public static void verify(SpanGroup g, LocalOps local, long descriptor, long count) {
+        if (local.localId() != 0) {
+            return;
+        }
+        MemorySegment w = g.checkCell();
+        w.setAtIndex(ValueLayout.JAVA_LONG, 0, descriptor);
+        w.setAtIndex(ValueLayout.JAVA_LONG, 1, count);
+        w.setAtIndex(ValueLayout.JAVA_LONG, 2, -descriptor);
+        w.setAtIndex(ValueLayout.JAVA_LONG, 3, -count);
+        g.span().allreduce(g.span().world(), null, w, 4, DType.I64, Op.MAX);
+        long maxD = w.getAtIndex(ValueLayout.JAVA_LONG, 0);
+        long maxC = w.getAtIndex(ValueLayout.JAVA_LONG, 1);
+        long minD = -w.getAtIndex(ValueLayout.JAVA_LONG, 2);
+        long minC = -w.getAtIndex(ValueLayout.JAVA_LONG, 3);
+        if (maxD != minD || maxC != minC) {
+            throw new CollectiveMismatchException("processes called different collectives: process " + g.process()
+                    + " called " + Signature.describe(descriptor, count) + ", while the job's calls range from "
+                    + Signature.describe(minD, minC) + " to " + Signature.describe(maxD, maxC)
+                    + "");
+        }
+    }
+}
