@@ -7,7 +7,11 @@
  * rank with collbench's meaning (the input for reduce-scatter, the output for allgather, the root's whole
  * buffer for gather/scatter, a rank's whole send buffer for alltoall, the whole vector for the v-variants,
  * split unevenly exactly as collbench splits it: block j = floor(N(j+1)^2/p^2) - floor(N j^2/p^2)).
- * Timing as OSU: warm-up, then the max over ranks of the average over iterations.
+ * Timing as OSU by default: warm-up, then per iteration a barrier and the timed call; the max over ranks of
+ * the average over iterations, min and max over single calls. With OMPI_BENCH_ITERS=N, timing as collbench:
+ * N back-to-back calls in 20 batches, avg = the slowest rank's total / N, min and max over the batch means
+ * (so "best batch" means the same on both sides; back-to-back calls include the ranks' skew, as in a loop
+ * of collectives in an application).
  * Usage: mpirun -np 2 ompi_bench allreduce 8 67108864
  */
 #include <mpi.h>
@@ -35,9 +39,33 @@ static void packed(const int *c, int p, int *d) {
     for (int j = 1; j < p; j++) d[j] = d[j - 1] + c[j - 1];
 }
 
+#define BATCHES 20   /* as collbench (CollectiveBenchmark.BATCHES) */
+
 static long iterations_for(long bytes) {
     long it = 200000000L / (bytes + 4096);
     return it < 20 ? 20 : it > 10000 ? 10000 : it;
+}
+
+/* One call of collective coll on the buffers (the dispatch both timing modes share). */
+static void call(const char *coll, int barrier, int r, double *send, double *recv, long n, long block,
+                 int *cnt, int *dsp, int *sc, int *sd, int *rc, int *rd) {
+    if (strcmp(coll, "allreduce") == 0) MPI_Allreduce(send, recv, (int) n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else if (strcmp(coll, "reduce-scatter") == 0) MPI_Reduce_scatter_block(send, recv, (int) block, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else if (strcmp(coll, "reduce") == 0) MPI_Reduce(send, recv, (int) n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "bcast") == 0) MPI_Bcast(r == 0 ? send : recv, (int) n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "allgather") == 0) MPI_Allgather(send, (int) block, MPI_DOUBLE, recv, (int) block, MPI_DOUBLE, MPI_COMM_WORLD);
+    else if (strcmp(coll, "gather") == 0) MPI_Gather(send, (int) block, MPI_DOUBLE, recv, (int) block, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "scatter") == 0) MPI_Scatter(send, (int) block, MPI_DOUBLE, recv, (int) block, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "gatherv") == 0) MPI_Gatherv(send, cnt[r], MPI_DOUBLE, recv, cnt, dsp, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "scatterv") == 0) MPI_Scatterv(send, cnt, dsp, MPI_DOUBLE, recv, cnt[r], MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "allgatherv") == 0) MPI_Allgatherv(send, cnt[r], MPI_DOUBLE, recv, cnt, dsp, MPI_DOUBLE, MPI_COMM_WORLD);
+    else if (strcmp(coll, "reduce-scatter-v") == 0) MPI_Reduce_scatter(send, recv, cnt, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else if (strcmp(coll, "alltoall") == 0) MPI_Alltoall(send, (int) block, MPI_DOUBLE, recv, (int) block, MPI_DOUBLE, MPI_COMM_WORLD);
+    else if (strcmp(coll, "alltoallv") == 0) MPI_Alltoallv(send, sc, sd, MPI_DOUBLE, recv, rc, rd, MPI_DOUBLE, MPI_COMM_WORLD);
+    else if (strcmp(coll, "scan") == 0) MPI_Scan(send, recv, (int) n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else if (strcmp(coll, "exscan") == 0) MPI_Exscan(send, recv, (int) n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else if (barrier) MPI_Barrier(MPI_COMM_WORLD);
+    else { if (r == 0) fprintf(stderr, "ompi_bench: unknown collective '%s'\n", coll); MPI_Abort(MPI_COMM_WORLD, 2); }
 }
 
 int main(int argc, char **argv) {
@@ -48,6 +76,10 @@ int main(int argc, char **argv) {
     const char *coll = argc > 1 ? argv[1] : "allreduce";
     long minb = argc > 2 ? atol(argv[2]) : 8, maxb = argc > 3 ? atol(argv[3]) : 64L << 20;
     int barrier = strcmp(coll, "barrier") == 0;
+    /* OMPI_BENCH_ITERS=N: time as collbench does (N back-to-back calls in BATCHES batches) instead of OSU's way */
+    const char *env = getenv("OMPI_BENCH_ITERS");
+    long batched = env ? atol(env) : 0;
+    if (batched > 0 && batched < BATCHES) batched = BATCHES;
     if (barrier) minb = maxb = 0;
     size_t cap = (size_t) (maxb > 8 ? maxb : 8);
     double *send = aligned_alloc(4096, cap), *recv = aligned_alloc(4096, cap);
@@ -76,34 +108,41 @@ int main(int argc, char **argv) {
         }
         packed(sc, p, sd);
         packed(rc, p, rd);
-        double tmin = 1e30, tmax = 0, total = 0;
-        for (long i = -warm; i < iters; i++) {
+        double gavg, gmin, gmax;
+        if (batched > 0) {
+            /* collbench's timing: back-to-back calls in BATCHES batches, each rank reading the clock per batch;
+               avg = the slowest rank's total / iterations, min and max over the batches' slowest-rank means */
+            iters = batched / BATCHES * BATCHES;
+            long per = iters / BATCHES;
+            double mine[BATCHES], slowest[BATCHES];
+            for (long i = 0; i < warm; i++) call(coll, barrier, r, send, recv, n, block, cnt, dsp, sc, sd, rc, rd);
             MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            if (strcmp(coll, "allreduce") == 0) MPI_Allreduce(send, recv, (int) n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            else if (strcmp(coll, "reduce-scatter") == 0) MPI_Reduce_scatter_block(send, recv, (int) block, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            else if (strcmp(coll, "reduce") == 0) MPI_Reduce(send, recv, (int) n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-            else if (strcmp(coll, "bcast") == 0) MPI_Bcast(r == 0 ? send : recv, (int) n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            else if (strcmp(coll, "allgather") == 0) MPI_Allgather(send, (int) block, MPI_DOUBLE, recv, (int) block, MPI_DOUBLE, MPI_COMM_WORLD);
-            else if (strcmp(coll, "gather") == 0) MPI_Gather(send, (int) block, MPI_DOUBLE, recv, (int) block, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            else if (strcmp(coll, "scatter") == 0) MPI_Scatter(send, (int) block, MPI_DOUBLE, recv, (int) block, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            else if (strcmp(coll, "gatherv") == 0) MPI_Gatherv(send, cnt[r], MPI_DOUBLE, recv, cnt, dsp, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            else if (strcmp(coll, "scatterv") == 0) MPI_Scatterv(send, cnt, dsp, MPI_DOUBLE, recv, cnt[r], MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            else if (strcmp(coll, "allgatherv") == 0) MPI_Allgatherv(send, cnt[r], MPI_DOUBLE, recv, cnt, dsp, MPI_DOUBLE, MPI_COMM_WORLD);
-            else if (strcmp(coll, "reduce-scatter-v") == 0) MPI_Reduce_scatter(send, recv, cnt, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            else if (strcmp(coll, "alltoall") == 0) MPI_Alltoall(send, (int) block, MPI_DOUBLE, recv, (int) block, MPI_DOUBLE, MPI_COMM_WORLD);
-            else if (strcmp(coll, "alltoallv") == 0) MPI_Alltoallv(send, sc, sd, MPI_DOUBLE, recv, rc, rd, MPI_DOUBLE, MPI_COMM_WORLD);
-            else if (strcmp(coll, "scan") == 0) MPI_Scan(send, recv, (int) n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            else if (strcmp(coll, "exscan") == 0) MPI_Exscan(send, recv, (int) n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            else if (barrier) MPI_Barrier(MPI_COMM_WORLD);
-            else { if (r == 0) fprintf(stderr, "ompi_bench: unknown collective '%s'\n", coll); MPI_Abort(MPI_COMM_WORLD, 2); }
-            double t = MPI_Wtime() - t0;
-            if (i >= 0) { total += t; if (t < tmin) tmin = t; if (t > tmax) tmax = t; }
+            double start = MPI_Wtime(), t = start;
+            for (int k = 0; k < BATCHES; k++) {
+                for (long i = 0; i < per; i++) call(coll, barrier, r, send, recv, n, block, cnt, dsp, sc, sd, rc, rd);
+                double now = MPI_Wtime();
+                mine[k] = (now - t) / per;
+                t = now;
+            }
+            double avg = (t - start) / iters;
+            MPI_Reduce(&avg, &gavg, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            MPI_Reduce(mine, slowest, BATCHES, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            gmin = 1e30; gmax = 0;
+            for (int k = 0; k < BATCHES; k++) { if (slowest[k] < gmin) gmin = slowest[k]; if (slowest[k] > gmax) gmax = slowest[k]; }
+        } else {
+            double tmin = 1e30, tmax = 0, total = 0;
+            for (long i = -warm; i < iters; i++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                call(coll, barrier, r, send, recv, n, block, cnt, dsp, sc, sd, rc, rd);
+                double t = MPI_Wtime() - t0;
+                if (i >= 0) { total += t; if (t < tmin) tmin = t; if (t > tmax) tmax = t; }
+            }
+            double avg = total / iters;
+            MPI_Reduce(&avg, &gavg, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            MPI_Reduce(&tmin, &gmin, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            MPI_Reduce(&tmax, &gmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         }
-        double avg = total / iters, gavg, gmin, gmax;
-        MPI_Reduce(&avg, &gavg, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&tmin, &gmin, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&tmax, &gmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (r == 0) {
             double alg = gavg > 0 && b > 0 ? b / gavg / 1e9 : 0;
             double f = strcmp(coll, "allreduce") == 0 ? 2.0 * (p - 1) / p

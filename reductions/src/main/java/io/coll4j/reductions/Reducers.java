@@ -123,14 +123,8 @@ public final class Reducers {
 
     private static Reducer vectorReducer(DType dtype, Op op) {
         int i = index(dtype, op);
-        Reducer r = VECTOR.get(i);
-        if (r == null) {
-            // a race may define two hidden classes; both are correct and only the first is kept
-            Reducer created = Vectorization.FACTORY.create(dtype, op);
-            Reducer witness = VECTOR.compareAndExchange(i, null, created);
-            r = witness != null ? witness : created;
-        }
-        return r;
+        Reducer r = VECTOR.get(i);   // the per-call path: one array read, nothing allocated
+        return r != null ? r : keepFirst(VECTOR, i, Vectorization.FACTORY.create(dtype, op));
     }
 
     /**
@@ -143,13 +137,13 @@ public final class Reducers {
         }
         int i = index(dtype, op);
         ArrayPass a = ARRAY_PASS.get(i);
-        if (a == null) {
-            // as vectorReducer: a race may define two hidden classes, the first is kept
-            ArrayPass created = Vectorization.FACTORY.arrayPass(dtype, op);
-            ArrayPass witness = ARRAY_PASS.compareAndExchange(i, null, created);
-            a = witness != null ? witness : created;
-        }
-        return a;
+        return a != null ? a : keepFirst(ARRAY_PASS, i, Vectorization.FACTORY.arrayPass(dtype, op));
+    }
+
+    /** Stores {@code created} at {@code i} unless a racing thread stored one first (both hidden classes are correct); returns the one kept. */
+    private static <T> T keepFirst(AtomicReferenceArray<T> cache, int i, T created) {
+        T witness = cache.compareAndExchange(i, null, created);
+        return witness != null ? witness : created;
     }
 
     private static void checkPair(DType dtype, Op op) {
