@@ -284,6 +284,9 @@ final class CollectiveBenchmark {
      * and the first timed rows (8 B: 0.2 µs per call) measured it — 1 to 16 µs instead of 0.2. The other
      * ranks wait for this one at the barrier that follows.
      */
+    /** 50 ms: a 250 ms window changed nothing measurable (first 8 B rows, 4 + 4 alternated sweeps). */
+    static final long QUIET_NANOS = 50_000_000L;
+
     static void awaitJitQuiet() {
         java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
@@ -292,7 +295,7 @@ final class CollectiveBenchmark {
         long start = System.nanoTime();
         long quietSince = start;
         long last = jit.getTotalCompilationTime();
-        while (System.nanoTime() - start < 2_000_000_000L && System.nanoTime() - quietSince < 50_000_000L) {
+        while (System.nanoTime() - start < 2_000_000_000L && System.nanoTime() - quietSince < QUIET_NANOS) {
             java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
             long now = jit.getTotalCompilationTime();
             if (now != last) {
@@ -338,7 +341,11 @@ final class CollectiveBenchmark {
         long[] elapsed = new long[1];
         for (long w = 0; w < warmup; ) {
             long chunk = Math.min(WARMUP_CHUNK, warmup - w);
-            runBatch(rank, plan, view, callCount, sends, recvs, chunk, sinkBuffer, state);
+            // in short batches: invoked often enough, runBatch gets a standard C2 compilation, which the timed
+            // batches enter directly; a few long batches only get it compiled on-stack at its loop
+            for (long done = 0; done < chunk; done += WARMUP_BATCH) {
+                runBatch(rank, plan, view, callCount, sends, recvs, Math.min(WARMUP_BATCH, chunk - done), sinkBuffer, state);
+            }
             consumed = state.sink;
             w += chunk;
             if (w < warmup && warmupBudgetNanos != Long.MAX_VALUE) {
@@ -350,6 +357,9 @@ final class CollectiveBenchmark {
             }
         }
     }
+
+    /** Calls per warm-up batch: 100 000 warm-up calls invoke {@link #runBatch} ~1 500 times. */
+    private static final long WARMUP_BATCH = 64;
 
     /** What a rank's batches carry from one to the next: the slot of the next call, the consumed sum. */
     private static final class BatchState {
