@@ -263,6 +263,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
+            refuseTypeOnSpan(Collective.BCAST, dtype);
             spanCheck(Collective.BCAST, count, dtype, null, root, count * dtype.size());
             LeaderBcast.run(span, local, buf, count, dtype, root);
             return;
@@ -280,6 +281,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
             refuseOnSpan(op);
+            refuseTypeOnSpan(Collective.REDUCE, dtype);
             spanCheck(Collective.REDUCE, count, dtype, op, root, count * dtype.size());
             if (team.reproducible()) {
                 // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
@@ -368,6 +370,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
             refuseOnSpan(op);
+            refuseTypeOnSpan(Collective.ALLREDUCE, dtype);
             spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, count * dtype.size());
             if (team.reproducible()) {
                 ChainAllreduce.run(span, local, send, recv, count, dtype, op);
@@ -391,6 +394,7 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
             refuseOnSpan(op);
+            refuseTypeOnSpan(Collective.REDUCE_SCATTER, dtype);
             spanCheck(Collective.REDUCE_SCATTER, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
             if (team.reproducible()) {
                 long block = recvCount * dtype.size();
@@ -414,6 +418,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
+            refuseTypeOnSpan(Collective.ALLGATHER, dtype);
             spanCheck(Collective.ALLGATHER, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
             LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
             return;
@@ -956,6 +961,7 @@ public final class Rank implements AutoCloseable {
         long total = checkReduceScatterV(send, recv, recvCounts, dtype, op);
         if (spanned()) {
             refuseOnSpan(op);
+            refuseTypeOnSpan(Collective.REDUCE_SCATTER_V, dtype);
             spanCheck(Collective.REDUCE_SCATTER_V, Signature.countsWord(recvCounts), dtype, op, -1, total);
             LeaderReduceScatterV.run(span, local, send, recv, recvCounts, dtype, op);
             return;
@@ -1098,6 +1104,7 @@ public final class Rank implements AutoCloseable {
         long bytes = checkScan(send, recv, count, dtype, op);
         if (spanned()) {
             refuseOnSpan(op);
+            refuseTypeOnSpan(c, dtype);
             spanCheck(c, count, dtype, op, -1, bytes);
             LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op);
             return;
@@ -1742,6 +1749,19 @@ public final class Rank implements AutoCloseable {
     private static void refuseOnSpan(Op op) {
         if (op == Op.AVG || op == Op.USER) {
             throw new IllegalArgumentException("op " + op.cliName() + " is not available on a team spanning processes yet");
+        }
+    }
+
+    /**
+     * The reductions, bcast and allgather of a team spanning processes hand {@code dtype} to MPI as an MPI
+     * datatype, and the shim maps F32, F64, I32 and I64 only: any other type is refused here, on every rank
+     * before anything is sent, instead of reaching MPI as {@code MPI_DATATYPE_NULL} and ending the job with
+     * MPI's error. (Gather, scatter, alltoall and the v-variants move bytes and take every type.)
+     */
+    private static void refuseTypeOnSpan(Collective c, DType dtype) {
+        if (dtype != DType.F32 && dtype != DType.F64 && dtype != DType.I32 && dtype != DType.I64) {
+            throw new IllegalArgumentException("dtype " + dtype.cliName() + " is not available for " + c.cliName()
+                    + " on a team spanning processes yet (f32, f64, i32, i64 are)");
         }
     }
 

@@ -113,10 +113,38 @@ public final class CrossProcessDriver {
                 }
             }
             reduceScatter(DType.F64, Op.SUM, big / p);
+            refusesTypesMpiCannotName();
             vocabulary();
             inexactAgreement();
             rank.barrier();
             return checks;
+        }
+
+        /**
+         * A reduction, bcast or allgather of a type the shim does not map to an MPI datatype is refused on every
+         * rank before anything is sent (an MPI error would end the job); the team goes on working.
+         */
+        private void refusesTypesMpiCannotName() {
+            MemorySegment a = rank.allocate(64);
+            MemorySegment b = rank.allocate(64 * p);
+            expectRefused("allreduce bf16", () -> rank.allreduce(a, b, 4, DType.BF16, Op.SUM));
+            expectRefused("reduce u32", () -> rank.reduce(a, b, 4, DType.U32, Op.MAX, 0));
+            expectRefused("bcast f16", () -> rank.bcast(a, 4, DType.F16, 0));
+            expectRefused("allgather u64", () -> rank.allgather(a, b, 4, DType.U64));
+            rank.barrier();
+        }
+
+        private void expectRefused(String what, Runnable call) {
+            try {
+                call.run();
+            } catch (IllegalArgumentException e) {
+                if (!e.getMessage().contains("spanning processes")) {
+                    throw new AssertionError(what + ": refused for another reason: " + e.getMessage(), e);
+                }
+                checks++;
+                return;
+            }
+            throw new AssertionError(what + " was not refused on global rank " + g);
         }
 
         /**
