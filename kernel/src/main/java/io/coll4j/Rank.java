@@ -263,7 +263,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
-            refuseTypeOnSpan(Collective.BCAST, dtype);
+            refuseOnSpan(Collective.BCAST, dtype, null);
             spanCheck(Collective.BCAST, count, dtype, null, root, count * dtype.size());
             LeaderBcast.run(span, local, buf, count, dtype, root);
             return;
@@ -280,8 +280,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
-            refuseOnSpan(op);
-            refuseTypeOnSpan(Collective.REDUCE, dtype);
+            refuseOnSpan(Collective.REDUCE, dtype, op);
             spanCheck(Collective.REDUCE, count, dtype, op, root, count * dtype.size());
             if (team.reproducible()) {
                 // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
@@ -369,8 +368,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
-            refuseOnSpan(op);
-            refuseTypeOnSpan(Collective.ALLREDUCE, dtype);
+            refuseOnSpan(Collective.ALLREDUCE, dtype, op);
             spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, count * dtype.size());
             if (team.reproducible()) {
                 ChainAllreduce.run(span, local, send, recv, count, dtype, op);
@@ -393,8 +391,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
-            refuseOnSpan(op);
-            refuseTypeOnSpan(Collective.REDUCE_SCATTER, dtype);
+            refuseOnSpan(Collective.REDUCE_SCATTER, dtype, op);
             spanCheck(Collective.REDUCE_SCATTER, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
             if (team.reproducible()) {
                 long block = recvCount * dtype.size();
@@ -418,7 +415,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
-            refuseTypeOnSpan(Collective.ALLGATHER, dtype);
+            refuseOnSpan(Collective.ALLGATHER, dtype, null);
             spanCheck(Collective.ALLGATHER, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
             LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
             return;
@@ -960,8 +957,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long total = checkReduceScatterV(send, recv, recvCounts, dtype, op);
         if (spanned()) {
-            refuseOnSpan(op);
-            refuseTypeOnSpan(Collective.REDUCE_SCATTER_V, dtype);
+            refuseOnSpan(Collective.REDUCE_SCATTER_V, dtype, op);
             spanCheck(Collective.REDUCE_SCATTER_V, Signature.countsWord(recvCounts), dtype, op, -1, total);
             LeaderReduceScatterV.run(span, local, send, recv, recvCounts, dtype, op);
             return;
@@ -1103,8 +1099,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long bytes = checkScan(send, recv, count, dtype, op);
         if (spanned()) {
-            refuseOnSpan(op);
-            refuseTypeOnSpan(c, dtype);
+            refuseOnSpan(c, dtype, op);
             spanCheck(c, count, dtype, op, -1, bytes);
             LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op);
             return;
@@ -1743,22 +1738,18 @@ public final class Rank implements AutoCloseable {
     }
 
     /**
-     * AVG's division and a UserOp's reducer live in the single-process path ({@link #executeBlocks}); the
-     * hierarchical collectives of a team spanning processes fold with {@code Reducers.of} and do not divide.
+     * What a team spanning processes cannot do yet, refused on every rank before anything is sent. AVG's
+     * division and a UserOp's reducer live in the single-process path ({@link #executeBlocks}); the
+     * hierarchical collectives fold with {@code Reducers.of} and do not divide. The reductions, bcast and
+     * allgather hand {@code dtype} to MPI as an MPI datatype, and the shim maps F32, F64, I32 and I64 only:
+     * any other type would reach MPI as {@code MPI_DATATYPE_NULL} and end the job with MPI's error. (Gather,
+     * scatter, alltoall and the v-variants move bytes and take every type.) {@code op} is null for bcast and
+     * allgather.
      */
-    private static void refuseOnSpan(Op op) {
+    private static void refuseOnSpan(Collective c, DType dtype, Op op) {
         if (op == Op.AVG || op == Op.USER) {
             throw new IllegalArgumentException("op " + op.cliName() + " is not available on a team spanning processes yet");
         }
-    }
-
-    /**
-     * The reductions, bcast and allgather of a team spanning processes hand {@code dtype} to MPI as an MPI
-     * datatype, and the shim maps F32, F64, I32 and I64 only: any other type is refused here, on every rank
-     * before anything is sent, instead of reaching MPI as {@code MPI_DATATYPE_NULL} and ending the job with
-     * MPI's error. (Gather, scatter, alltoall and the v-variants move bytes and take every type.)
-     */
-    private static void refuseTypeOnSpan(Collective c, DType dtype) {
         if (dtype != DType.F32 && dtype != DType.F64 && dtype != DType.I32 && dtype != DType.I64) {
             throw new IllegalArgumentException("dtype " + dtype.cliName() + " is not available for " + c.cliName()
                     + " on a team spanning processes yet (f32, f64, i32, i64 are)");

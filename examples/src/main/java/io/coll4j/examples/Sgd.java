@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CyclicBarrier;
@@ -273,7 +274,7 @@ public final class Sgd extends Workload {
                 clocks[id] = clock;
             });
         }
-        return new Result(java.util.Arrays.copyOf(weights[0], features), clocks[0].seconds(), seconds[0], median[0]);
+        return new Result(Arrays.copyOf(weights[0], features), clocks[0].seconds(), seconds[0], median[0]);
     }
 
     private Result cyclicBarrier() throws Exception {
