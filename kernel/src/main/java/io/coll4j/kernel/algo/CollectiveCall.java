@@ -173,7 +173,7 @@ public final class CollectiveCall {
         control.set(LONG, payload + ANNOUNCE_ALGORITHM, algorithmId);
         control.set(LONG, payload + ANNOUNCE_CHECK, check);
         // release: publishes descriptor, buffer references and scratch to every acquire of ANNOUNCE
-        ctrl.publish(announceOffset, Stamp.of(s, 0), check);
+        publishLine(announceOffset, 0);
     }
 
     /** Ends the current collective; {@code allEntered}: the algorithm observed every rank's entry. */
@@ -394,17 +394,34 @@ public final class CollectiveCall {
      * visible to a peer whose {@link #await} returns for this stamp.
      */
     public void publish(int line, long step) {
-        ctrl.publish(ctrl.offset(rank, line), Stamp.of(seq, step), check);
+        publishLine(ctrl.offset(rank, line), step);
     }
 
     /** Publishes {@code step} on {@code peer}'s {@code line}; for lines with one designated writer per round (dissemination). */
     public void publishTo(int peer, int line, long step) {
-        ctrl.publish(ctrl.offset(peer, line), Stamp.of(seq, step), check);
+        publishLine(ctrl.offset(peer, line), step);
+    }
+
+    /**
+     * Publishes {@code step} of this collective on the line at {@code off}: on the header of this
+     * collective's half, which its waiters poll ({@link ControlBlock#halfOffset}), then, for an odd
+     * collective, on the line's own stamp too, which every collective writes (waits for a peer's entry into
+     * another collective, diagnostics). For an even collective the two are the same word.
+     */
+    private void publishLine(long off, long step) {
+        long stamp = Stamp.of(seq, step);
+        long half = ControlBlock.halfOffset(off, seq);
+        // release: payload and every earlier write, to the getAcquire of await/awaitFrom/test on this half
+        ctrl.publish(half, stamp, check);
+        if (half != off) {
+            // release: the same, to readers of the line's stamp (awaitAllEntered, scans, diagnostics)
+            ctrl.publish(off, stamp, check);
+        }
     }
 
     /** Waits until {@code peer}'s {@code line} reaches {@code step} of this collective; returns the stamp read. */
     public long await(int peer, int line, long step) {
-        return awaitStamp(ctrl.offset(peer, line), Stamp.of(seq, step), peer, line);
+        return awaitStamp(ControlBlock.halfOffset(ctrl.offset(peer, line), seq), Stamp.of(seq, step), peer, line);
     }
 
     /**
@@ -412,7 +429,7 @@ public final class CollectiveCall {
      * doubling), reaches {@code step}.
      */
     public long awaitFrom(int writer, int line, long step) {
-        return awaitStamp(ctrl.offset(rank, line), Stamp.of(seq, step), writer, line);
+        return awaitStamp(ControlBlock.halfOffset(ctrl.offset(rank, line), seq), Stamp.of(seq, step), writer, line);
     }
 
     /** Waits for {@code line} of every other rank to reach {@code step}. */
@@ -426,7 +443,7 @@ public final class CollectiveCall {
 
     /** True when {@code peer}'s {@code line} has reached {@code step} of this collective (no waiting). */
     public boolean test(int peer, int line, long step) {
-        long off = ctrl.offset(peer, line);
+        long off = ControlBlock.halfOffset(ctrl.offset(peer, line), seq);
         long v = ctrl.stampAcquire(off);
         if (!Stamp.reached(v, Stamp.of(seq, step))) {
             return false;

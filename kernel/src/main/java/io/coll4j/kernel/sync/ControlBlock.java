@@ -19,13 +19,24 @@ import java.lang.invoke.VarHandle;
  * increasing.
  *
  * <pre>
- * line layout (bytes)
- *   0  stamp   long, getAcquire / setRelease: the flag itself (see {@link Stamp})
+ * line layout (bytes): two 64-byte halves, one per parity of the sequence number
+ *   0  stamp   long, getAcquire / setRelease: the flag itself (see {@link Stamp}), every collective
  *   8  sig     long, plain: signature of the collective that wrote the stamp (mismatch detection);
  *              written before the stamp's release, so a reader's acquire of the stamp makes it visible
- *  16  payload 112 bytes: two parity halves of {@link #INLINE_BYTES} bytes for small messages carried
- *              inline with the flag (one cache-line transfer carries flag and data)
+ *  16  payload 48 bytes: the even collectives' inline payload ({@link #INLINE_BYTES})
+ *  64  stamp   the odd collectives' stamp, written just before the one at 0
+ *  72  sig     its signature
+ *  80  payload 48 bytes: the odd collectives' inline payload
  * </pre>
+ *
+ * <p>Why each parity has a header of its own ({@link #halfOffset}): a waiter of collective s polls the
+ * 64-byte cache line that also holds s's payload, so one cache-line transfer carries flag and data in
+ * every collective. With one stamp at 0 for both parities, an odd collective's reader took the stamp's
+ * line, then missed again on the payload's line (two dependent transfers), and consecutive collectives
+ * wrote the same line the peer had just read. On this machine's two cores a C ping-pong of the three
+ * layouts measured ~50–60 ns per exchange for one header (payload in its line, or alternating lines)
+ * and ~32 ns for a header per half, alternating [PAMI §3.4: two alternating buffers]. The stamp at 0
+ * keeps the line's latest stamp for every collective (waits for another collective's entry, diagnostics).
  */
 public final class ControlBlock {
     /**
@@ -37,10 +48,12 @@ public final class ControlBlock {
     public static final int STAMP = 0;
     /** Offset of the signature in a line. */
     public static final int SIG = 8;
-    /** Offset of the inline payload in a line. */
+    /** Offset of the inline payload in a half. */
     public static final int PAYLOAD = 16;
-    /** Inline payload bytes per parity half (two halves fit behind stamp and signature). */
+    /** Inline payload bytes per parity half (each 64-byte half: stamp, signature, payload). */
     public static final int INLINE_BYTES = 48;
+    /** Bytes of a parity half: one cache line, the odd half's header at {@code lineOffset + HALF}. */
+    public static final int HALF = 64;
 
     /** Per-rank line: the collective the rank last entered (stamp = Stamp.of(seq, 0)) and its signature. */
     public static final int ANNOUNCE = 0;
@@ -130,7 +143,16 @@ public final class ControlBlock {
 
     /** Byte offset of the inline payload half for {@code seq}'s parity in the line at {@code lineOffset}. */
     public static long payloadOffset(long lineOffset, long seq) {
-        return lineOffset + PAYLOAD + (seq & 1) * INLINE_BYTES;
+        return halfOffset(lineOffset, seq) + PAYLOAD;
+    }
+
+    /**
+     * Byte offset of the half of {@code seq}'s parity in the line at {@code lineOffset}: a stamp, signature
+     * and payload of their own, laid out as a line's, so {@link #stampAcquire}, {@link #sig} and
+     * {@link #publish} take it as a line offset.
+     */
+    public static long halfOffset(long lineOffset, long seq) {
+        return lineOffset + (seq & 1) * HALF;
     }
 
     /** Acquire-load of the stamp at {@code lineOffset}: pairs with {@link #publish}'s release. */
