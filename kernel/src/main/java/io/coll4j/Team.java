@@ -766,6 +766,8 @@ public final class Team implements AutoCloseable {
     // ---- internal accessor (TeamInternals): kernel types for coll4j's own tools, off the public API ----
 
     static {
+        // before any collective is compiled: see SegmentKinds (a later first heap segment deoptimises the path)
+        io.coll4j.kernel.memory.SegmentKinds.load();
         TeamInternals.install(new TeamInternals.Access() {
             @Override
             public Selector selector(Team team) {
