@@ -348,6 +348,12 @@ final class CollectiveBenchmark {
             }
             consumed = state.sink;
             w += chunk;
+            // the timed batches start after a barrier: met here already, it is in the profile the JIT compiles
+            // the shared call path (CollectiveCall.begin) with. Otherwise the first barrier of another
+            // collective took a branch the compiled code had never seen (uncommon trap), and the path was
+            // deoptimised and recompiled inside the first timed batches (-Xlog:jit+compilation: begin "made
+            // not entrant: uncommon trap" at the start of the timed phase; batches of 60-110 ms on 2 CPUs)
+            rank.barrier();
             if (w < warmup && warmupBudgetNanos != Long.MAX_VALUE) {
                 elapsed[0] = System.nanoTime() - start;
                 rank.allreduce(elapsed, elapsed, Op.MAX);
