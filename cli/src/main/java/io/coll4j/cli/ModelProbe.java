@@ -77,10 +77,11 @@ final class ModelProbe {
 
     /**
      * The measured model, each parameter's spread (min, median, max) by profile name, notes on what was not
-     * measured, and {@code resultReadBandwidth}: one core reading its own in-cache result as
-     * {@code collbench --consume} does (not a model parameter: explain adds it to every prediction alike).
+     * measured, and {@code reads}: one core reading its result as {@code collbench --consume} does, from L2, LLC
+     * or DRAM (not model parameters: explain adds the read to every prediction alike), and the effective cache
+     * capacity the model's C is set to.
      */
-    record Result(MachineModel model, Map<String, Object> spreads, List<String> notes, double resultReadBandwidth) {
+    record Result(MachineModel model, Map<String, Object> spreads, List<String> notes, CacheResidency reads) {
     }
 
     /**
@@ -101,11 +102,10 @@ final class ModelProbe {
                 rounds, d.lineLatencyCrossPackage(), "one package");
 
         long cached = copyBytes(d);
-        long stream = quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity());
+        long stream = streamBytes(d);
         double copyCached;
         double copyStream;
         double nt;
-        double read;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(stream, 4096);
             MemorySegment dst = arena.allocate(stream, 4096);
@@ -133,15 +133,10 @@ final class ModelProbe {
                 Copy.nonTemporal(dst, 0, src, 0, stream);
                 return stream;
             });
-            // my own result, in my L2, read as collbench --consume reads it: copied piece by piece into an L1 buffer
-            MemorySegment sink = arena.allocate(CollectiveBenchmark.SINK_BYTES, 64);
-            MemorySegment result = src.asSlice(0, cached);
-            read = bandwidth(out, spreads, "resultReadBandwidth", reps, () -> {
-                CollectiveBenchmark.readAll(result, sink);
-                return cached;
-            });
         }
-        double mem = memoryBandwidth(out, spreads, topo, reps, quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity()));
+        // a result read as collbench --consume reads it, from L2, LLC and DRAM, and the effective C
+        CacheResidency reads = CacheResidency.measure(out, spreads, d.l2Bytes(), d.cacheCapacity(), stream, reps, repNs());
+        double mem = memoryBandwidth(out, spreads, topo, reps, streamBytes(d));
         double crossBw = d.crossPackageBandwidth();
         if (topo.packages().size() < 2) {
             notes.add("crossPackageBandwidth: one package: kept the default " + gb(crossBw) + " GB/s");
@@ -193,9 +188,14 @@ final class ModelProbe {
         }
         double overhead = callOverhead(out, spreads, topo, pair(topo, Level.SAME_L3), sameL3, reps);
         MachineModel m = new MachineModel(sameL3, crossL3, crossPkg, copyCached, copyStream, nt, mem, crossBw,
-                redCached.get(DType.F64), redStream.get(DType.F64), d.cacheCapacity(), d.l2Bytes(), source, redCached, redStream,
+                redCached.get(DType.F64), redStream.get(DType.F64), reads.cacheCapacity(), d.l2Bytes(), source, redCached, redStream,
                 overhead);
-        return new Result(m, spreads, notes, read);
+        return new Result(m, spreads, notes, reads);
+    }
+
+    /** Bytes of each buffer of the DRAM probes: twice the topology's cache, at least 64 MiB (8 MiB quick). */
+    private long streamBytes(MachineModel d) {
+        return quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity());
     }
 
     /** Bytes of the in-cache copy probe: a quarter of the L2, as a slice of the sliced algorithms. */
@@ -229,10 +229,13 @@ final class ModelProbe {
      * of a second): a_α, o, and the in-cache copy and fold rates of {@code dtype}. On the 2-vCPU EPYC the
      * cores flip every few tens of seconds between a state where a line hand-over takes ~40 ns and one where
      * it takes ~150 (cross-core copies at half the rate with it), so {@code explain --measure} re-measures
-     * these before each size: every row is priced with the machine of its own minute. Prints nothing; with no
-     * two cores sharing an LLC, {@code base}.
+     * these before each algorithm's row: every row is priced with the machine of its own minute. With
+     * {@code dram} (a size beyond the cache) also the memory bandwidth of all cores together, which other
+     * processes' memory traffic takes a share of (at load 4.6 one run's 32 MiB push allreduce moved 17 GB/s
+     * against the 47 its calibration measured a minute earlier). Prints nothing; with no two cores sharing an
+     * LLC, {@code base}.
      */
-    MachineModel remeasure(MachineModel base, Topology topo, DType dtype) {
+    MachineModel remeasure(MachineModel base, Topology topo, DType dtype, boolean dram) {
         Pu[] peers = pair(topo, Level.SAME_L3);
         if (peers == null) {
             return base;
@@ -249,8 +252,9 @@ final class ModelProbe {
         double o = callOverhead(none, spreads, topo, peers, a, 1);
         Map<DType, Double> redCached = new EnumMap<>(base.reduceCachedByDtype());
         redCached.put(dtype, fold);
+        double mem = dram ? memoryBandwidth(none, spreads, topo, 1, streamBytes(base)) : base.memoryBandwidth();
         return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, base.copyBandwidthStream(),
-                base.ntCopyBandwidth(), base.memoryBandwidth(), base.crossPackageBandwidth(), redCached.get(DType.F64),
+                base.ntCopyBandwidth(), mem, base.crossPackageBandwidth(), redCached.get(DType.F64),
                 base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(), redCached,
                 base.reduceStreamByDtype(), o);
     }
