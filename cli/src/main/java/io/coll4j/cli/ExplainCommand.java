@@ -136,10 +136,6 @@ final class ExplainCommand implements Callable<Integer> {
                         pick = k;
                     }
                     if (bench != null) {
-                        if (probe != null && k > 0) {
-                            // the machine of this row's minute: the parameters that flip with the cores' state, again
-                            priced[k] = pricing.predictions(pricing.remeasure(), run.consume).get(k);
-                        }
                         long iters = run.iterationsFor(sh.bytes());
                         // batches of about 20 us of predicted time (at most iterations/20): short enough that on a
                         // shared machine some batches run undisturbed, long enough that the clock costs nothing
@@ -147,6 +143,10 @@ final class ExplainCommand implements Callable<Integer> {
                                 (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds() + read))));
                         measured[k] = bench.measure(team, s, preds.get(k).algorithm().name(), preds.get(k).chosen(), iters,
                                 run.warmupFor(iters), batch).minUs();
+                        if (pricing.remeasures()) {
+                            // the machine of this row's seconds: the parameters that flip with the cores' state, again
+                            priced[k] = pricing.predictions(pricing.afterRow(), run.consume).get(k);
+                        }
                         if (best < 0 || measured[k] < measured[best]) {
                             best = k;
                         }

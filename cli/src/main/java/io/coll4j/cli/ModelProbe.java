@@ -135,7 +135,7 @@ final class ModelProbe {
             });
         }
         // a result read as collbench --consume reads it, from L2, LLC and DRAM, and the effective C
-        CacheResidency reads = CacheResidency.measure(out, spreads, d.l2Bytes(), d.cacheCapacity(), stream, reps, repNs());
+        CacheResidency reads = CacheResidency.measure(out, spreads, d.l2Bytes(), d.cacheCapacity(), stream, reps, repNs(), warmNs());
         double mem = memoryBandwidth(out, spreads, topo, reps, streamBytes(d));
         double crossBw = d.crossPackageBandwidth();
         if (topo.packages().size() < 2) {
@@ -252,11 +252,65 @@ final class ModelProbe {
         double o = callOverhead(none, spreads, topo, peers, a, 1);
         Map<DType, Double> redCached = new EnumMap<>(base.reduceCachedByDtype());
         redCached.put(dtype, fold);
-        double mem = dram ? memoryBandwidth(none, spreads, topo, 1, streamBytes(base)) : base.memoryBandwidth();
-        return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, base.copyBandwidthStream(),
-                base.ntCopyBandwidth(), mem, base.crossPackageBandwidth(), redCached.get(DType.F64),
-                base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(), redCached,
-                base.reduceStreamByDtype(), o);
+        if (!dram) {
+            return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, base.copyBandwidthStream(),
+                    base.ntCopyBandwidth(), base.memoryBandwidth(), base.crossPackageBandwidth(), redCached.get(DType.F64),
+                    base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(), redCached,
+                    base.reduceStreamByDtype(), o);
+        }
+        // beyond the cache: the DRAM rates, which other processes' memory traffic takes a share of, again
+        double mem = memoryBandwidth(none, spreads, topo, 1, streamBytes(base));
+        long stream = streamBytes(base);
+        Map<DType, Double> redStream = new EnumMap<>(base.reduceStreamByDtype());
+        double copyStream;
+        double nt;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment x = arena.allocate(stream, 4096);
+            MemorySegment y = arena.allocate(stream, 4096);
+            MemorySegment z = arena.allocate(stream, 4096);
+            x.fill((byte) 0);
+            y.fill((byte) 0);
+            z.fill((byte) 0);
+            copyStream = best(() -> {
+                Copy.temporal(y, 0, x, 0, stream);
+                return stream;
+            }, repNs());
+            nt = best(() -> {
+                Copy.nonTemporal(y, 0, x, 0, stream);
+                return stream;
+            }, repNs());
+            Reducer r = Reducers.of(rates, Op.SUM);
+            MemorySegment[] srcs = {x, y};
+            long[] offs = {0, 0};
+            redStream.put(dtype, best(() -> {
+                r.reduceMany(z, 0, srcs, offs, 2, stream / rates.size());
+                return stream;
+            }, repNs()));
+        }
+        return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, copyStream, nt, mem,
+                base.crossPackageBandwidth(), redCached.get(DType.F64), redStream.get(DType.F64), base.cacheCapacity(),
+                base.l2Bytes(), base.source(), redCached, redStream, o);
+    }
+
+    /**
+     * Of two re-measurements of the same parameters ({@link #remeasure}), each parameter's undisturbed value: the
+     * lower latency and overhead, the higher rate (a measurement can only be slowed by other processes). {@code
+     * explain --measure} prices a row with the best of the re-measurements just before and just after it: its
+     * best batch is undisturbed if the machine was undisturbed at any time during the row.
+     */
+    static MachineModel best(MachineModel x, MachineModel y) {
+        Map<DType, Double> redCached = new EnumMap<>(DType.class);
+        Map<DType, Double> redStream = new EnumMap<>(DType.class);
+        for (DType t : DType.values()) {
+            redCached.put(t, Math.max(x.reduceCachedByDtype().get(t), y.reduceCachedByDtype().get(t)));
+            redStream.put(t, Math.max(x.reduceStreamByDtype().get(t), y.reduceStreamByDtype().get(t)));
+        }
+        return new MachineModel(Math.min(x.lineLatencySameL3(), y.lineLatencySameL3()), x.lineLatencyCrossL3(),
+                x.lineLatencyCrossPackage(), Math.max(x.copyBandwidthCached(), y.copyBandwidthCached()),
+                Math.max(x.copyBandwidthStream(), y.copyBandwidthStream()), Math.max(x.ntCopyBandwidth(), y.ntCopyBandwidth()),
+                Math.max(x.memoryBandwidth(), y.memoryBandwidth()), x.crossPackageBandwidth(), redCached.get(DType.F64),
+                redStream.get(DType.F64), x.cacheCapacity(), x.l2Bytes(), x.source(), redCached, redStream,
+                Math.min(x.callOverhead(), y.callOverhead()));
     }
 
     private static String gb(double bps) {

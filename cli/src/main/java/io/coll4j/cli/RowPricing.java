@@ -15,8 +15,9 @@ import java.util.function.ToDoubleFunction;
 /**
  * The models one size of {@code explain --measure} is priced with: with a probe, the calibrated model with
  * the parameters that move with the machine's state re-measured ({@link ModelProbe#remeasure}) before the
- * size (the pick is made under that one) and again before each further algorithm's row, so each row is
- * compared with the machine of the seconds it was measured in (on the 2-vCPU EPYC a line hand-over flips
+ * size (the pick is made under that one) and again after each algorithm's row, the row priced with the best
+ * of the measurements on either side of it, so each row is compared with the machine of the seconds it was
+ * measured in (on the 2-vCPU EPYC a line hand-over flips
  * between ~35 and ~180 ns for seconds at a time: one size's rows measured 0.51 µs for its first algorithm and
  * 0.25 for the next, a single re-measure before the size put every row of it 80–120% off). Without a probe,
  * the given model for every row.
@@ -47,11 +48,25 @@ final class RowPricing {
         return probe == null ? setup.model() : remeasure();
     }
 
-    /** The calibrated model with the volatile parameters (and beyond the cache, the memory bandwidth) measured again. */
-    MachineModel remeasure() {
+    /**
+     * After a row was measured: the model it is priced with, each re-measured parameter's best
+     * ({@link ModelProbe#best}) of the measurement before the row (the previous one) and one made now.
+     */
+    MachineModel afterRow() {
+        MachineModel before = measured.getLast();
+        return ModelProbe.best(before, remeasure());
+    }
+
+    /** The calibrated model with the volatile parameters (and beyond the cache, the DRAM rates) measured again. */
+    private MachineModel remeasure() {
         MachineModel m = probe.remeasure(setup.model(), setup.topology(), setup.dtype(), beyondCache);
         measured.add(m);
         return m;
+    }
+
+    /** Whether rows are re-priced after they are measured ({@link #afterRow}): with a probe. */
+    boolean remeasures() {
+        return probe != null;
     }
 
     /** Every selectable (non-baseline) algorithm's prediction for this size under {@code model}, the pick marked. */
