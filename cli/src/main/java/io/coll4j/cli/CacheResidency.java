@@ -98,6 +98,25 @@ record CacheResidency(double l2, double llc, double dram, long cacheCapacity) {
         return c;
     }
 
+    /** This residency with another L2 read rate (re-measured for one row of {@code explain --measure}). */
+    CacheResidency withL2(double rate) {
+        return new CacheResidency(rate, llc, dram, cacheCapacity);
+    }
+
+    /**
+     * The L2 read rate alone, best 2 ms window of {@code windowNs} (the read loop already compiled): it flips
+     * with the core's state as the line latency does (88 GB/s in one calibration, 45 in the next minutes).
+     */
+    static double l2Rate(long l2Bytes, long windowNs) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sink = arena.allocate(CollectiveBenchmark.SINK_BYTES, 64);
+            long small = Math.max(16 << 10, l2Bytes / 4);
+            MemorySegment buf = arena.allocate(small, 4096);
+            buf.fill((byte) 3);
+            return readRate(buf, small, sink, windowNs);
+        }
+    }
+
     /** Best rate of reading the first {@code bytes} of {@code buf} in windows of at least 2 ms within {@code totalNs}. */
     private static double readRate(MemorySegment buf, long bytes, MemorySegment sink, long totalNs) {
         MemorySegment part = buf.asSlice(0, bytes);

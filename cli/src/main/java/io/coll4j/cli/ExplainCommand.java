@@ -124,9 +124,12 @@ final class ExplainCommand implements Callable<Integer> {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                 long perCore = sh.sendBytes() + sh.recvBytes();
                 RowPricing pricing = new RowPricing(probe, setup, TeamInternals.selector(team).shape(p), sh, c, p,
-                        (long) p * perCore > setup.model().cacheCapacity());
+                        (long) p * perCore > setup.model().cacheCapacity(), reads);
                 List<Selector.Prediction> preds = pricing.predictions(pricing.now(), run.consume);
-                double read = run.consume ? reads.readTime(resultBytes(c, sh), perCore, (long) p * perCore, setup.model().l2Bytes()) : 0;
+                long resultBytes = resultBytes(c, sh);
+                long l2 = setup.model().l2Bytes();
+                double read = run.consume ? reads.readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
+                double[] readK = new double[preds.size()];
                 double[] measured = new double[preds.size()];
                 Selector.Prediction[] priced = preds.toArray(new Selector.Prediction[0]);
                 int best = -1;
@@ -151,12 +154,13 @@ final class ExplainCommand implements Callable<Integer> {
                             best = k;
                         }
                     }
+                    readK[k] = run.consume ? pricing.reads().readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
                 }
                 pricing.printRange(out);
                 for (int k = 0; k < preds.size(); k++) {
                     Selector.Prediction pr = priced[k];
                     String mark = (preds.get(k).chosen() ? "*" : "") + (k == best ? "+" : "");
-                    double predUs = (pr.seconds() + read) * 1e6;
+                    double predUs = (pr.seconds() + readK[k]) * 1e6;
                     String tail = "";
                     if (bench != null) {
                         double err = (predUs - measured[k]) / measured[k];

@@ -31,9 +31,13 @@ final class RowPricing {
     private final int ranks;
     private final boolean beyondCache;
     private final List<MachineModel> measured = new ArrayList<>();
+    /** The L2 read rate of {@code --consume}, measured with each model of {@link #measured}. */
+    private final List<Double> l2Reads = new ArrayList<>();
+    private CacheResidency reads;
 
     RowPricing(ModelProbe probe, RunOptions.Setup setup, TeamShape shape, CollectiveBenchmark.Shape size, Collective collective,
-               int ranks, boolean beyondCache) {
+               int ranks, boolean beyondCache, CacheResidency reads) {
+        this.reads = reads;
         this.probe = probe;
         this.setup = setup;
         this.shape = shape;
@@ -54,15 +58,27 @@ final class RowPricing {
      */
     MachineModel afterRow() {
         MachineModel before = measured.getLast();
-        return ModelProbe.best(before, remeasure());
+        double readBefore = l2Reads.getLast();
+        MachineModel m = ModelProbe.best(before, remeasure());
+        reads = reads.withL2(Math.max(readBefore, l2Reads.getLast()));
+        return m;
+    }
+
+    /** Where {@code --consume}'s read of the result is priced: the calibration's, the L2 rate of the last row priced. */
+    CacheResidency reads() {
+        return reads;
     }
 
     /** The calibrated model with the volatile parameters (and beyond the cache, the DRAM rates) measured again. */
     private MachineModel remeasure() {
         MachineModel m = probe.remeasure(setup.model(), setup.topology(), setup.dtype(), beyondCache);
         measured.add(m);
+        l2Reads.add(CacheResidency.l2Rate(m.l2Bytes(), READ_WINDOW_NS));
         return m;
     }
+
+    /** How long each row's L2 read rate is measured (best 2 ms window). */
+    private static final long READ_WINDOW_NS = 20_000_000L;
 
     /** Whether rows are re-priced after they are measured ({@link #afterRow}): with a probe. */
     boolean remeasures() {
@@ -81,16 +97,21 @@ final class RowPricing {
         if (measured.isEmpty()) {
             return;
         }
-        out.printf(Locale.ROOT, "# re-measured per row: a_alpha %s ns, o %s ns, copy %s GB/s, fold %s GB/s%s%n",
+        out.printf(Locale.ROOT, "# re-measured per row: a_alpha %s ns, o %s ns, copy %s GB/s, fold %s GB/s%s, L2 read %s GB/s%n",
                 range(m -> m.lineLatencySameL3() * 1e9, "%.1f"), range(m -> m.callOverhead() * 1e9, "%.1f"),
                 range(m -> m.copyBandwidthCached() / 1e9, "%.2f"),
                 range(m -> m.reduceCachedByDtype().get(setup.dtype()) / 1e9, "%.2f"),
-                beyondCache ? ", memory " + range(m -> m.memoryBandwidth() / 1e9, "%.2f") + " GB/s" : "");
+                beyondCache ? ", memory " + range(m -> m.memoryBandwidth() / 1e9, "%.2f") + " GB/s" : "",
+                rangeOf(l2Reads.stream().mapToDouble(r -> r / 1e9).toArray(), "%.2f"));
     }
 
     private String range(ToDoubleFunction<MachineModel> f, String fmt) {
-        double lo = measured.stream().mapToDouble(f).min().orElseThrow();
-        double hi = measured.stream().mapToDouble(f).max().orElseThrow();
+        return rangeOf(measured.stream().mapToDouble(f).toArray(), fmt);
+    }
+
+    private static String rangeOf(double[] v, String fmt) {
+        double lo = java.util.Arrays.stream(v).min().orElseThrow();
+        double hi = java.util.Arrays.stream(v).max().orElseThrow();
         String a = String.format(Locale.ROOT, fmt, lo);
         String b = String.format(Locale.ROOT, fmt, hi);
         return a.equals(b) ? a : a + "-" + b;
