@@ -47,6 +47,8 @@ import java.util.Map;
  *   <li>copy bandwidth, one core: in cache (L2/4 bytes just written by a core sharing the LLC, as in
  *       every collective), streaming (two buffers of twice the
  *       cache capacity, temporal stores) and with non-temporal stores ({@link Copy#nonTemporal});</li>
+ *   <li>the effective cache capacity C and the rates of reading a result from L2, LLC and DRAM
+ *       ({@link CacheResidency});</li>
  *   <li>memory bandwidth: every core NT-copying its own NUMA-local buffers at once; bytes read plus
  *       bytes written per second (the congestion term 1/B of [HMPI §2.1]);</li>
  *   <li>reduction throughput per dtype (in cache: {@code dst = mine + theirs}, theirs just written by
@@ -153,13 +155,9 @@ final class ModelProbe {
         long redCachedBytes = foldBytes(d);
         long redStreamBytes = quick ? 8L << 20 : Math.max(32L << 20, d.cacheCapacity());
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = arena.allocate(redStreamBytes, 4096);
-            MemorySegment b = arena.allocate(redStreamBytes, 4096);
-            MemorySegment dst = arena.allocate(redStreamBytes, 4096);
-            a.fill((byte) 0);
-            b.fill((byte) 0);
-            dst.fill((byte) 0);
-            MemorySegment[] srcs = {a, b};
+            MemorySegment[] three = touched(arena, 3, redStreamBytes);
+            MemorySegment dst = three[2];
+            MemorySegment[] srcs = {three[0], three[1]};
             long[] offs = {0, 0};
             Pu[] peers = pair(topo, Level.SAME_L3);
             // f64 first: the default dtype, measured before anything else shares the JIT's attention
@@ -265,12 +263,10 @@ final class ModelProbe {
         double copyStream;
         double nt;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment x = arena.allocate(stream, 4096);
-            MemorySegment y = arena.allocate(stream, 4096);
-            MemorySegment z = arena.allocate(stream, 4096);
-            x.fill((byte) 0);
-            y.fill((byte) 0);
-            z.fill((byte) 0);
+            MemorySegment[] three = touched(arena, 3, stream);
+            MemorySegment x = three[0];
+            MemorySegment y = three[1];
+            MemorySegment z = three[2];
             copyStream = best(() -> {
                 Copy.temporal(y, 0, x, 0, stream);
                 return stream;
@@ -290,6 +286,16 @@ final class ModelProbe {
         return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, copyStream, nt, mem,
                 base.crossPackageBandwidth(), redCached.get(DType.F64), redStream.get(DType.F64), base.cacheCapacity(),
                 base.l2Bytes(), base.source(), redCached, redStream, o);
+    }
+
+    /** {@code n} page-aligned buffers of {@code bytes}, zeroed by this thread (their pages touched before timing). */
+    private static MemorySegment[] touched(Arena arena, int n, long bytes) {
+        MemorySegment[] out = new MemorySegment[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = arena.allocate(bytes, 4096);
+            out[i].fill((byte) 0);
+        }
+        return out;
     }
 
     /**
