@@ -63,6 +63,8 @@ final class ModelProbe {
 
     /** Small buffers and few rounds (for tests: the numbers are rough). */
     private final boolean quick;
+    /** Whether {@link #measure} ran: the JIT has compiled every probe, a re-measure needs one warm-up repetition, not two. */
+    private boolean measured;
 
     ModelProbe(boolean quick) {
         this.quick = quick;
@@ -188,7 +190,16 @@ final class ModelProbe {
         MachineModel m = new MachineModel(sameL3, crossL3, crossPkg, copyCached, copyStream, nt, mem, crossBw,
                 redCached.get(DType.F64), redStream.get(DType.F64), reads.cacheCapacity(), d.l2Bytes(), source, redCached, redStream,
                 overhead);
+        measured = true;
         return new Result(m, spreads, notes, reads);
+    }
+
+    /**
+     * Untimed repetitions before a team's timed ones (its buffers' pages touched, its threads running; at first
+     * also the JIT's compilations): two, one when quick or after {@link #measure}.
+     */
+    private int warmUps() {
+        return quick || measured ? 1 : 2;
     }
 
     /** Bytes of each buffer of the DRAM probes: twice the topology's cache, at least 64 MiB (8 MiB quick). */
@@ -428,7 +439,7 @@ final class ModelProbe {
                 }
             });
             long[] ns = new long[iters];
-            for (int rep = quick ? -1 : -2; rep < reps; rep++) {  // warm-up repetitions
+            for (int rep = -warmUps(); rep < reps; rep++) {
                 team.run(rank -> {
                     for (int i = 0; i < iters; i++) {
                         if (rewrite && rank.id() == 1) {
@@ -467,7 +478,7 @@ final class ModelProbe {
     private double callOverhead(PrintWriter out, Map<String, Object> spreads, Topology topo, Pu[] pair, double a, int reps) {
         double[] v = new double[reps];
         double[] one = new double[reps];
-        for (int rep = quick ? -1 : -2; rep < reps; rep++) {
+        for (int rep = -warmUps(); rep < reps; rep++) {
             double alone = perCall(topo, null);
             double two = pair == null ? alone : perCall(topo, pair);
             if (rep >= 0) {
