@@ -54,4 +54,20 @@ class PeerWrittenCostTest {
         assertTrue(AlgorithmCatalog.find(Collective.ALLREDUCE, "replicated").cost(M, 2, s) < direct);
         assertEquals("replicated", ConsumedSelectionTest.pick(sel, 2, s));
     }
+
+    @Test
+    void pushAllgatherPricesTheReadersPullAsTheConsumedResult() {
+        CollectiveAlgorithm push = AlgorithmCatalog.find(Collective.ALLGATHER, "push");
+        CollectiveAlgorithm direct = AlgorithmCatalog.find(Collective.ALLGATHER, "direct");
+        long out = 128 * 1024;                                  // 64 KiB blocks, p = 2: in cache
+        // the call alone: one read of my block, two writes of it (the peer's pull is no longer in it)
+        assertEquals(M.callOverhead() + CopyCost.announceAndDone(M, 2) + out / M.copyBandwidthCached(), push.cost(M, 2, out), EPS);
+        // read afterwards: the half the peer pushed is pulled a line transfer each, less the read any result costs
+        assertEquals(pulls(out / 2) - (out / 2) / M.copyBandwidthCached(), push.consumeCost(M, 2, out), 1e-3 * pulls(out / 2));
+        assertEquals(0, push.consumeCost(M, 2, 256L << 20));
+        // --consume measured direct 2.2 us against push 5.5 at 64 KiB (p = 2): the consumed pick is direct
+        Selector sel = new Selector(M, java.util.Map.of());
+        assertEquals("direct", sel.choose(Collective.ALLGATHER, 2, out / 2 / 8, io.coll4j.reductions.DType.F64, null, out).name());
+        assertTrue(push.cost(M, 2, out) + push.consumeCost(M, 2, out) > direct.cost(M, 2, out));
+    }
 }
