@@ -30,7 +30,10 @@ public final class CrossProcessDriver {
         int t = Integer.parseInt(args[1]);
         try (Team team = Team.builder().ranks(t).mpi().timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible")).build()) {
             if (mode.equals("reproducible")) {
-                team.run(rank -> new Checker(rank).reproducible());
+                team.run(rank -> {
+                    new Checker(rank).reproducible();
+                    new EveryDtypeChecker(rank).reproducible();
+                });
                 if (team.processIndex() == 0) {
                     System.out.println("cross-process reproducible OK: " + team.processes() + " processes x " + t + " ranks");
                 }
@@ -63,7 +66,7 @@ public final class CrossProcessDriver {
                 return;
             }
             java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
-            team.run(rank -> checks.addAndGet(new Checker(rank).all()));
+            team.run(rank -> checks.addAndGet(new Checker(rank).all() + new EveryDtypeChecker(rank).all()));
             if (team.processIndex() == 0) {
                 System.out.println("cross-process OK: " + team.processes() + " processes x " + t + " ranks, "
                         + checks.get() + " checks in process 0, " + team.transport());
@@ -93,8 +96,7 @@ public final class CrossProcessDriver {
         int all() {
             rank.barrier();
             long big = (3L << 20) / 8;   // 3 MiB of f64
-            // the core dtypes: a team spanning processes has no AVG and no user ops, and its
-            // hierarchical folds are per element size, covered by these four
+            // the core dtypes and ops; EveryDtypeChecker runs the others (u32, u64, halves, pairs, AVG)
             for (DType d : new DType[]{DType.F32, DType.F64, DType.I32, DType.I64}) {
                 for (Op op : ops(d)) {
                     for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
@@ -113,7 +115,7 @@ public final class CrossProcessDriver {
                 }
             }
             reduceScatter(DType.F64, Op.SUM, big / p);
-            refusesTypesMpiCannotName();
+            refusesUserOps();
             vocabulary();
             inexactAgreement();
             rank.barrier();
@@ -121,16 +123,17 @@ public final class CrossProcessDriver {
         }
 
         /**
-         * A reduction, bcast or allgather of a type the shim does not map to an MPI datatype is refused on every
-         * rank before anything is sent (an MPI error would end the job); the team goes on working.
+         * A UserOp, whose function would have to run inside MPI, is refused on every rank before anything is sent
+         * (every reducing collective); the team goes on working.
          */
-        private void refusesTypesMpiCannotName() {
+        private void refusesUserOps() {
             MemorySegment a = rank.allocate(64);
             MemorySegment b = rank.allocate(64 * p);
-            expectRefused("allreduce bf16", () -> rank.allreduce(a, b, 4, DType.BF16, Op.SUM));
-            expectRefused("reduce u32", () -> rank.reduce(a, b, 4, DType.U32, Op.MAX, 0));
-            expectRefused("bcast f16", () -> rank.bcast(a, 4, DType.F16, 0));
-            expectRefused("allgather u64", () -> rank.allgather(a, b, 4, DType.U64));
+            io.coll4j.reductions.UserOp plus = io.coll4j.reductions.UserOp.ofDoubles("plus", true, Double::sum);
+            expectRefused("allreduce user", () -> rank.allreduce(a, b, 4, plus));
+            expectRefused("reduce user", () -> rank.reduce(a, b, 4, plus, 0));
+            expectRefused("reduce-scatter user", () -> rank.reduceScatter(b, a, 1, plus));
+            expectRefused("scan user", () -> rank.scan(a, b, 4, plus));
             rank.barrier();
         }
 
