@@ -13,7 +13,8 @@ import java.util.List;
 /**
  * The cross-process suite's program, started by {@link MpiJobTest} under {@code mpirun}:
  * {@code check T} runs every hierarchical collective × dtype × op at counts 0, 1, odd, not divisible by
- * the rank count and a few MiB, heap and native, in place and not, on a team of T ranks per process, and
+ * the rank count and a few MiB, heap and native, in place and not, on a team of T ranks per process (the core
+ * dtypes and ops here, every other one in {@link EveryDtypeChecker}; {@code check-core T} the core only), and
  * compares every rank's result with the reference left fold over global ranks (inputs are small
  * integers and powers of two, so every order is exact and any wrong element shows); it also checks that
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
@@ -66,7 +67,8 @@ public final class CrossProcessDriver {
                 return;
             }
             java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
-            team.run(rank -> checks.addAndGet(new Checker(rank).all() + new EveryDtypeChecker(rank).all()));
+            // "check" runs the core suite and every other dtype and op; "check-core" the core suite only
+            team.run(rank -> checks.addAndGet(new Checker(rank).all() + (mode.equals("check") ? new EveryDtypeChecker(rank).all() : 0)));
             if (team.processIndex() == 0) {
                 System.out.println("cross-process OK: " + team.processes() + " processes x " + t + " ranks, "
                         + checks.get() + " checks in process 0, " + team.transport());

@@ -49,7 +49,7 @@ final class EveryDtypeChecker {
     int all() {
         for (DType d : DType.values()) {
             for (Op op : ops(d)) {
-                for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+                for (long n : counts()) {
                     boolean odd = n % 2 == 1;
                     allreduce(d, op, n, false);
                     allreduce(d, op, n, true);
@@ -60,7 +60,7 @@ final class EveryDtypeChecker {
                 }
             }
             if (d.isHalf() || d.isPair() || d.isUnsigned()) {
-                for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+                for (long n : counts()) {
                     bcast(d, n, (int) (n % p));
                     allgather(d, n, n % 2 == 0);
                 }
@@ -82,21 +82,25 @@ final class EveryDtypeChecker {
 
     /**
      * reproducible(true): f16 and bf16 sums and averages and f64 averages of inexact inputs from every rank are
-     * bitwise the left fold over global ranks in ascending order (the reference), at counts 1, odd and not
-     * divisible by the rank count.
+     * bitwise the left fold over global ranks in ascending order (the reference).
      */
     int reproducible() {
         inexact = true;
         for (DType d : new DType[]{DType.F16, DType.BF16, DType.F64}) {
             for (Op op : d == DType.F64 ? new Op[]{Op.AVG} : new Op[]{Op.SUM, Op.AVG}) {
-                for (long n : new long[]{1, 7, 3L * p + 1}) {
-                    allreduce(d, op, n, n == 7);
+                for (long n : counts()) {
+                    allreduce(d, op, n, n == 1);
                     reduce(d, op, n, p - 1, false);
                     reduceScatter(d, op, n);
                 }
             }
         }
         return checks;
+    }
+
+    /** 0, 1, and 2p + 1: odd and not divisible by the rank count. */
+    private long[] counts() {
+        return new long[]{0, 1, 2L * p + 1};
     }
 
     /** The (dtype, op) pairs beyond the core suite's (which runs f32/f64/i32/i64 with every op but AVG). */
