@@ -129,27 +129,17 @@ static uint16_t float_to_bf16(float f) {
 }
 
 /*
- * Java's Math.min(x, y) / Math.max(x, y) as a choice of operand: true when the result is x (a NaN x, a tie,
- * -0 x against +0 y for min). Floats widen to double exactly, so one version serves f16, bf16, f32, f64.
+ * Java's Math.min(x, y) / Math.max(x, y) as a choice of operand: true when the result is x — x is NaN, or
+ * below y (a NaN y fails every comparison, so it is taken), or equal with a sign bit at least y's (-0 against
+ * +0; equal non-zero values have equal bits). Branch-free: NaN-free data pays for no mispredictions.
+ * Floats widen to double exactly, so one version serves f16, bf16, f32, f64.
  */
-static int min_takes_first(double x, double y) {
-    if (x != x || y != y) {
-        return x != x;
-    }
-    if (x == 0 && y == 0) {
-        return signbit(x) || !signbit(y);
-    }
-    return x <= y;
+static inline int min_takes_first(double x, double y) {
+    return (x != x) | (x < y) | ((x == y) & ((signbit(x) != 0) >= (signbit(y) != 0)));
 }
 
-static int max_takes_first(double x, double y) {
-    if (x != x || y != y) {
-        return x != x;
-    }
-    if (x == 0 && y == 0) {
-        return !signbit(x) || signbit(y);
-    }
-    return x >= y;
+static inline int max_takes_first(double x, double y) {
+    return (x != x) | (x > y) | ((x == y) & ((signbit(x) != 0) <= (signbit(y) != 0)));
 }
 
 /*
@@ -163,9 +153,7 @@ static int max_takes_first(double x, double y) {
         const type *a = (const type *) in; \
         type *b = (type *) inout; \
         for (int i = 0; i < *len; i++) { \
-            if (takes(a[i], b[i])) { \
-                b[i] = a[i]; \
-            } \
+            b[i] = takes(a[i], b[i]) ? a[i] : b[i]; \
         } \
     }
 MINMAX_OP(f32_min, float, min_takes_first)
