@@ -87,12 +87,13 @@ public final class CrossProcessDriver {
         private final int g;
         private final int p;
         private int checks;
-        private boolean heap;
+        private final Buffers buffers;
 
         Checker(Rank rank) {
             this.rank = rank;
             this.g = rank.id();
             this.p = rank.size();
+            this.buffers = new Buffers(rank);
         }
 
         int all() {
@@ -367,9 +368,7 @@ public final class CrossProcessDriver {
         }
 
         private MemorySegment buffer(DType d, long n) {
-            heap = !heap;
-            long bytes = Math.max(n * d.size(), 0);
-            return heap ? MemorySegment.ofArray(new long[(int) ((bytes + 7) / 8)]).asSlice(0, bytes) : rank.allocate(bytes);
+            return buffers.of(d, n);
         }
 
         private void fill(MemorySegment s, DType d, int r, long from, long n, Op op) {
@@ -552,14 +551,7 @@ public final class CrossProcessDriver {
             }
             double[] r = new double[n];
             rank.allreduce(x, r, Op.SUM);
-            long h = java.util.Arrays.hashCode(r);
-            long[] lo = {h};
-            long[] hi = {h};
-            rank.allreduce(lo, lo, Op.MIN);
-            rank.allreduce(hi, hi, Op.MAX);
-            if (lo[0] != hi[0]) {
-                throw new AssertionError("inexact allreduce: ranks disagree bitwise (hash " + lo[0] + " .. " + hi[0] + ")");
-            }
+            Buffers.sameEverywhere(rank, java.util.Arrays.hashCode(r), "inexact allreduce");
             checks++;
         }
     }

@@ -34,7 +34,7 @@ final class EveryDtypeChecker {
     private final int g;
     private final int p;
     private int checks;
-    private boolean heap;
+    private final Buffers buffers;
     /** A hash of every allreduce result, compared across ranks at the end. */
     private long agreement;
     /** Under reproducible(true): every rank contributes an inexact value, so only the ascending fold is right. */
@@ -44,6 +44,7 @@ final class EveryDtypeChecker {
         this.rank = rank;
         this.g = rank.id();
         this.p = rank.size();
+        this.buffers = new Buffers(rank);
     }
 
     int all() {
@@ -70,13 +71,7 @@ final class EveryDtypeChecker {
         allreduce(DType.BF16, Op.SUM, (1L << 20) / 2, false);
         allreduce(DType.F64_I64, Op.MAXLOC, (1L << 20) / 16, true);
         allreduce(DType.U64, Op.AVG, (1L << 20) / 8, false);
-        long[] lo = {agreement};
-        long[] hi = {agreement};
-        rank.allreduce(lo, lo, Op.MIN);
-        rank.allreduce(hi, hi, Op.MAX);
-        if (lo[0] != hi[0]) {
-            throw new AssertionError("allreduce of the wider dtypes: ranks disagree bitwise (hash " + lo[0] + " .. " + hi[0] + ")");
-        }
+        Buffers.sameEverywhere(rank, agreement, "allreduce of every other dtype and op");
         return checks + 1;
     }
 
@@ -283,9 +278,7 @@ final class EveryDtypeChecker {
     }
 
     private MemorySegment buffer(DType d, long n) {
-        heap = !heap;
-        long bytes = n * d.size();
-        return heap ? MemorySegment.ofArray(new long[(int) ((bytes + 7) / 8)]).asSlice(0, bytes) : rank.allocate(bytes);
+        return buffers.of(d, n);
     }
 
     // ---------------------------------------------------------------- the collectives
