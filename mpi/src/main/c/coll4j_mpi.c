@@ -312,11 +312,12 @@ static void promote_libmpi(void) {
     }
 }
 
-/* Initialises MPI asking for `required`: 3 = MPI_THREAD_MULTIPLE, 2 = SERIALIZED, 1 = FUNNELED. Writes the
+/* Initialises MPI asking for `required`: 3 = MPI_THREAD_MULTIPLE, 2 = SERIALIZED, 1 = FUNNELED, 0 = SINGLE. Writes the
  * level provided, coded 0 single, 1 funneled, 2 serialized, 3 multiple. Communicator 0 is the world. */
 int coll4j_mpi_init(int required, int *provided) {
     promote_libmpi();
-    int want = required == 3 ? MPI_THREAD_MULTIPLE : required == 2 ? MPI_THREAD_SERIALIZED : MPI_THREAD_FUNNELED;
+    int want = required == 3 ? MPI_THREAD_MULTIPLE : required == 2 ? MPI_THREAD_SERIALIZED
+             : required == 1 ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
     int got = MPI_THREAD_SINGLE;
     int rc = MPI_Init_thread(NULL, NULL, want, &got);
     if (rc != MPI_SUCCESS) {

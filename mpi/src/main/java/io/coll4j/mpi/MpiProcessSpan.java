@@ -45,7 +45,7 @@ final class MpiProcessSpan implements ProcessSpan {
             }
             MemorySegment names = a.allocate((long) HOST_BYTES * mpi.size);
             MemorySegment mine = names.asSlice((long) HOST_BYTES * mpi.rank, HOST_BYTES);
-            int rc = mpi.call("MPI_Get_processor_name", () -> (int) mpi.shim.processorName.invokeExact(mine, HOST_BYTES));
+            int rc = mpi.call("MPI_Get_processor_name", () -> (int) MpiShim.PROCESSOR_NAME.invokeExact(mine, HOST_BYTES));
             mpi.check(rc, "MPI_Get_processor_name");
             allgather(world(), null, names, HOST_BYTES / 4, DType.I32);
             hosts = new String[mpi.size];
@@ -65,7 +65,7 @@ final class MpiProcessSpan implements ProcessSpan {
             int rc = mpi.call("MPI_Comm_split", () -> {
                 try (Arena a = Arena.ofConfined()) {
                     MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
-                    int r = (int) mpi.shim.commSplit.invokeExact(0, color, mpi.rank, p);
+                    int r = (int) MpiShim.COMM_SPLIT.invokeExact(0, color, mpi.rank, p);
                     out[0] = p.get(ValueLayout.JAVA_INT, 0);
                     return r;
                 }
@@ -102,6 +102,7 @@ final class MpiProcessSpan implements ProcessSpan {
             case MULTIPLE -> "MPI_THREAD_MULTIPLE (every local rank may call MPI)";
             case SERIALIZED -> "MPI_THREAD_SERIALIZED (any rank calls MPI, one at a time)";
             case FUNNELED -> "MPI_THREAD_FUNNELED (calls funnelled through one thread)";
+            case SINGLE -> "MPI_THREAD_SINGLE (one rank per process; coll4j keeps MPI to one thread at a time)";
         };
     }
 
@@ -131,14 +132,14 @@ final class MpiProcessSpan implements ProcessSpan {
             // the latency path (8 B: MPI's own ~0.2 µs): no lambda, no hand-off, two volatile writes for the watchdog
             MpiSession.InFlight f = mpi.enter("MPI_Allreduce");
             try {
-                rc = (int) mpi.shim.allreduce.invokeExact(comm, in, out, count, d, o);
+                rc = (int) MpiShim.ALLREDUCE.invokeExact(comm, in, out, count, d, o);
             } catch (Throwable t) {
                 throw new IllegalStateException("MPI_Allreduce: " + t, t);
             } finally {
                 mpi.exit(f);
             }
         } else {
-            rc = mpi.call("MPI_Allreduce", () -> (int) mpi.shim.allreduce.invokeExact(comm, in, out, count, d, o));
+            rc = mpi.call("MPI_Allreduce", () -> (int) MpiShim.ALLREDUCE.invokeExact(comm, in, out, count, d, o));
         }
         mpi.check(rc, "MPI_Allreduce");
         s.out(out, recv, bytes);
@@ -150,7 +151,7 @@ final class MpiProcessSpan implements ProcessSpan {
         Staging s = staging(buf, null);
         MemorySegment b = s.inOut(0, buf, bytes, rootProcess == mpi.rank);
         int d = dtype.ordinal();
-        int rc = mpi.call("MPI_Bcast", () -> (int) mpi.shim.bcast.invokeExact(comm, b, count, d, rootProcess));
+        int rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST.invokeExact(comm, b, count, d, rootProcess));
         mpi.check(rc, "MPI_Bcast");
         s.out(b, buf, bytes);
     }
@@ -163,7 +164,7 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, bytes, send == null);
         int d = dtype.ordinal();
         int o = op.ordinal();
-        int rc = mpi.call("MPI_Reduce", () -> (int) mpi.shim.reduce.invokeExact(comm, in, out, count, d, o, rootProcess));
+        int rc = mpi.call("MPI_Reduce", () -> (int) MpiShim.REDUCE.invokeExact(comm, in, out, count, d, o, rootProcess));
         mpi.check(rc, "MPI_Reduce");
         if (recv != null) {
             s.out(out, recv, bytes);
@@ -179,7 +180,7 @@ final class MpiProcessSpan implements ProcessSpan {
         int d = dtype.ordinal();
         int o = op.ordinal();
         int rc = mpi.call("MPI_Reduce_scatter_block",
-                () -> (int) mpi.shim.reduceScatterBlock.invokeExact(comm, in, out, recvCount, d, o));
+                () -> (int) MpiShim.REDUCE_SCATTER_BLOCK.invokeExact(comm, in, out, recvCount, d, o));
         mpi.check(rc, "MPI_Reduce_scatter_block");
         s.out(out, recv, bytes);
     }
@@ -191,14 +192,14 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = s.inOut(1, recv, bytes * mpi.size, send == null);
         int d = dtype.ordinal();
-        int rc = mpi.call("MPI_Allgather", () -> (int) mpi.shim.allgather.invokeExact(comm, in, out, count, d));
+        int rc = mpi.call("MPI_Allgather", () -> (int) MpiShim.ALLGATHER.invokeExact(comm, in, out, count, d));
         mpi.check(rc, "MPI_Allgather");
         s.out(out, recv, bytes * mpi.size);
     }
 
     @Override
     public void barrier(int comm) {
-        int rc = mpi.call("MPI_Barrier", () -> (int) mpi.shim.barrier.invokeExact(comm));
+        int rc = mpi.call("MPI_Barrier", () -> (int) MpiShim.BARRIER.invokeExact(comm));
         mpi.check(rc, "MPI_Barrier");
     }
 
@@ -212,7 +213,7 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = root ? s.inOut(1, recv, extent, send == null) : MemorySegment.NULL;
         MemorySegment c = root ? s.longs(2, counts) : MemorySegment.NULL;
         MemorySegment d = root ? s.longs(3, displs) : MemorySegment.NULL;
-        int rc = mpi.call("MPI_Gatherv", () -> (int) mpi.shim.gathervBytes.invokeExact(comm, in, sendBytes, out, c, d, rootProcess));
+        int rc = mpi.call("MPI_Gatherv", () -> (int) MpiShim.GATHERV_BYTES.invokeExact(comm, in, sendBytes, out, c, d, rootProcess));
         mpi.check(rc, "MPI_Gatherv");
         if (root) {
             s.out(out, recv, extent);
@@ -228,7 +229,7 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, recvBytes, false);
         MemorySegment c = root ? s.longs(2, counts) : MemorySegment.NULL;
         MemorySegment d = root ? s.longs(3, displs) : MemorySegment.NULL;
-        int rc = mpi.call("MPI_Scatterv", () -> (int) mpi.shim.scattervBytes.invokeExact(comm, in, c, d, out, recvBytes, rootProcess));
+        int rc = mpi.call("MPI_Scatterv", () -> (int) MpiShim.SCATTERV_BYTES.invokeExact(comm, in, c, d, out, recvBytes, rootProcess));
         mpi.check(rc, "MPI_Scatterv");
         if (recv != null) {
             s.out(out, recv, recvBytes);
@@ -243,7 +244,7 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = s.inOut(1, recv, extent, send == null);
         MemorySegment c = s.longs(2, counts);
         MemorySegment d = s.longs(3, displs);
-        int rc = mpi.call("MPI_Allgatherv", () -> (int) mpi.shim.allgathervBytes.invokeExact(comm, in, sendBytes, out, c, d));
+        int rc = mpi.call("MPI_Allgatherv", () -> (int) MpiShim.ALLGATHERV_BYTES.invokeExact(comm, in, sendBytes, out, c, d));
         mpi.check(rc, "MPI_Allgatherv");
         s.out(out, recv, extent);
     }
@@ -259,7 +260,7 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment sd = s.longs(3, sendDispls);
         MemorySegment rc = s.longs(4, recvCounts);
         MemorySegment rd = s.longs(5, recvDispls);
-        int r = mpi.call("MPI_Alltoallv", () -> (int) mpi.shim.alltoallvBytes.invokeExact(comm, in, sc, sd, out, rc, rd));
+        int r = mpi.call("MPI_Alltoallv", () -> (int) MpiShim.ALLTOALLV_BYTES.invokeExact(comm, in, sc, sd, out, rc, rd));
         mpi.check(r, "MPI_Alltoallv");
         s.out(out, recv, extent);
     }
@@ -278,7 +279,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void send(int comm, MemorySegment buf, long bytes, int dest) {
         MemorySegment b = staging(buf, null).in(0, buf, bytes);
-        int rc = mpi.call("MPI_Send", () -> (int) mpi.shim.send.invokeExact(comm, b, bytes, dest));
+        int rc = mpi.call("MPI_Send", () -> (int) MpiShim.SEND.invokeExact(comm, b, bytes, dest));
         mpi.check(rc, "MPI_Send");
     }
 
@@ -286,7 +287,7 @@ final class MpiProcessSpan implements ProcessSpan {
     public void recv(int comm, MemorySegment buf, long bytes, int source) {
         Staging s = staging(buf, null);
         MemorySegment b = s.inOut(1, buf, bytes, false);
-        int rc = mpi.call("MPI_Recv", () -> (int) mpi.shim.recv.invokeExact(comm, b, bytes, source));
+        int rc = mpi.call("MPI_Recv", () -> (int) MpiShim.RECV.invokeExact(comm, b, bytes, source));
         mpi.check(rc, "MPI_Recv");
         s.out(b, buf, bytes);
     }

@@ -20,13 +20,19 @@ import java.util.concurrent.Future;
  * <ul>
  *   <li>{@link ThreadLevel#MULTIPLE} (asked for when the first team has more than one rank per process):
  *       every call runs on its caller's thread, concurrently;</li>
- *   <li>{@link ThreadLevel#SERIALIZED} (asked for with one rank per process, where multi-leader has nothing
- *       to split, or when MPI provides less than MULTIPLE): every call on its caller's thread under a lock —
- *       Open MPI's THREAD_MULTIPLE locking costs the 8-byte allreduce a third of its latency;</li>
+ *   <li>{@link ThreadLevel#SINGLE} (asked for with one rank per process, where multi-leader has nothing to
+ *       split): every call on its caller's thread under a lock, and no thread support in the library — Open
+ *       MPI 4.1 turns on its internal locking for every level above SINGLE, which costs the 8-byte allreduce
+ *       ~20% (a C loop of MPI_Allreduce: 0.193 µs under MPI_Init, 0.232–0.237 under FUNNELED, SERIALIZED or
+ *       MULTIPLE). The lock keeps the library to one thread at a time (its CAS and release store order one
+ *       call's memory before the next), which is all a library initialised that way relies on: Open MPI's own
+ *       Java bindings run the JVM's threads over plain MPI_Init the same way;</li>
+ *   <li>{@link ThreadLevel#SERIALIZED} (when MPI provides less than MULTIPLE, or forced): the same lock, with
+ *       the library's thread support on;</li>
  *   <li>{@link ThreadLevel#FUNNELED} (forced): one daemon thread, {@code coll4j-mpi}, initialises MPI and
  *       makes every call, one at a time, for whichever rank submits it.</li>
  * </ul>
- * {@code -Dcoll4j.mpi.thread=multiple|serialized|funneled} or {@code COLL4J_MPI_THREAD} forces one
+ * {@code -Dcoll4j.mpi.thread=multiple|serialized|funneled|single} or {@code COLL4J_MPI_THREAD} forces one
  * ({@code -Dcoll4j.mpi.funneled=true} / {@code COLL4J_MPI_FUNNELED=1} are the same as funneled).
  * <ul>
  * </ul>
@@ -38,7 +44,6 @@ final class MpiSession {
     private static MpiSession current;
     private static boolean finalised;
 
-    final MpiShim shim;
     final ThreadLevel level;
     final int rank;
     final int size;
@@ -115,26 +120,31 @@ final class MpiSession {
     /** Serialises every call under {@link ThreadLevel#SERIALIZED}; null otherwise. */
     private final SerialLock serial;
 
-    private MpiSession(MpiShim shim, ThreadLevel want) {
+    private MpiSession(ThreadLevel want) {
         boolean funneled = want == ThreadLevel.FUNNELED;
-        this.shim = shim;
         this.funnel = funneled ? Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("coll4j-mpi").daemon(true).unstarted(r))
                 : null;
         int[] provided = new int[1];
+        int required = switch (want) {
+            case MULTIPLE -> 3;
+            case SERIALIZED -> 2;
+            case FUNNELED -> 1;
+            case SINGLE -> 0;
+        };
         int rc = call("MPI_Init_thread", () -> {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
-                int r = (int) shim.init.invokeExact(want == ThreadLevel.MULTIPLE ? 3 : want == ThreadLevel.SERIALIZED ? 2 : 1, p);
+                int r = (int) MpiShim.INIT.invokeExact(required, p);
                 provided[0] = p.get(ValueLayout.JAVA_INT, 0);
                 return r;
             }
         });
         check(rc, "MPI_Init_thread");
         // less than asked for: serialise on the callers' threads (the funnel thread only when asked for)
-        this.level = funneled ? ThreadLevel.FUNNELED
+        this.level = funneled || want == ThreadLevel.SINGLE ? want
                 : provided[0] == 3 && want == ThreadLevel.MULTIPLE ? ThreadLevel.MULTIPLE : ThreadLevel.SERIALIZED;
-        this.serial = level == ThreadLevel.SERIALIZED ? new SerialLock() : null;
-        if (provided[0] < 1) {
+        this.serial = level == ThreadLevel.SERIALIZED || level == ThreadLevel.SINGLE ? new SerialLock() : null;
+        if (provided[0] < 1 && level != ThreadLevel.SINGLE) {
             throw new IllegalStateException("MPI provides only MPI_THREAD_SINGLE; coll4j needs at least MPI_THREAD_FUNNELED");
         }
         this.rank = intOut("MPI_Comm_rank", 0, true);
@@ -160,7 +170,8 @@ final class MpiSession {
                         + "(none of OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK is set); run e.g. "
                         + "'mpirun -np 2 java ...', or build the team without mpi()");
             }
-            current = new MpiSession(MpiShim.load(), wanted(env, localRanks));
+            ShimLibrary.open();   // a missing shim or MPI library: a clear error before any handle is made
+            current = new MpiSession(wanted(env, localRanks));
             Runtime.getRuntime().addShutdownHook(new Thread(MpiSession::finaliseAtExit, "coll4j-mpi-finalize"));
         }
         current.teams++;
@@ -175,11 +186,12 @@ final class MpiSession {
         }
         String forced = System.getProperty("coll4j.mpi.thread", env.getOrDefault("COLL4J_MPI_THREAD", ""));
         return switch (forced.toLowerCase(java.util.Locale.ROOT)) {
-            case "" -> localRanks > 1 ? ThreadLevel.MULTIPLE : ThreadLevel.SERIALIZED;
+            case "" -> localRanks > 1 ? ThreadLevel.MULTIPLE : ThreadLevel.SINGLE;
             case "multiple" -> ThreadLevel.MULTIPLE;
             case "serialized" -> ThreadLevel.SERIALIZED;
             case "funneled" -> ThreadLevel.FUNNELED;
-            default -> throw new IllegalArgumentException("coll4j.mpi.thread / COLL4J_MPI_THREAD: multiple, serialized or funneled, got '"
+            case "single" -> ThreadLevel.SINGLE;
+            default -> throw new IllegalArgumentException("coll4j.mpi.thread / COLL4J_MPI_THREAD: multiple, serialized, funneled or single, got '"
                     + forced + "'");
         };
     }
@@ -213,7 +225,7 @@ final class MpiSession {
     }
 
     private void finalise() {
-        call("MPI_Finalize", () -> (int) shim.finalizeMpi.invokeExact());
+        call("MPI_Finalize", () -> (int) MpiShim.FINALIZE_MPI.invokeExact());
         if (funnel != null) {
             funnel.shutdown();
         }
@@ -290,7 +302,7 @@ final class MpiSession {
     private String errorString(int rc) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(512);
-            shim.errorString.invokeExact(rc, buf, 512);
+            MpiShim.ERROR_STRING.invokeExact(rc, buf, 512);
             return buf.getString(0);
         } catch (Throwable t) {
             return "(no message: " + t + ")";
@@ -302,7 +314,7 @@ final class MpiSession {
         int rc = call(what, () -> {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
-                int r = rankOf ? (int) shim.commRank.invokeExact(comm, p) : (int) shim.commSize.invokeExact(comm, p);
+                int r = rankOf ? (int) MpiShim.COMM_RANK.invokeExact(comm, p) : (int) MpiShim.COMM_SIZE.invokeExact(comm, p);
                 out[0] = p.get(ValueLayout.JAVA_INT, 0);
                 return r;
             }
@@ -316,7 +328,7 @@ final class MpiSession {
         System.err.println(why);
         System.err.flush();
         try {
-            int ignored = (int) shim.abort.invokeExact(1);
+            int ignored = (int) MpiShim.ABORT.invokeExact(1);
         } catch (Throwable ignored) {
             // fall through to halt
         }

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The cross-process suite: launches {@link CrossProcessDriver} under {@code mpirun --oversubscribe} on
- * 2 and 3 processes with 1 and 2 ranks each, with MPI_THREAD_MULTIPLE and funnelled, and the error
+ * 2 and 3 processes with 1 and 2 ranks each, with MPI_THREAD_MULTIPLE, SERIALIZED, SINGLE and funnelled, and the error
  * contract (a rank that throws ends the whole job, naming it, in bounded time). Skipped, saying so,
  * when mpirun is not installed.
  */
@@ -69,11 +69,11 @@ class MpiJobTest {
     }
 
     @ParameterizedTest(name = "{0} processes x {1} ranks, {2}, mismatch check {3}, {4}")
-    @CsvSource({"2,1,serialized,auto,check", "2,2,multiple,always,check-core", "3,1,multiple,auto,check-core",
+    @CsvSource({"2,1,single,auto,check", "2,2,multiple,always,check-core", "3,1,multiple,auto,check-core",
             "3,2,multiple,auto,check", "2,2,funneled,auto,check", "3,2,serialized,always,check-core"})
     void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level, String check, String mode)
             throws Exception {
-        // T = 1 defaults to SERIALIZED, T = 2 to MULTIPLE; the others are forced. "always": the cross-process
+        // T = 1 defaults to SINGLE, T = 2 to MULTIPLE; the others are forced. "always": the cross-process
         // check before every collective (SpanCheck) must leave every result as it was. Every dtype and op beyond
         // the core ones ("check") on 2, 4 and 6 ranks: flat MPI, funnelled, and multi-leader over 3 processes
         List<String> jvm = List.of("-Dcoll4j.mpi.thread=" + level, "-Dcoll4j.mpi.check=" + check);

@@ -31,7 +31,12 @@ public interface ProcessSpan {
          */
         SERIALIZED,
         /** Only one thread: every call is funnelled through the thread that initialised MPI, one at a time. */
-        FUNNELED
+        FUNNELED,
+        /**
+         * MPI initialised without thread support (one rank per process): calls run on the caller's thread under
+         * a lock, as {@link #SERIALIZED}, and the library skips its own locking altogether.
+         */
+        SINGLE
     }
 
     int processes();
