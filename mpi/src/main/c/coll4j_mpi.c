@@ -12,6 +12,7 @@
 #include <mpi.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -21,31 +22,278 @@
 static MPI_Comm comms[MAX_COMMS];
 static int ncomms;
 
+/* io.coll4j.reductions.DType ordinals */
+enum { F32, F64, I32, I64, F16, BF16, U32, U64, F32_I32, F64_I64, I32_I32, I64_I64, NDTYPES };
+/* io.coll4j.reductions.Op ordinals (AVG reaches MPI as SUM: Java divides after the fold; USER never does) */
+enum { SUM, PROD, MIN, MAX, BAND, BOR, BXOR, AVG, MINLOC, MAXLOC, USER, NOPS };
+
+static const int sizes[NDTYPES] = {4, 8, 4, 8, 2, 2, 4, 8, 8, 16, 8, 16};
+/* Filled by coll4j_mpi_init (the derived types and user ops need MPI initialised); MPI_DATATYPE_NULL /
+ * MPI_OP_NULL where coll4j defines no such combination (the Java side refuses it before calling). */
+static MPI_Datatype types[NDTYPES];
+static MPI_Op ops[NDTYPES][NOPS];
+/* what coll4j_mpi_finalize frees: the derived types and the user ops made by init_types_and_ops */
+static MPI_Datatype own_types[2];
+static int nown_types;
+static MPI_Op own_ops[32];
+static int nown_ops;
+
 static MPI_Datatype dtype_of(int d) {
-    switch (d) {   /* io.coll4j.reductions.DType ordinals */
-        case 0: return MPI_FLOAT;
-        case 1: return MPI_DOUBLE;
-        case 2: return MPI_INT32_T;
-        case 3: return MPI_INT64_T;
-        default: return MPI_DATATYPE_NULL;
-    }
+    return d >= 0 && d < NDTYPES ? types[d] : MPI_DATATYPE_NULL;
 }
 
 static int dsize(int d) {
-    return (d == 1 || d == 3) ? 8 : 4;
+    return d >= 0 && d < NDTYPES ? sizes[d] : 1;
 }
 
-static MPI_Op op_of(int o) {
-    switch (o) {   /* io.coll4j.reductions.Op ordinals */
-        case 0: return MPI_SUM;
-        case 1: return MPI_PROD;
-        case 2: return MPI_MIN;
-        case 3: return MPI_MAX;
-        case 4: return MPI_BAND;
-        case 5: return MPI_BOR;
-        case 6: return MPI_BXOR;
-        default: return MPI_OP_NULL;
+static MPI_Op op_of(int d, int o) {
+    return d >= 0 && d < NDTYPES && o >= 0 && o < NOPS ? ops[d][o] : MPI_OP_NULL;
+}
+
+/*
+ * f16 and bf16 (MPI has no half types): carried as MPI_UINT16_T, reduced by user ops with coll4j's scalar
+ * semantics (io.coll4j.reductions.ElementOps.half): both operands widen to f32 exactly, one f32 operation,
+ * the result rounds to nearest, ties to even. MIN and MAX return one operand's own bits, ordered as Java's
+ * Math.min/max (NaN wins, -0 below +0). The conversions are bit-level ports of the JDK's
+ * Float.float16ToFloat / floatToFloat16 and of coll4j's HalfFloats.floatToBf16, so every non-NaN result is
+ * bitwise what one JVM computes; NaN payloads, as on the Java side, are not fixed.
+ */
+static float bits_to_float(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint32_t float_to_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float f16_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t) (h & 0x8000) << 16;
+    uint32_t exp = (h >> 10) & 0x1f;
+    uint32_t mant = h & 0x3ff;
+    if (exp == 0x1f) {
+        return bits_to_float(sign | 0x7f800000u | (mant << 13));    /* infinity, NaN with its payload */
     }
+    if (exp == 0) {
+        float m = (float) mant * 0x1p-24f;                         /* zero or subnormal: exact */
+        return sign ? -m : m;
+    }
+    return bits_to_float(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+static uint16_t float_to_f16(float f) {
+    uint32_t bits = float_to_bits(f);
+    uint16_t sign = (uint16_t) ((bits & 0x80000000u) >> 16);
+    if (f != f) {
+        return (uint16_t) (sign | 0x7c00 | (bits & 0x007fe000u) >> 13 | (bits & 0x00001ff0u) >> 4 | (bits & 0xfu));
+    }
+    float a = f < 0 ? -f : f;
+    if (a >= 0x1.ffcp15f + 0x0.002p15f) {
+        return (uint16_t) (sign | 0x7c00);                          /* beyond MAX_VALUE + ulp/2: infinity */
+    }
+    if (a <= 0x1.0p-24f * 0.5f) {
+        return sign;                                                /* half the smallest subnormal or less */
+    }
+    int exp = (int) ((bits >> 23) & 0xff) - 127;
+    int delta = 0;
+    uint32_t msb = 0;
+    if (exp < -14) {                                                /* an f16 subnormal */
+        delta = -14 - exp;
+        exp = -15;
+        msb = 0x00800000u;
+    }
+    uint32_t signif = (bits & 0x007fffffu) | msb;
+    uint32_t out = signif >> (13 + delta);
+    uint32_t lsb = signif & (1u << (13 + delta));
+    uint32_t round = signif & (1u << (12 + delta));
+    uint32_t sticky = signif & ((1u << (12 + delta)) - 1);
+    if (round && (lsb | sticky)) {
+        out++;                                                      /* a carry steps the exponent: right */
+    }
+    return (uint16_t) (sign | (((uint32_t) (exp + 15) << 10) + out));
+}
+
+static float bf16_to_float(uint16_t h) {
+    return bits_to_float((uint32_t) h << 16);
+}
+
+static uint16_t float_to_bf16(float f) {
+    uint32_t bits = float_to_bits(f);
+    if (f != f) {
+        return (uint16_t) ((bits >> 16) | 0x0040);
+    }
+    return (uint16_t) ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+/*
+ * Java's Math.min(x, y) / Math.max(x, y) as a choice of operand: true when the result is x — x is NaN, or
+ * below y (a NaN y fails every comparison, so it is taken), or equal with a sign bit at least y's (-0 against
+ * +0; equal non-zero values have equal bits). Branch-free: NaN-free data pays for no mispredictions.
+ * Floats widen to double exactly, so one version serves f16, bf16, f32, f64.
+ */
+static inline int min_takes_first(double x, double y) {
+    return (x != x) | (x < y) | ((x == y) & ((signbit(x) != 0) >= (signbit(y) != 0)));
+}
+
+static inline int max_takes_first(double x, double y) {
+    return (x != x) | (x > y) | ((x == y) & ((signbit(x) != 0) <= (signbit(y) != 0)));
+}
+
+/*
+ * f32 and f64 MIN/MAX: MPI_MIN/MPI_MAX compare with <, which drops a NaN or keeps it depending on the
+ * order the operands meet (so two ranks could even disagree) and treats -0 and +0 as equal; coll4j's MIN
+ * and MAX are Math.min/max (NaN wins, -0 below +0), so these pick an operand exactly as the JVM does.
+ */
+#define MINMAX_OP(name, type, takes) \
+    static void name(void *in, void *inout, int *len, MPI_Datatype *t) { \
+        (void) t; \
+        const type *a = (const type *) in; \
+        type *b = (type *) inout; \
+        for (int i = 0; i < *len; i++) { \
+            b[i] = takes(a[i], b[i]) ? a[i] : b[i]; \
+        } \
+    }
+MINMAX_OP(f32_min, float, min_takes_first)
+MINMAX_OP(f32_max, float, max_takes_first)
+MINMAX_OP(f64_min, double, min_takes_first)
+MINMAX_OP(f64_max, double, max_takes_first)
+
+/* inout[i] = in[i] op inout[i], MPI's user-function contract. */
+static void half_fold(const uint16_t *in, uint16_t *inout, int n, int op, float (*to)(uint16_t), uint16_t (*from)(float)) {
+    for (int i = 0; i < n; i++) {
+        float x = to(in[i]);
+        float y = to(inout[i]);
+        switch (op) {
+            case SUM: inout[i] = from(x + y); break;
+            case PROD: inout[i] = from(x * y); break;
+            case MIN: inout[i] = min_takes_first(x, y) ? in[i] : inout[i]; break;
+            default: inout[i] = max_takes_first(x, y) ? in[i] : inout[i]; break;
+        }
+    }
+}
+
+#define HALF_OP(name, o, to, from) \
+    static void name(void *in, void *inout, int *len, MPI_Datatype *t) { \
+        (void) t; \
+        half_fold((const uint16_t *) in, (uint16_t *) inout, *len, o, to, from); \
+    }
+HALF_OP(f16_sum, SUM, f16_to_float, float_to_f16)
+HALF_OP(f16_prod, PROD, f16_to_float, float_to_f16)
+HALF_OP(f16_min, MIN, f16_to_float, float_to_f16)
+HALF_OP(f16_max, MAX, f16_to_float, float_to_f16)
+HALF_OP(bf16_sum, SUM, bf16_to_float, float_to_bf16)
+HALF_OP(bf16_prod, PROD, bf16_to_float, float_to_bf16)
+HALF_OP(bf16_min, MIN, bf16_to_float, float_to_bf16)
+HALF_OP(bf16_max, MAX, bf16_to_float, float_to_bf16)
+
+/*
+ * MINLOC/MAXLOC on coll4j's pairs (io.coll4j.reductions.PairOps): the smaller (larger) value wins, equal
+ * values keep the lower index; floats order as Java's Double.compare (-0 below +0) except that NaN beats
+ * every number, and between NaNs the lower index wins. MPI's own MINLOC compares with < and ==, which differs
+ * on NaN and signed zeros, so the float pairs and (i64, i64), which MPI has no type for, use these.
+ * cmp < 0: the first pair's value wins.
+ */
+static int cmp_value(double x, double y, int op) {
+    int xn = x != x, yn = y != y;
+    if (xn || yn) {
+        return xn == yn ? 0 : xn ? -1 : 1;
+    }
+    int c = x < y ? -1 : x > y ? 1 : (signbit(x) && !signbit(y)) ? -1 : (!signbit(x) && signbit(y)) ? 1 : 0;
+    return op == MINLOC ? c : -c;
+}
+
+static int cmp_long(int64_t x, int64_t y, int op) {
+    int c = x < y ? -1 : x > y ? 1 : 0;
+    return op == MINLOC ? c : -c;
+}
+
+/* inout[i] = the winner of in[i] and inout[i], copied whole. */
+#define PAIR_OP(name, vtype, itype, cmp, o) \
+    static void name(void *in, void *inout, int *len, MPI_Datatype *t) { \
+        (void) t; \
+        const char *a = (const char *) in; \
+        char *b = (char *) inout; \
+        for (int i = 0; i < *len; i++, a += 2 * sizeof(vtype), b += 2 * sizeof(vtype)) { \
+            vtype va, vb; \
+            itype ia, ib; \
+            memcpy(&va, a, sizeof va); memcpy(&ia, a + sizeof(vtype), sizeof ia); \
+            memcpy(&vb, b, sizeof vb); memcpy(&ib, b + sizeof(vtype), sizeof ib); \
+            int c = cmp(va, vb, o); \
+            if (c < 0 || (c == 0 && ia <= ib)) { \
+                memcpy(b, a, 2 * sizeof(vtype)); \
+            } \
+        } \
+    }
+PAIR_OP(f32_i32_minloc, float, int32_t, cmp_value, MINLOC)
+PAIR_OP(f32_i32_maxloc, float, int32_t, cmp_value, MAXLOC)
+PAIR_OP(f64_i64_minloc, double, int64_t, cmp_value, MINLOC)
+PAIR_OP(f64_i64_maxloc, double, int64_t, cmp_value, MAXLOC)
+PAIR_OP(i64_i64_minloc, int64_t, int64_t, cmp_long, MINLOC)
+PAIR_OP(i64_i64_maxloc, int64_t, int64_t, cmp_long, MAXLOC)
+
+/* Every combination is commutative (IEEE + and * are, and min/max/minloc pick by a symmetric rule). */
+static int user_op(int d, int o, MPI_User_function *f) {
+    int rc = MPI_Op_create(f, 1, &ops[d][o]);
+    if (rc == MPI_SUCCESS) {
+        own_ops[nown_ops++] = ops[d][o];
+    }
+    return rc;
+}
+
+/* Commits t (made with return code rc) as the type of dtype d. */
+static int derived_type(int d, int rc, MPI_Datatype t) {
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Type_commit(&t);
+    }
+    if (rc == MPI_SUCCESS) {
+        types[d] = own_types[nown_types++] = t;
+    }
+    return rc;
+}
+
+/* The tables of dtype_of and op_of; MPI's own types and ops wherever their semantics are coll4j's exactly. */
+static int init_types_and_ops(void) {
+    MPI_Datatype plain[] = {MPI_FLOAT, MPI_DOUBLE, MPI_INT32_T, MPI_INT64_T, MPI_UINT16_T, MPI_UINT16_T, MPI_UINT32_T,
+                            MPI_UINT64_T};
+    MPI_Op arithmetic[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND, MPI_BOR, MPI_BXOR};
+    for (int d = 0; d < NDTYPES; d++) {
+        types[d] = d < F32_I32 ? plain[d] : MPI_DATATYPE_NULL;
+        int integer = d == I32 || d == I64 || d == U32 || d == U64;   /* MPI_MIN on unsigned types compares unsigned */
+        for (int o = 0; o < NOPS; o++) {
+            ops[d][o] = integer && o <= BXOR ? arithmetic[o] : MPI_OP_NULL;
+        }
+    }
+    ops[F32][SUM] = ops[F64][SUM] = MPI_SUM;
+    ops[F32][PROD] = ops[F64][PROD] = MPI_PROD;
+    /* the pairs: MPI's own types where the layout is exactly coll4j's (value at 0, index right after it) */
+    types[F32_I32] = MPI_FLOAT_INT;
+    types[I32_I32] = MPI_2INT;
+    /* on MPI_2INT, MPI's MINLOC (< then ==, lower index on a tie) is coll4j's rule exactly */
+    ops[I32_I32][MINLOC] = MPI_MINLOC;
+    ops[I32_I32][MAXLOC] = MPI_MAXLOC;
+    MPI_Datatype members[] = {MPI_DOUBLE, MPI_INT64_T};
+    int ones[] = {1, 1};
+    MPI_Aint at[] = {0, 8};
+    MPI_Datatype f64_i64 = MPI_DATATYPE_NULL, i64_i64 = MPI_DATATYPE_NULL;
+    int rc = MPI_Type_create_struct(2, ones, at, members, &f64_i64);
+    rc = derived_type(F64_I64, rc, f64_i64);
+    rc = rc != MPI_SUCCESS ? rc : MPI_Type_contiguous(2, MPI_INT64_T, &i64_i64);
+    rc = derived_type(I64_I64, rc, i64_i64);
+    struct { int d, o; MPI_User_function *f; } user[] = {
+        {F32, MIN, f32_min}, {F32, MAX, f32_max}, {F64, MIN, f64_min}, {F64, MAX, f64_max},
+        {F16, SUM, f16_sum}, {F16, PROD, f16_prod}, {F16, MIN, f16_min}, {F16, MAX, f16_max},
+        {BF16, SUM, bf16_sum}, {BF16, PROD, bf16_prod}, {BF16, MIN, bf16_min}, {BF16, MAX, bf16_max},
+        {F32_I32, MINLOC, f32_i32_minloc}, {F32_I32, MAXLOC, f32_i32_maxloc},
+        {F64_I64, MINLOC, f64_i64_minloc}, {F64_I64, MAXLOC, f64_i64_maxloc},
+        {I64_I64, MINLOC, i64_i64_minloc}, {I64_I64, MAXLOC, i64_i64_maxloc},
+    };
+    for (size_t i = 0; rc == MPI_SUCCESS && i < sizeof user / sizeof user[0]; i++) {
+        rc = user_op(user[i].d, user[i].o, user[i].f);
+    }
+    return rc;
 }
 
 static MPI_Comm comm_of(int c) {
@@ -80,7 +328,7 @@ int coll4j_mpi_init(int required, int *provided) {
     *provided = got == MPI_THREAD_MULTIPLE ? 3 : got == MPI_THREAD_SERIALIZED ? 2 : got == MPI_THREAD_FUNNELED ? 1 : 0;
     comms[0] = MPI_COMM_WORLD;
     ncomms = 1;
-    return MPI_SUCCESS;
+    return init_types_and_ops();
 }
 
 int coll4j_mpi_finalize(void) {
@@ -88,6 +336,14 @@ int coll4j_mpi_finalize(void) {
         MPI_Comm_free(&comms[i]);
     }
     ncomms = 0;
+    for (int i = 0; i < nown_ops; i++) {
+        MPI_Op_free(&own_ops[i]);
+    }
+    nown_ops = 0;
+    for (int i = 0; i < nown_types; i++) {
+        MPI_Type_free(&own_types[i]);
+    }
+    nown_types = 0;
     return MPI_Finalize();
 }
 
@@ -133,7 +389,7 @@ int coll4j_mpi_allreduce(int comm, const void *send, void *recv, int64_t count, 
         int n = (int) (count - off < CHUNK ? count - off : CHUNK);
         size_t b = (size_t) off * (size_t) dsize(dtype);
         int rc = MPI_Allreduce(send ? (const char *) send + b : MPI_IN_PLACE, (char *) recv + b, n,
-                               dtype_of(dtype), op_of(op), comm_of(comm));
+                               dtype_of(dtype), op_of(dtype, op), comm_of(comm));
         if (rc != MPI_SUCCESS || count == 0) {
             return rc;
         }
@@ -158,7 +414,7 @@ int coll4j_mpi_reduce(int comm, const void *send, void *recv, int64_t count, int
         int n = (int) (count - off < CHUNK ? count - off : CHUNK);
         size_t b = (size_t) off * (size_t) dsize(dtype);
         int rc = MPI_Reduce(send ? (const char *) send + b : MPI_IN_PLACE, recv ? (char *) recv + b : NULL, n,
-                            dtype_of(dtype), op_of(op), root, comm_of(comm));
+                            dtype_of(dtype), op_of(dtype, op), root, comm_of(comm));
         if (rc != MPI_SUCCESS || count == 0) {
             return rc;
         }
@@ -170,7 +426,7 @@ int coll4j_mpi_reduce_scatter_block(int comm, const void *send, void *recv, int6
     if (recvcount > INT_MAX) {
         return MPI_ERR_COUNT;
     }
-    return MPI_Reduce_scatter_block(send, recv, (int) recvcount, dtype_of(dtype), op_of(op), comm_of(comm));
+    return MPI_Reduce_scatter_block(send, recv, (int) recvcount, dtype_of(dtype), op_of(dtype, op), comm_of(comm));
 }
 
 /* send == NULL means in place: this process's block of recv already holds its contribution. */

@@ -263,7 +263,6 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
-            refuseOnSpan(Collective.BCAST, dtype, null);
             spanCheck(Collective.BCAST, count, dtype, null, root, count * dtype.size());
             LeaderBcast.run(span, local, buf, count, dtype, root);
             return;
@@ -280,14 +279,16 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
-            refuseOnSpan(Collective.REDUCE, dtype, op);
+            refuseOnSpan(op);
             spanCheck(Collective.REDUCE, count, dtype, op, root, count * dtype.size());
+            Op fold = op.foldOp();
             if (team.reproducible()) {
                 // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
-                ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, op);
+                ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, fold);
             } else {
-                LeaderReduce.run(span, local, send, recv, count, dtype, op, root);
+                LeaderReduce.run(span, local, send, recv, count, dtype, fold, root);
             }
+            average(Collective.REDUCE, op, id() == root ? recv : null, count, dtype);
             return;
         }
         Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, localSize());
@@ -368,15 +369,17 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
-            refuseOnSpan(Collective.ALLREDUCE, dtype, op);
+            refuseOnSpan(op);
             spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, count * dtype.size());
+            Op fold = op.foldOp();
             if (team.reproducible()) {
-                ChainAllreduce.run(span, local, send, recv, count, dtype, op);
+                ChainAllreduce.run(span, local, send, recv, count, dtype, fold);
             } else if (span.multiLeader(count * dtype.size())) {
-                MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, op);
+                MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
             } else {
-                LeaderAllreduce.run(span, local, send, recv, count, dtype, op);
+                LeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
             }
+            average(Collective.ALLREDUCE, op, recv, count, dtype);
             return;
         }
         Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, localSize());
@@ -391,16 +394,17 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
-            refuseOnSpan(Collective.REDUCE_SCATTER, dtype, op);
+            refuseOnSpan(op);
             spanCheck(Collective.REDUCE_SCATTER, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
             if (team.reproducible()) {
                 long block = recvCount * dtype.size();
                 MemorySegment all = span.result(id, block * size());
-                ChainAllreduce.run(span, local, send, all, recvCount * size(), dtype, op);
+                ChainAllreduce.run(span, local, send, all, recvCount * size(), dtype, op.foldOp());
                 MemorySegment.copy(all, (long) id() * block, recv, 0, block);
             } else {
-                LeaderReduceScatter.run(span, local, send, recv, recvCount, dtype, op);
+                LeaderReduceScatter.run(span, local, send, recv, recvCount, dtype, op.foldOp());
             }
+            average(Collective.REDUCE_SCATTER, op, recv, recvCount, dtype);
             return;
         }
         Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, localSize());
@@ -415,7 +419,6 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
-            refuseOnSpan(Collective.ALLGATHER, dtype, null);
             spanCheck(Collective.ALLGATHER, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
             LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
             return;
@@ -641,15 +644,20 @@ public final class Rank implements AutoCloseable {
     }
 
     /**
-     * The division of {@link Op#AVG}, on this rank's result only: each element is the SUM of the contributions
-     * folded into it — every rank's for the reductions, ranks 0..r for rank r's scan, 0..r−1 for its exscan —
-     * and is divided by their number. Rank 0's exscan result and the non-roots' reduce have nothing to divide.
+     * The division of {@link Op#AVG} (nothing for any other op), on this rank's result only: each element is
+     * the SUM of the contributions folded into it — every rank's for the reductions, ranks 0..r for rank r's
+     * scan, 0..r−1 for its exscan — and is divided by their number. Rank 0's exscan result and the non-roots'
+     * reduce have nothing to divide. Ranks and sizes are the call's ({@link #callId()}): global on the entry
+     * of a team spanning processes, whose hierarchical collectives fold AVG as SUM across every process.
      */
-    private void average(Collective c, MemorySegment recv, long count, DType dtype) {
+    private void average(Collective c, Op op, MemorySegment recv, long count, DType dtype) {
+        if (op != Op.AVG) {
+            return;
+        }
         long n = switch (c) {
-            case SCAN -> id + 1;
-            case EXSCAN -> id;
-            default -> localSize();     // size() too: a team spanning processes refuses AVG
+            case SCAN -> callId() + 1;
+            case EXSCAN -> callId();
+            default -> callSize();
         };
         if (recv != null && n > 0) {
             Averages.divide(dtype, recv, 0, count, n);
@@ -693,9 +701,7 @@ public final class Rank implements AutoCloseable {
             call.begin(c, send, recv, count, dtype, foldOp, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
                     recvDispls);
             a.run(call);
-            if (op == Op.AVG) {
-                average(c, recv, count, dtype);
-            }
+            average(c, op, recv, count, dtype);
             call.end(a.observesAllEntries(id, root, localSize()));
         } catch (CollectiveException e) {
             call.end(false);
@@ -957,9 +963,10 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long total = checkReduceScatterV(send, recv, recvCounts, dtype, op);
         if (spanned()) {
-            refuseOnSpan(Collective.REDUCE_SCATTER_V, dtype, op);
+            refuseOnSpan(op);
             spanCheck(Collective.REDUCE_SCATTER_V, Signature.countsWord(recvCounts), dtype, op, -1, total);
-            LeaderReduceScatterV.run(span, local, send, recv, recvCounts, dtype, op);
+            LeaderReduceScatterV.run(span, local, send, recv, recvCounts, dtype, op.foldOp());
+            average(Collective.REDUCE_SCATTER_V, op, recv, recvCounts[id()], dtype);
             return;
         }
         int parity = (int) ((call.seq() + 1) & 1);                 // the parity of the call about to begin
@@ -1099,9 +1106,10 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long bytes = checkScan(send, recv, count, dtype, op);
         if (spanned()) {
-            refuseOnSpan(c, dtype, op);
+            refuseOnSpan(op);
             spanCheck(c, count, dtype, op, -1, bytes);
-            LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op);
+            LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op.foldOp());
+            average(c, op, recv, count, dtype);
             return;
         }
         run(forced, c, send, recv, count, dtype, op, -1, count, bytes, count, null, null, null, null);
@@ -1738,21 +1746,15 @@ public final class Rank implements AutoCloseable {
     }
 
     /**
-     * What a team spanning processes cannot do yet, refused on every rank before anything is sent. AVG's
-     * division and a UserOp's reducer live in the single-process path ({@link #executeBlocks}); the
-     * hierarchical collectives fold with {@code Reducers.of} and do not divide. The reductions, bcast and
-     * allgather hand {@code dtype} to MPI as an MPI datatype, and the shim maps F32, F64, I32 and I64 only:
-     * any other type would reach MPI as {@code MPI_DATATYPE_NULL} and end the job with MPI's error. (Gather,
-     * scatter, alltoall and the v-variants move bytes and take every type.) {@code op} is null for bcast and
-     * allgather.
+     * What a team spanning processes cannot do yet, refused on every rank before anything is sent: a UserOp.
+     * Its reducer lives in the single-process path ({@link #executeBlocks}); across processes MPI would have
+     * to call back into the JVM (an upcall per MPI user function), which the MPI shim does not do. Every dtype
+     * and every other op works: the shim maps each to an MPI datatype and op with coll4j's semantics.
      */
-    private static void refuseOnSpan(Collective c, DType dtype, Op op) {
-        if (op == Op.AVG || op == Op.USER) {
-            throw new IllegalArgumentException("op " + op.cliName() + " is not available on a team spanning processes yet");
-        }
-        if (dtype != DType.F32 && dtype != DType.F64 && dtype != DType.I32 && dtype != DType.I64) {
-            throw new IllegalArgumentException("dtype " + dtype.cliName() + " is not available for " + c.cliName()
-                    + " on a team spanning processes yet (f32, f64, i32, i64 are)");
+    private static void refuseOnSpan(Op op) {
+        if (op == Op.USER) {
+            throw new IllegalArgumentException("a UserOp is not available on a team spanning processes yet "
+                    + "(its function would have to run inside MPI)");
         }
     }
 

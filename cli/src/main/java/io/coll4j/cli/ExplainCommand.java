@@ -71,13 +71,14 @@ final class ExplainCommand implements Callable<Integer> {
         int p = setup.threads();
         PrintWriter out = spec.commandLine().getOut();
         // what --consume's read of the whole result costs every algorithm alike: measured with the calibration,
-        // else the in-cache copy rate (a read of lines another core wrote, so slower than reading my own)
-        double readBandwidth = setup.model().copyBandwidthCached();
+        // else the model's in-cache and streaming copy rates
+        CacheResidency reads = new CacheResidency(setup.model().copyBandwidthCached(), setup.model().copyBandwidthCached(),
+                setup.model().copyBandwidthStream(), setup.model().cacheCapacity());
         ModelProbe probe = measure && calibrate && !setup.mpi() ? new ModelProbe(false) : null;
         if (probe != null) {
             ModelProbe.Result cal = calibrated(probe, out, setup);
             setup = setup.withModel(cal.model());
-            readBandwidth = cal.resultReadBandwidth();
+            reads = cal.reads();
         }
         out.printf(Locale.ROOT, "# collbench explain %s: %d ranks%s%s, model: %s%s%n", c.cliName(), p,
                 c == Collective.BARRIER ? "" : ", " + setup.dtype().cliName(), c.reduces() ? " " + setup.op().cliName() : "",
@@ -121,20 +122,16 @@ final class ExplainCommand implements Callable<Integer> {
             }
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                Selector selector = TeamInternals.selector(team);
-                if (probe != null) {
-                    // the machine of this size's minute: the parameters that flip with the cores' state, again
-                    MachineModel now = probe.remeasure(setup.model(), setup.topology(), setup.dtype());
-                    selector = new Selector(now, Map.of(), selector.shape(p));
-                    out.printf(Locale.ROOT, "# re-measured for this size: a_alpha %.1f ns, o %.1f ns, copy %.2f GB/s, fold %.2f GB/s%n",
-                            now.lineLatencySameL3() * 1e9, now.callOverhead() * 1e9, now.copyBandwidthCached() / 1e9,
-                            now.reduceCachedByDtype().get(setup.dtype()) / 1e9);
-                }
-                List<Selector.Prediction> preds = selector.predict(c, p, sh.callCount(), setup.dtype(),
-                        c.reduces() ? setup.op() : null, sh.bytes(), run.consume).stream()
-                        .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
-                double read = run.consume ? readTime(readBandwidth, c, sh) : 0;
+                long perCore = sh.sendBytes() + sh.recvBytes();
+                RowPricing pricing = new RowPricing(probe, setup, TeamInternals.selector(team).shape(p), sh, c, p,
+                        (long) p * perCore > setup.model().cacheCapacity(), reads);
+                List<Selector.Prediction> preds = pricing.predictions(pricing.now(), run.consume);
+                long resultBytes = resultBytes(c, sh);
+                long l2 = setup.model().l2Bytes();
+                double read = run.consume ? reads.readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
+                double[] readK = new double[preds.size()];
                 double[] measured = new double[preds.size()];
+                Selector.Prediction[] priced = preds.toArray(new Selector.Prediction[0]);
                 int best = -1;
                 int pick = -1;
                 for (int k = 0; k < preds.size(); k++) {
@@ -149,15 +146,21 @@ final class ExplainCommand implements Callable<Integer> {
                                 (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds() + read))));
                         measured[k] = bench.measure(team, s, preds.get(k).algorithm().name(), preds.get(k).chosen(), iters,
                                 run.warmupFor(iters), batch).minUs();
+                        if (pricing.remeasures()) {
+                            // the machine of this row's seconds: the parameters that flip with the cores' state, again
+                            priced[k] = pricing.predictions(pricing.afterRow(), run.consume).get(k);
+                        }
                         if (best < 0 || measured[k] < measured[best]) {
                             best = k;
                         }
                     }
+                    readK[k] = run.consume ? pricing.reads().readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
                 }
+                pricing.printRange(out);
                 for (int k = 0; k < preds.size(); k++) {
-                    Selector.Prediction pr = preds.get(k);
-                    String mark = (pr.chosen() ? "*" : "") + (k == best ? "+" : "");
-                    double predUs = (pr.seconds() + read) * 1e6;
+                    Selector.Prediction pr = priced[k];
+                    String mark = (preds.get(k).chosen() ? "*" : "") + (k == best ? "+" : "");
+                    double predUs = (pr.seconds() + readK[k]) * 1e6;
                     String tail = "";
                     if (bench != null) {
                         double err = (predUs - measured[k]) / measured[k];
@@ -182,7 +185,9 @@ final class ExplainCommand implements Callable<Integer> {
             Collections.sort(errors);
             double median = errors.size() % 2 == 1 ? errors.get(errors.size() / 2)
                     : (errors.get(errors.size() / 2 - 1) + errors.get(errors.size() / 2)) / 2;
-            out.printf(Locale.ROOT, "median model error: %.1f%% (%d predictions)%n", median * 100, errors.size());
+            out.printf(Locale.ROOT, "median model error: %.1f%%, 90th percentile %.1f%% (%d predictions, %s %d ranks%s, %s)%n",
+                    median * 100, percentile(errors, 0.9) * 100, errors.size(), c.cliName(), p, run.consume ? " --consume" : "",
+                    setup.model().source());
             out.printf(Locale.ROOT, "pick within 10%% of the measured best: %d/%d sizes (%.0f%%)%n", goodPicks, sizes,
                     100.0 * goodPicks / Math.max(1, sizes));
             out.flush();
@@ -213,12 +218,17 @@ final class ExplainCommand implements Callable<Integer> {
     static final int CALIBRATION_REPS = 3;
 
     /**
-     * What {@code --consume} adds to every algorithm alike: the rank reads its whole result, a copy into a
-     * private L1 buffer, at {@code bandwidth}; the lines of it another core wrote cost more, and that is the
-     * algorithm's {@link io.coll4j.kernel.algo.CollectiveAlgorithm#consumeCost}.
+     * The bytes {@code --consume} reads after each call, which it adds to every algorithm alike (a copy into a
+     * private L1 buffer at the rate of where the result lives, {@link CacheResidency#readTime}); the lines of it
+     * another core wrote cost more, and that is the algorithm's
+     * {@link io.coll4j.kernel.algo.CollectiveAlgorithm#consumeCost}.
      */
-    private static double readTime(double bandwidth, Collective c, CollectiveBenchmark.Shape sh) {
-        long bytes = c == Collective.BCAST ? sh.sendBytes() : c == Collective.BARRIER ? 0 : sh.recvBytes();
-        return bytes / bandwidth;
+    private static long resultBytes(Collective c, CollectiveBenchmark.Shape sh) {
+        return c == Collective.BCAST ? sh.sendBytes() : c == Collective.BARRIER ? 0 : sh.recvBytes();
+    }
+
+    /** The {@code q}-quantile of the sorted {@code sorted} (nearest rank). */
+    static double percentile(List<Double> sorted, double q) {
+        return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(q * sorted.size()) - 1));
     }
 }

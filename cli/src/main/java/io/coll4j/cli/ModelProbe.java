@@ -47,6 +47,8 @@ import java.util.Map;
  *   <li>copy bandwidth, one core: in cache (L2/4 bytes just written by a core sharing the LLC, as in
  *       every collective), streaming (two buffers of twice the
  *       cache capacity, temporal stores) and with non-temporal stores ({@link Copy#nonTemporal});</li>
+ *   <li>the effective cache capacity C and the rates of reading a result from L2, LLC and DRAM
+ *       ({@link CacheResidency});</li>
  *   <li>memory bandwidth: every core NT-copying its own NUMA-local buffers at once; bytes read plus
  *       bytes written per second (the congestion term 1/B of [HMPI §2.1]);</li>
  *   <li>reduction throughput per dtype (in cache: {@code dst = mine + theirs}, theirs just written by
@@ -61,6 +63,8 @@ final class ModelProbe {
 
     /** Small buffers and few rounds (for tests: the numbers are rough). */
     private final boolean quick;
+    /** Whether {@link #measure} ran: the JIT has compiled every probe, a re-measure needs one warm-up repetition, not two. */
+    private boolean measured;
 
     ModelProbe(boolean quick) {
         this.quick = quick;
@@ -77,10 +81,11 @@ final class ModelProbe {
 
     /**
      * The measured model, each parameter's spread (min, median, max) by profile name, notes on what was not
-     * measured, and {@code resultReadBandwidth}: one core reading its own in-cache result as
-     * {@code collbench --consume} does (not a model parameter: explain adds it to every prediction alike).
+     * measured, and {@code reads}: one core reading its result as {@code collbench --consume} does, from L2, LLC
+     * or DRAM (not model parameters: explain adds the read to every prediction alike), and the effective cache
+     * capacity the model's C is set to.
      */
-    record Result(MachineModel model, Map<String, Object> spreads, List<String> notes, double resultReadBandwidth) {
+    record Result(MachineModel model, Map<String, Object> spreads, List<String> notes, CacheResidency reads) {
     }
 
     /**
@@ -101,11 +106,10 @@ final class ModelProbe {
                 rounds, d.lineLatencyCrossPackage(), "one package");
 
         long cached = copyBytes(d);
-        long stream = quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity());
+        long stream = streamBytes(d);
         double copyCached;
         double copyStream;
         double nt;
-        double read;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(stream, 4096);
             MemorySegment dst = arena.allocate(stream, 4096);
@@ -133,15 +137,10 @@ final class ModelProbe {
                 Copy.nonTemporal(dst, 0, src, 0, stream);
                 return stream;
             });
-            // my own result, in my L2, read as collbench --consume reads it: copied piece by piece into an L1 buffer
-            MemorySegment sink = arena.allocate(CollectiveBenchmark.SINK_BYTES, 64);
-            MemorySegment result = src.asSlice(0, cached);
-            read = bandwidth(out, spreads, "resultReadBandwidth", reps, () -> {
-                CollectiveBenchmark.readAll(result, sink);
-                return cached;
-            });
         }
-        double mem = memoryBandwidth(out, spreads, topo, reps, quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity()));
+        // a result read as collbench --consume reads it, from L2, LLC and DRAM, and the effective C
+        CacheResidency reads = CacheResidency.measure(out, spreads, d.l2Bytes(), d.cacheCapacity(), stream, reps, repNs(), warmNs());
+        double mem = memoryBandwidth(out, spreads, topo, reps, streamBytes(d));
         double crossBw = d.crossPackageBandwidth();
         if (topo.packages().size() < 2) {
             notes.add("crossPackageBandwidth: one package: kept the default " + gb(crossBw) + " GB/s");
@@ -158,13 +157,9 @@ final class ModelProbe {
         long redCachedBytes = foldBytes(d);
         long redStreamBytes = quick ? 8L << 20 : Math.max(32L << 20, d.cacheCapacity());
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = arena.allocate(redStreamBytes, 4096);
-            MemorySegment b = arena.allocate(redStreamBytes, 4096);
-            MemorySegment dst = arena.allocate(redStreamBytes, 4096);
-            a.fill((byte) 0);
-            b.fill((byte) 0);
-            dst.fill((byte) 0);
-            MemorySegment[] srcs = {a, b};
+            MemorySegment[] three = touched(arena, 3, redStreamBytes);
+            MemorySegment dst = three[2];
+            MemorySegment[] srcs = {three[0], three[1]};
             long[] offs = {0, 0};
             Pu[] peers = pair(topo, Level.SAME_L3);
             // f64 first: the default dtype, measured before anything else shares the JIT's attention
@@ -193,9 +188,23 @@ final class ModelProbe {
         }
         double overhead = callOverhead(out, spreads, topo, pair(topo, Level.SAME_L3), sameL3, reps);
         MachineModel m = new MachineModel(sameL3, crossL3, crossPkg, copyCached, copyStream, nt, mem, crossBw,
-                redCached.get(DType.F64), redStream.get(DType.F64), d.cacheCapacity(), d.l2Bytes(), source, redCached, redStream,
+                redCached.get(DType.F64), redStream.get(DType.F64), reads.cacheCapacity(), d.l2Bytes(), source, redCached, redStream,
                 overhead);
-        return new Result(m, spreads, notes, read);
+        measured = true;
+        return new Result(m, spreads, notes, reads);
+    }
+
+    /**
+     * Untimed repetitions before a team's timed ones (its buffers' pages touched, its threads running; at first
+     * also the JIT's compilations): two, one when quick or after {@link #measure}.
+     */
+    private int warmUps() {
+        return quick || measured ? 1 : 2;
+    }
+
+    /** Bytes of each buffer of the DRAM probes: twice the topology's cache, at least 64 MiB (8 MiB quick). */
+    private long streamBytes(MachineModel d) {
+        return quick ? 8L << 20 : Math.max(64L << 20, 2 * d.cacheCapacity());
     }
 
     /** Bytes of the in-cache copy probe: a quarter of the L2, as a slice of the sliced algorithms. */
@@ -229,10 +238,13 @@ final class ModelProbe {
      * of a second): a_α, o, and the in-cache copy and fold rates of {@code dtype}. On the 2-vCPU EPYC the
      * cores flip every few tens of seconds between a state where a line hand-over takes ~40 ns and one where
      * it takes ~150 (cross-core copies at half the rate with it), so {@code explain --measure} re-measures
-     * these before each size: every row is priced with the machine of its own minute. Prints nothing; with no
-     * two cores sharing an LLC, {@code base}.
+     * these before each algorithm's row: every row is priced with the machine of its own minute. With
+     * {@code dram} (a size beyond the cache) also the memory bandwidth of all cores together, which other
+     * processes' memory traffic takes a share of (at load 4.6 one run's 32 MiB push allreduce moved 17 GB/s
+     * against the 47 its calibration measured a minute earlier). Prints nothing; with no two cores sharing an
+     * LLC, {@code base}.
      */
-    MachineModel remeasure(MachineModel base, Topology topo, DType dtype) {
+    MachineModel remeasure(MachineModel base, Topology topo, DType dtype, boolean dram) {
         Pu[] peers = pair(topo, Level.SAME_L3);
         if (peers == null) {
             return base;
@@ -249,10 +261,73 @@ final class ModelProbe {
         double o = callOverhead(none, spreads, topo, peers, a, 1);
         Map<DType, Double> redCached = new EnumMap<>(base.reduceCachedByDtype());
         redCached.put(dtype, fold);
-        return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, base.copyBandwidthStream(),
-                base.ntCopyBandwidth(), base.memoryBandwidth(), base.crossPackageBandwidth(), redCached.get(DType.F64),
-                base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(), redCached,
-                base.reduceStreamByDtype(), o);
+        if (!dram) {
+            return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, base.copyBandwidthStream(),
+                    base.ntCopyBandwidth(), base.memoryBandwidth(), base.crossPackageBandwidth(), redCached.get(DType.F64),
+                    base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(), redCached,
+                    base.reduceStreamByDtype(), o);
+        }
+        // beyond the cache: the DRAM rates, which other processes' memory traffic takes a share of, again
+        double mem = memoryBandwidth(none, spreads, topo, 1, streamBytes(base));
+        long stream = streamBytes(base);
+        Map<DType, Double> redStream = new EnumMap<>(base.reduceStreamByDtype());
+        double copyStream;
+        double nt;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment[] three = touched(arena, 3, stream);
+            MemorySegment x = three[0];
+            MemorySegment y = three[1];
+            MemorySegment z = three[2];
+            copyStream = best(() -> {
+                Copy.temporal(y, 0, x, 0, stream);
+                return stream;
+            }, repNs());
+            nt = best(() -> {
+                Copy.nonTemporal(y, 0, x, 0, stream);
+                return stream;
+            }, repNs());
+            Reducer r = Reducers.of(rates, Op.SUM);
+            MemorySegment[] srcs = {x, y};
+            long[] offs = {0, 0};
+            redStream.put(dtype, best(() -> {
+                r.reduceMany(z, 0, srcs, offs, 2, stream / rates.size());
+                return stream;
+            }, repNs()));
+        }
+        return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, copyStream, nt, mem,
+                base.crossPackageBandwidth(), redCached.get(DType.F64), redStream.get(DType.F64), base.cacheCapacity(),
+                base.l2Bytes(), base.source(), redCached, redStream, o);
+    }
+
+    /** {@code n} page-aligned buffers of {@code bytes}, zeroed by this thread (their pages touched before timing). */
+    private static MemorySegment[] touched(Arena arena, int n, long bytes) {
+        MemorySegment[] out = new MemorySegment[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = arena.allocate(bytes, 4096);
+            out[i].fill((byte) 0);
+        }
+        return out;
+    }
+
+    /**
+     * Of two re-measurements of the same parameters ({@link #remeasure}), each parameter's undisturbed value: the
+     * lower latency and overhead, the higher rate (a measurement can only be slowed by other processes). {@code
+     * explain --measure} prices a row with the best of the re-measurements just before and just after it: its
+     * best batch is undisturbed if the machine was undisturbed at any time during the row.
+     */
+    static MachineModel best(MachineModel x, MachineModel y) {
+        Map<DType, Double> redCached = new EnumMap<>(DType.class);
+        Map<DType, Double> redStream = new EnumMap<>(DType.class);
+        for (DType t : DType.values()) {
+            redCached.put(t, Math.max(x.reduceCachedByDtype().get(t), y.reduceCachedByDtype().get(t)));
+            redStream.put(t, Math.max(x.reduceStreamByDtype().get(t), y.reduceStreamByDtype().get(t)));
+        }
+        return new MachineModel(Math.min(x.lineLatencySameL3(), y.lineLatencySameL3()), x.lineLatencyCrossL3(),
+                x.lineLatencyCrossPackage(), Math.max(x.copyBandwidthCached(), y.copyBandwidthCached()),
+                Math.max(x.copyBandwidthStream(), y.copyBandwidthStream()), Math.max(x.ntCopyBandwidth(), y.ntCopyBandwidth()),
+                Math.max(x.memoryBandwidth(), y.memoryBandwidth()), x.crossPackageBandwidth(), redCached.get(DType.F64),
+                redStream.get(DType.F64), x.cacheCapacity(), x.l2Bytes(), x.source(), redCached, redStream,
+                Math.min(x.callOverhead(), y.callOverhead()));
     }
 
     private static String gb(double bps) {
@@ -364,7 +439,7 @@ final class ModelProbe {
                 }
             });
             long[] ns = new long[iters];
-            for (int rep = quick ? -1 : -2; rep < reps; rep++) {  // warm-up repetitions
+            for (int rep = -warmUps(); rep < reps; rep++) {
                 team.run(rank -> {
                     for (int i = 0; i < iters; i++) {
                         if (rewrite && rank.id() == 1) {
@@ -403,7 +478,7 @@ final class ModelProbe {
     private double callOverhead(PrintWriter out, Map<String, Object> spreads, Topology topo, Pu[] pair, double a, int reps) {
         double[] v = new double[reps];
         double[] one = new double[reps];
-        for (int rep = quick ? -1 : -2; rep < reps; rep++) {
+        for (int rep = -warmUps(); rep < reps; rep++) {
             double alone = perCall(topo, null);
             double two = pair == null ? alone : perCall(topo, pair);
             if (rep >= 0) {

@@ -83,8 +83,6 @@ final class TuneCommand implements Callable<Integer> {
             Files.createDirectories(parent);
         }
         Files.writeString(output, m.toProfileJson(extra));
-        out.printf("%-28s %12d  bytes (%s, from the topology)%n", "cacheCapacity", m.cacheCapacity(),
-                topo.llcInclusive() ? "LLC" : "LLC + p x L2: non-inclusive LLC");
         out.printf("%-28s %12d  bytes (from the topology)%n", "l2Bytes", m.l2Bytes());
         for (String n : notes) {
             out.println("# note: " + n);

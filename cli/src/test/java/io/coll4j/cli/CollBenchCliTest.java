@@ -171,9 +171,36 @@ class CollBenchCliTest {
         // --no-calibrate: the check is of the defaults (no profile given), not of a model measured in this run
         assertTrue(r.out().contains("model: defaults for ") && !r.out().contains("# calibrated in this run"), r.out());
         List<String> lines = r.out().lines().toList();
-        assertTrue(lines.get(lines.size() - 2).matches("median model error: [0-9.]+% \\(\\d+ predictions\\)"), r.out());
+        assertErrorReportConsistent(r.out(), "bcast 2 ranks, defaults for ");
         assertTrue(lines.get(lines.size() - 1).matches("pick within 10% of the measured best: \\d+/8 sizes \\(\\d+%\\)"), r.out());
         assertTrue(r.out().lines().filter(l -> l.matches(".*\\s-?[0-9.]+%$")).count() >= 8, r.out());
+    }
+
+    /**
+     * The summary line of explain --measure (second to last) is the median and 90th percentile (nearest rank) of the
+     * |error| column of its rows, over as many predictions as there are rows, and names the run (starting with
+     * {@code what}).
+     */
+    static void assertErrorReportConsistent(String out, String what) {
+        List<String> lines = out.lines().toList();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "median model error: ([0-9.]+)%, 90th percentile ([0-9.]+)% \\((\\d+) predictions, (.*)\\)").matcher(lines.get(lines.size() - 2));
+        assertTrue(m.matches(), out);
+        assertTrue(m.group(4).startsWith(what), m.group(4));
+        // rows: bytes, algorithm (with marks), predicted, measured, error%
+        List<Double> errs = lines.stream().filter(l -> l.trim().matches("\\d+\\s+\\S+\\s+[0-9.]+\\s+[0-9.]+\\s+-?[0-9.]+%"))
+                .map(l -> {
+                    String[] f = l.trim().split("\\s+");
+                    return Math.abs((Double.parseDouble(f[2]) - Double.parseDouble(f[3])) / Double.parseDouble(f[3])) * 100;
+                }).sorted().toList();
+        assertEquals(errs.size(), Integer.parseInt(m.group(3)), out);
+        int n = errs.size();
+        double median = n % 2 == 1 ? errs.get(n / 2) : (errs.get(n / 2 - 1) + errs.get(n / 2)) / 2;
+        double p90 = errs.get((int) Math.ceil(0.9 * n) - 1);
+        // from the printed (rounded) predicted and measured columns: within the rounding of three decimals
+        assertEquals(median, Double.parseDouble(m.group(1)), 0.05 + 0.01 * median, out);
+        assertEquals(p90, Double.parseDouble(m.group(2)), 0.05 + 0.01 * p90, out);
+        assertTrue(Double.parseDouble(m.group(2)) >= Double.parseDouble(m.group(1)), out);
     }
 
     @Test
@@ -189,7 +216,11 @@ class CollBenchCliTest {
         assertTrue(r.out().contains("model: calibrated in this run"), r.out());
         // push writes half of each rank's result: its row names the consumed term, counted (--consume)
         assertTrue(r.out().lines().anyMatch(l -> l.trim().startsWith("consumed result:") && !l.contains("not counted")), r.out());
-        assertTrue(lines.get(lines.size() - 2).matches("median model error: [0-9.]+% \\(\\d+ predictions\\)"), r.out());
+        // calibrated: C and the result's read rates from the read probe, the volatile parameters re-measured per row
+        assertTrue(lines.stream().anyMatch(l -> l.matches("#\\s+cacheCapacity(\\s+\\d+){4}\\s+bytes.*")), r.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("#\\s+resultReadBandwidth\\.dram(\\s+[0-9.]+){4}\\s+GB/s.*")), r.out());
+        assertEquals(2, lines.stream().filter(l -> l.startsWith("# re-measured per row: a_alpha ")).count(), r.out());
+        assertErrorReportConsistent(r.out(), "allreduce 2 ranks --consume, calibrated in this run");
         assertTrue(lines.get(lines.size() - 1).matches("pick within 10% of the measured best: \\d+/2 sizes \\(\\d+%\\)"), r.out());
     }
 

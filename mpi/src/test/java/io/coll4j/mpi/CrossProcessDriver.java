@@ -13,7 +13,8 @@ import java.util.List;
 /**
  * The cross-process suite's program, started by {@link MpiJobTest} under {@code mpirun}:
  * {@code check T} runs every hierarchical collective × dtype × op at counts 0, 1, odd, not divisible by
- * the rank count and a few MiB, heap and native, in place and not, on a team of T ranks per process, and
+ * the rank count and a few MiB, heap and native, in place and not, on a team of T ranks per process (the core
+ * dtypes and ops here, every other one in {@link EveryDtypeChecker}; {@code check-core T} the core only), and
  * compares every rank's result with the reference left fold over global ranks (inputs are small
  * integers and powers of two, so every order is exact and any wrong element shows); it also checks that
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
@@ -30,7 +31,10 @@ public final class CrossProcessDriver {
         int t = Integer.parseInt(args[1]);
         try (Team team = Team.builder().ranks(t).mpi().timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible")).build()) {
             if (mode.equals("reproducible")) {
-                team.run(rank -> new Checker(rank).reproducible());
+                team.run(rank -> {
+                    new Checker(rank).reproducible();
+                    new EveryDtypeChecker(rank).reproducible();
+                });
                 if (team.processIndex() == 0) {
                     System.out.println("cross-process reproducible OK: " + team.processes() + " processes x " + t + " ranks");
                 }
@@ -63,7 +67,8 @@ public final class CrossProcessDriver {
                 return;
             }
             java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
-            team.run(rank -> checks.addAndGet(new Checker(rank).all()));
+            // "check" runs the core suite and every other dtype and op; "check-core" the core suite only
+            team.run(rank -> checks.addAndGet(new Checker(rank).all() + (mode.equals("check") ? new EveryDtypeChecker(rank).all() : 0)));
             if (team.processIndex() == 0) {
                 System.out.println("cross-process OK: " + team.processes() + " processes x " + t + " ranks, "
                         + checks.get() + " checks in process 0, " + team.transport());
@@ -82,19 +87,19 @@ public final class CrossProcessDriver {
         private final int g;
         private final int p;
         private int checks;
-        private boolean heap;
+        private final Buffers buffers;
 
         Checker(Rank rank) {
             this.rank = rank;
             this.g = rank.id();
             this.p = rank.size();
+            this.buffers = new Buffers(rank);
         }
 
         int all() {
             rank.barrier();
             long big = (3L << 20) / 8;   // 3 MiB of f64
-            // the core dtypes: a team spanning processes has no AVG and no user ops, and its
-            // hierarchical folds are per element size, covered by these four
+            // the core dtypes and ops; EveryDtypeChecker runs the others (u32, u64, halves, pairs, AVG)
             for (DType d : new DType[]{DType.F32, DType.F64, DType.I32, DType.I64}) {
                 for (Op op : ops(d)) {
                     for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
@@ -113,7 +118,7 @@ public final class CrossProcessDriver {
                 }
             }
             reduceScatter(DType.F64, Op.SUM, big / p);
-            refusesTypesMpiCannotName();
+            refusesUserOps();
             vocabulary();
             inexactAgreement();
             rank.barrier();
@@ -121,16 +126,17 @@ public final class CrossProcessDriver {
         }
 
         /**
-         * A reduction, bcast or allgather of a type the shim does not map to an MPI datatype is refused on every
-         * rank before anything is sent (an MPI error would end the job); the team goes on working.
+         * A UserOp, whose function would have to run inside MPI, is refused on every rank before anything is sent
+         * (every reducing collective); the team goes on working.
          */
-        private void refusesTypesMpiCannotName() {
+        private void refusesUserOps() {
             MemorySegment a = rank.allocate(64);
             MemorySegment b = rank.allocate(64 * p);
-            expectRefused("allreduce bf16", () -> rank.allreduce(a, b, 4, DType.BF16, Op.SUM));
-            expectRefused("reduce u32", () -> rank.reduce(a, b, 4, DType.U32, Op.MAX, 0));
-            expectRefused("bcast f16", () -> rank.bcast(a, 4, DType.F16, 0));
-            expectRefused("allgather u64", () -> rank.allgather(a, b, 4, DType.U64));
+            io.coll4j.reductions.UserOp plus = io.coll4j.reductions.UserOp.ofDoubles("plus", true, Double::sum);
+            expectRefused("allreduce user", () -> rank.allreduce(a, b, 4, plus));
+            expectRefused("reduce user", () -> rank.reduce(a, b, 4, plus, 0));
+            expectRefused("reduce-scatter user", () -> rank.reduceScatter(b, a, 1, plus));
+            expectRefused("scan user", () -> rank.scan(a, b, 4, plus));
             rank.barrier();
         }
 
@@ -362,9 +368,7 @@ public final class CrossProcessDriver {
         }
 
         private MemorySegment buffer(DType d, long n) {
-            heap = !heap;
-            long bytes = Math.max(n * d.size(), 0);
-            return heap ? MemorySegment.ofArray(new long[(int) ((bytes + 7) / 8)]).asSlice(0, bytes) : rank.allocate(bytes);
+            return buffers.of(d, n);
         }
 
         private void fill(MemorySegment s, DType d, int r, long from, long n, Op op) {
@@ -547,14 +551,7 @@ public final class CrossProcessDriver {
             }
             double[] r = new double[n];
             rank.allreduce(x, r, Op.SUM);
-            long h = java.util.Arrays.hashCode(r);
-            long[] lo = {h};
-            long[] hi = {h};
-            rank.allreduce(lo, lo, Op.MIN);
-            rank.allreduce(hi, hi, Op.MAX);
-            if (lo[0] != hi[0]) {
-                throw new AssertionError("inexact allreduce: ranks disagree bitwise (hash " + lo[0] + " .. " + hi[0] + ")");
-            }
+            Buffers.sameEverywhere(rank, java.util.Arrays.hashCode(r), "inexact allreduce");
             checks++;
         }
     }

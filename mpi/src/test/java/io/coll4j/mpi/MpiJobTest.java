@@ -68,14 +68,16 @@ class MpiJobTest {
         }
     }
 
-    @ParameterizedTest(name = "{0} processes x {1} ranks, {2}, mismatch check {3}")
-    @CsvSource({"2,1,single,auto", "2,2,multiple,always", "3,1,multiple,auto", "3,2,multiple,auto", "2,2,funneled,auto",
-            "3,2,serialized,always"})
-    void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level, String check) throws Exception {
+    @ParameterizedTest(name = "{0} processes x {1} ranks, {2}, mismatch check {3}, {4}")
+    @CsvSource({"2,1,single,auto,check", "2,2,multiple,always,check-core", "3,1,multiple,auto,check-core",
+            "3,2,multiple,auto,check", "2,2,funneled,auto,check", "3,2,serialized,always,check-core"})
+    void everyCollectiveDtypeOpAndCountAgreesWithTheReference(int processes, int ranks, String level, String check, String mode)
+            throws Exception {
         // T = 1 defaults to SINGLE, T = 2 to MULTIPLE; the others are forced. "always": the cross-process
-        // check before every collective (SpanCheck) must leave every result as it was
+        // check before every collective (SpanCheck) must leave every result as it was. Every dtype and op beyond
+        // the core ones ("check") on 2, 4 and 6 ranks: flat MPI, funnelled, and multi-leader over 3 processes
         List<String> jvm = List.of("-Dcoll4j.mpi.thread=" + level, "-Dcoll4j.mpi.check=" + check);
-        Job job = mpirun(processes, jvm, "check", String.valueOf(ranks));
+        Job job = mpirun(processes, jvm, mode, String.valueOf(ranks));
         assertEquals(0, job.exit(), job.output());
         assertTrue(job.output().contains("cross-process OK: " + processes + " processes x " + ranks + " ranks"), job.output());
         assertTrue(job.output().contains("MPI_THREAD_" + level.toUpperCase(java.util.Locale.ROOT)), job.output());

@@ -122,10 +122,24 @@ public final class CopyCost {
 
     /**
      * A copy-out of {@code bytes} that a peer wrote during this call ({@link #copyOut} of a buffer not
-     * re-read soon): the larger of the copy itself and the {@link #peerWritten} pulls of its source lines.
+     * re-read soon): the copy itself plus the {@link #peerWritten} pulls of its source lines. HMPI writes a
+     * transfer as {@code a + b·m} with a and b depending on the line's state [HMPI §2.1]: a line modified in
+     * another core's cache costs its transfer on top of the streaming rate, not instead of it. With the larger
+     * of the two (as this was) every algorithm that pulls what a peer wrote during the call was priced 15–30%
+     * under on the 2-core EPYC from 16 KiB to 1 MiB (explain --measure, p = 2, no --consume: direct −10 to −17%,
+     * tiled −14 to −18%, tree −5 to −15%, dissemination −24 to −30%), while push and replicated, which pull
+     * nothing, were within ±10%.
      */
     public static double copyOutPeerWritten(MachineModel m, long bytes, long touchedPerCore, long ws) {
-        return Math.max(copyOut(m, bytes, ws), peerWritten(m, bytes, touchedPerCore, ws));
+        return copyOut(m, bytes, ws) + peerWritten(m, bytes, touchedPerCore, ws);
+    }
+
+    /**
+     * A fold ({@code foldTime}, already priced) whose {@code bytes} of sources a peer wrote during this call:
+     * the fold plus the {@link #peerWritten} pulls, for the same reason as {@link #copyOutPeerWritten}.
+     */
+    public static double foldPeerWritten(MachineModel m, double foldTime, long bytes, long touchedPerCore, long ws) {
+        return foldTime + peerWritten(m, bytes, touchedPerCore, ws);
     }
 
     /**

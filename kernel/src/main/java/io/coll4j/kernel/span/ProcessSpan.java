@@ -57,6 +57,11 @@ public interface ProcessSpan {
     /** The communicator joining local rank {@code localRank} of every process; only under {@link ThreadLevel#MULTIPLE}. */
     int perLocalRank(int localRank);
 
+    /*
+     * The reductions take every dtype and every op with coll4j's semantics (Op, DType), bitwise where the local
+     * fold is, except AVG (callers fold it as SUM and divide once, by the global count) and USER.
+     */
+
     void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op);
 
     void bcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess);

@@ -75,6 +75,18 @@ class CopyCollectiveCostTest {
     }
 
     @Test
+    void twoStageBcastOnOnePackageIsPricedAsTheFlatProtocolItRuns() {
+        for (int p : new int[]{2, 3, 8}) {
+            for (long bytes : new long[]{8, 4096, 1L << 20}) {
+                io.coll4j.kernel.model.TeamShape one = io.coll4j.kernel.model.TeamShape.flat(p);
+                assertEquals(find(Collective.BCAST, "flat").cost(M, p, bytes), find(Collective.BCAST, "two-stage").cost(M, one, bytes));
+                // on two packages the relay across the link (a_beta) is on the path
+                assertTrue(find(Collective.BCAST, "two-stage").cost(M, p, bytes) > M.lineLatencyCrossPackage());
+            }
+        }
+    }
+
+    @Test
     void rootSharingHalvesTheBcastCriticalPathAtTwoRanks() {
         long bytes = 8L << 20;                               // W = 16 MiB: in cache
         double direct = find(Collective.BCAST, "direct").cost(M, 2, bytes);

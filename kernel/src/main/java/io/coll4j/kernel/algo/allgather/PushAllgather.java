@@ -43,10 +43,19 @@ public final class PushAllgather extends AbstractAlgorithm {
     public double cost(MachineModel m, int p, long bytes) {
         long block = bytes / p;
         long ws = DirectAllgather.workingSet(p, block);
-        // one read of my block and p writes of it; in cache the readers' fetch of the p − 1 pushed blocks
-        // after the call is the direct allgather's copy-out, counted here
-        return CopyCost.exchange(m, p, bytes, ws, CopyCost.pushedCopies(m, bytes, bytes - block, ws),
-                (long) p * block + (long) p * bytes);
+        // one read of my block and p writes of it: the call alone. The readers' fetch of the p − 1 pushed blocks
+        // after the call is consumeCost's, as for push allreduce: priced here as a streaming copy-out, it made push
+        // 25–80% dearer than predicted from 16 KiB to 512 KiB with --consume (lines still modified in the
+        // writer's cache cost a transfer each [HMPI §2.1]) and dearer than the call without it
+        return CopyCost.exchange(m, p, bytes, ws, CopyCost.copyOut(m, bytes, ws), (long) p * block + (long) p * bytes);
+    }
+
+    /** The p − 1 blocks of my result the other ranks wrote into my buffer, still in their caches (beyond C: none). */
+    @Override
+    public double consumeCost(MachineModel m, int p, long bytes) {
+        long block = bytes / p;
+        long ws = DirectAllgather.workingSet(p, block);
+        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, ws / p, ws);
     }
 
     @Override

@@ -85,8 +85,8 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         // [HMPI §2.1: a + b·m]
         double copy = Math.max(m.copyTime(bytes, ws), m.dramTime(3L * p * bytes, ws));
         // the partner wrote its slot during this call: the fold pulls those lines one transfer each
-        double round = 2 * m.lineLatencySameL3() + Math.max(Math.max(m.foldTime(bytes, 2, ws),
-                CopyCost.peerWritten(m, bytes, ws / p, ws)), m.dramTime(4L * p * bytes, ws));
+        double round = 2 * m.lineLatencySameL3() + Math.max(CopyCost.foldPeerWritten(m, m.foldTime(bytes, 2, ws),
+                bytes, ws / p, ws), m.dramTime(4L * p * bytes, ws));
         double excess = p > pw ? 2 * m.lineLatencySameL3() + copy : 0;
         return m.callOverhead() + 2 * copy + rounds * round + excess;
     }

@@ -68,7 +68,10 @@ public final class PipelinedBcast extends AbstractAlgorithm {
         // every slice is handed over root -> receivers (and, from the third, acknowledged back): those
         // latencies sit between the copies, so they add to the bandwidth-bound time instead of hiding in it
         long n = Math.max(1, sl.count());
-        double stage = Math.max(CopyCost.copyIn(m, sl.slice(), ws), CopyCost.copyOut(m, sl.slice(), ws));
+        // (a receiver's copy-out reads the slice the root staged just before: pulled a line transfer each [HMPI §2.1],
+        // whatever W is — the ring of slices stays in cache)
+        double stage = Math.max(CopyCost.copyIn(m, sl.slice(), ws), CopyCost.copyOut(m, sl.slice(), ws)
+                + CopyCost.peerWritten(m, sl.slice(), 2 * sl.slice(), 2L * sl.slice()));
         double handOvers = n * (CopyCost.flag(m) + CopyCost.poll(m, p - 1));
         // DRAM: the root's buffer is read once, every receive buffer written once (the ring stays in cache)
         return m.callOverhead() + handOvers + Math.max((n + 1) * stage, CopyCost.dram(m, (long) p * bytes, ws));

@@ -110,7 +110,7 @@ public final class StagedSlices {
         double copyIn = CopyCost.copyIn(m, bytes, ws);
         // the peers staged my slices during this call, and (allreduce) the owners folded the blocks I copy out
         // during it: both pulled a line transfer each while in the writer's L2
-        double fold = Math.max(m.foldTime(block, p, 2L * p * slice), CopyCost.peerWritten(m, (p - 1L) * block, ws / p, ws));
+        double fold = CopyCost.foldPeerWritten(m, m.foldTime(block, p, 2L * p * slice), (p - 1L) * block, ws / p, ws);
         double copyOut = c == Collective.ALLREDUCE ? CopyCost.copyOutPeerWritten(m, bytes - block, ws / p, ws) : 0;
         // results: allreduce writes every receive buffer; reduce-scatter the p blocks, reduce the root's buffer
         // once; the folds' temporal stores read their s bytes of destination for ownership first
