@@ -10,6 +10,7 @@ import io.coll4j.reductions.Reducer;
 import io.coll4j.reductions.Reducers;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -512,8 +513,20 @@ public final class Exchange {
         return !waiters.isEmpty();
     }
 
-    /** Completes every waiter whose round is done. Idempotent; called after every completion event. */
+    /**
+     * Completes every waiter whose round is done. Idempotent; called after every completion event.
+     *
+     * <p>A completion and a new waiter race as in Dekker's protocol: the completer stores "done" (a release
+     * store of {@code partDone}, or the finished counter) and then reads {@code waiters}; the waiter's
+     * {@link #addWaiter} stores itself into {@code waiters} (a CAS) and then reads "done" here. Release and
+     * acquire do not order a store before a later load (x86 lets the load pass the store in the store buffer),
+     * so without the fence both could read the old value — the completer no waiter, the waiter not done — and
+     * a future would never complete. The full fence orders this thread's store before its read of
+     * {@code waiters}; it pairs with the CAS in {@code waiters.add} (itself a full fence), so at least one
+     * side sees the other.
+     */
     void signal() {
+        VarHandle.fullFence();
         if (waiters.isEmpty()) {
             return;
         }
