@@ -10,6 +10,9 @@ import java.lang.foreign.MemorySegment;
  * choice between the leader-based and the multi-leader allreduce (docs/design.md, "Across processes").
  */
 public final class SpanGroup implements AutoCloseable {
+    /** Read once, at class initialisation: not a property lookup on every spanned allreduce. */
+    private static final String FORCED_ALLREDUCE = System.getProperty("coll4j.mpi.allreduce", "auto");
+
     private final ProcessSpan span;
     private final int localSize;
     private final Arena arena = Arena.ofShared();
@@ -65,9 +68,8 @@ public final class SpanGroup implements AutoCloseable {
         if (localSize == 1 || span.threadLevel() != ProcessSpan.ThreadLevel.MULTIPLE) {
             return false;
         }
-        String forced = System.getProperty("coll4j.mpi.allreduce", "auto");
-        if (!forced.equals("auto")) {
-            return forced.equals("multi-leader");
+        if (!FORCED_ALLREDUCE.equals("auto")) {
+            return FORCED_ALLREDUCE.equals("multi-leader");
         }
         return MultiLeaderAllreduce.cost(cost, processes(), localSize, bytes)
                 < LeaderAllreduce.cost(cost, processes(), localSize, bytes);
