@@ -18,13 +18,13 @@ class CacheResidencyTest {
 
     @Test
     void capacityIsTheLargestWorkingSetStillReadAtLlcSpeed() {
-        // LLC 48 GB/s, DRAM 12: the bar is 12 + 0.75 * 36 = 39 GB/s
+        // LLC 48 GB/s, DRAM 12: the bar is half the lines hitting, 2 / (1/48 + 1/12) = 19.2 GB/s
         List<long[]> sweep = List.of(new long[]{2 * MIB, 48_000_000_000L}, new long[]{4 * MIB, 47_000_000_000L},
-                new long[]{8 * MIB, 40_000_000_000L}, new long[]{16 * MIB, 30_000_000_000L}, new long[]{32 * MIB, 45_000_000_000L});
+                new long[]{8 * MIB, 20_000_000_000L}, new long[]{16 * MIB, 19_000_000_000L}, new long[]{32 * MIB, 45_000_000_000L});
         // 16 MiB fell below the bar: 32 MiB reading fast again afterwards (another tenant went quiet) does not count
         assertEquals(8 * MIB, CacheResidency.capacity(sweep, 48e9, 12e9, MIB));
         // even the first below the bar: two L2s
-        assertEquals(2 * MIB, CacheResidency.capacity(List.of(new long[]{2 * MIB, 20_000_000_000L}), 48e9, 12e9, MIB));
+        assertEquals(2 * MIB, CacheResidency.capacity(List.of(new long[]{2 * MIB, 19_000_000_000L}), 48e9, 12e9, MIB));
         assertEquals(2 * MIB, CacheResidency.capacity(List.of(), 48e9, 12e9, MIB));
     }
 
