@@ -74,7 +74,7 @@ final class ExplainCommand implements Callable<Integer> {
         // else the model's in-cache and streaming copy rates
         CacheResidency reads = new CacheResidency(setup.model().copyBandwidthCached(), setup.model().copyBandwidthCached(),
                 setup.model().copyBandwidthStream(), setup.model().cacheCapacity());
-        ModelProbe probe = measure && calibrate && !setup.mpi() ? new ModelProbe(false) : null;
+        ModelProbe probe = measure && calibrate && !setup.mpi() ? new ModelProbe(false, c) : null;
         if (probe != null) {
             ModelProbe.Result cal = calibrated(probe, out, setup);
             setup = setup.withModel(cal.model());

@@ -1,8 +1,10 @@
 package io.coll4j.cli;
 
+import io.coll4j.Collective;
 import io.coll4j.CollectivePlan;
 import io.coll4j.Team;
 import io.coll4j.bindings.copy.Copy;
+import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -66,8 +68,17 @@ final class ModelProbe {
     /** Whether {@link #measure} ran: the JIT has compiled every probe, a re-measure needs one warm-up repetition, not two. */
     private boolean measured;
 
+    /** The collective whose call overhead o this probe measures ({@link #callOverhead}). */
+    private final Collective overheadOf;
+
     ModelProbe(boolean quick) {
+        this(quick, Collective.ALLREDUCE);
+    }
+
+    /** A probe whose o is that of {@code collective}'s calls (explain --measure prices that collective's rows with it). */
+    ModelProbe(boolean quick, Collective collective) {
         this.quick = quick;
+        this.overheadOf = overheadCollective(collective);
     }
 
     /** min / median / max of one parameter over the repetitions. */
@@ -186,10 +197,10 @@ final class ModelProbe {
                 }));
             }
         }
-        double overhead = callOverhead(out, spreads, topo, pair(topo, Level.SAME_L3), sameL3, reps);
-        MachineModel m = new MachineModel(sameL3, crossL3, crossPkg, copyCached, copyStream, nt, mem, crossBw,
+        MachineModel noOverhead = new MachineModel(sameL3, crossL3, crossPkg, copyCached, copyStream, nt, mem, crossBw,
                 redCached.get(DType.F64), redStream.get(DType.F64), reads.cacheCapacity(), d.l2Bytes(), source, redCached, redStream,
-                overhead);
+                0);
+        MachineModel m = noOverhead.withCallOverhead(callOverhead(out, spreads, topo, pair(topo, Level.SAME_L3), noOverhead, reps));
         measured = true;
         return new Result(m, spreads, notes, reads);
     }
@@ -258,14 +269,15 @@ final class ModelProbe {
                 (mine, theirs) -> Copy.temporal(mine, 0, theirs, 0, cached));
         DType rates = dtype.valueType();
         double fold = foldCached(none, spreads, "fold", topo, peers, 1, foldBytes(base), Reducers.of(rates, Op.SUM), rates);
-        double o = callOverhead(none, spreads, topo, peers, a, 1);
         Map<DType, Double> redCached = new EnumMap<>(base.reduceCachedByDtype());
         redCached.put(dtype, fold);
+        MachineModel inCache = new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy,
+                base.copyBandwidthStream(), base.ntCopyBandwidth(), base.memoryBandwidth(), base.crossPackageBandwidth(),
+                redCached.get(DType.F64), base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(),
+                redCached, base.reduceStreamByDtype(), 0);
+        double o = callOverhead(none, spreads, topo, peers, inCache, 1);
         if (!dram) {
-            return new MachineModel(a, base.lineLatencyCrossL3(), base.lineLatencyCrossPackage(), copy, base.copyBandwidthStream(),
-                    base.ntCopyBandwidth(), base.memoryBandwidth(), base.crossPackageBandwidth(), redCached.get(DType.F64),
-                    base.reduceBandwidthStream(), base.cacheCapacity(), base.l2Bytes(), base.source(), redCached,
-                    base.reduceStreamByDtype(), o);
+            return inCache.withCallOverhead(o);
         }
         // beyond the cache: the DRAM rates, which other processes' memory traffic takes a share of, again
         double mem = memoryBandwidth(none, spreads, topo, 1, streamBytes(base));
@@ -470,12 +482,20 @@ final class ModelProbe {
     }
 
     /**
-     * o: the software cost of a collective call. Measured as an 8-byte allreduce, dissemination, on two
-     * ranks sharing an LLC, less the one line hand-over its single round costs (T = o + a_α is its model),
-     * and at least the time of the same call on a team of one (no peer: the bare call path). The best of
-     * many short batches drops the batches another process interrupted.
+     * o: the software cost of a collective call, of the collective this probe calibrates for
+     * ({@link #overheadOf}). Measured as an 8-byte call of that collective's reference algorithm
+     * ({@link #overheadAlgorithm}: one hand-over, or the fewest the collective has) on two ranks sharing an LLC,
+     * less the hand-overs and copies its cost charges besides o ({@code noOverhead}: the model measured so far,
+     * o = 0; for the dissemination allreduce, T = o + a_α), and at least the time of the same call on a team of
+     * one (no peer: the bare call path). The best of many short batches drops the batches another process
+     * interrupted. Per collective because the call paths differ: measured with the allreduce (whose call
+     * dispatches a fold), o priced every 8–64-byte bcast 20–50% over what it measured (0.12–0.16 µs against
+     * 0.16–0.21 predicted) while the allreduce rows were 10–20% under.
      */
-    private double callOverhead(PrintWriter out, Map<String, Object> spreads, Topology topo, Pu[] pair, double a, int reps) {
+    private double callOverhead(PrintWriter out, Map<String, Object> spreads, Topology topo, Pu[] pair, MachineModel noOverhead,
+                                int reps) {
+        String alg = overheadAlgorithm(overheadOf);
+        double beside = pair == null ? 0 : AlgorithmCatalog.find(overheadOf, alg).cost(noOverhead, 2, overheadShape(overheadOf, 2).bytes());
         double[] v = new double[reps];
         double[] one = new double[reps];
         for (int rep = -warmUps(); rep < reps; rep++) {
@@ -483,37 +503,74 @@ final class ModelProbe {
             double two = pair == null ? alone : perCall(topo, pair);
             if (rep >= 0) {
                 one[rep] = alone;
-                v[rep] = Math.max(alone, two - a);
+                v[rep] = Math.max(alone, two - beside);
             }
         }
         Spread s = Spread.of(v);
-        out.printf("%-28s %12s %12s %12s %12s  ns (8-byte dissemination allreduce on %s, less a; alone %s ns)%n",
-                "callOverhead", ns(s.min()), ns(s.min()), ns(s.median()), ns(s.max()), pair == null ? "one rank" : "PUs " + pair[0].osIndex() + " and "
-                        + pair[1].osIndex(), ns(Spread.of(one).median()));
+        out.printf("%-28s %12s %12s %12s %12s  ns (8-byte %s %s on %s, less its %s ns of hand-overs; alone %s ns)%n",
+                "callOverhead", ns(s.min()), ns(s.min()), ns(s.median()), ns(s.max()), alg, overheadOf.cliName(),
+                pair == null ? "one rank" : "PUs " + pair[0].osIndex() + " and " + pair[1].osIndex(), ns(beside),
+                ns(Spread.of(one).median()));
         out.flush();
         spreads.put("callOverhead", List.of(s.min(), s.median(), s.max()));
         return s.min();
     }
 
-    /** Per-call time (the best of many short batches, as explain's best batch) of an 8-byte dissemination allreduce on one rank, or on the two PUs of {@code pair}. */
+    /**
+     * The algorithm whose 8-byte call o is measured with: the one with the fewest hand-overs at that size (the
+     * value in the flag line where it has one). Collectives without one of their own use the allreduce's.
+     */
+    static String overheadAlgorithm(Collective c) {
+        return switch (c) {
+            case ALLREDUCE -> "dissemination";
+            case BCAST -> "flat";
+            case ALLGATHER, REDUCE_SCATTER, REDUCE -> "direct";
+            default -> throw new IllegalArgumentException("no reference call for " + c.cliName());
+        };
+    }
+
+    /** The collective o is calibrated for: its own where it has a reference call, else the allreduce. */
+    static Collective overheadCollective(Collective c) {
+        return switch (c) {
+            case ALLREDUCE, BCAST, ALLGATHER, REDUCE_SCATTER, REDUCE -> c;
+            default -> Collective.ALLREDUCE;
+        };
+    }
+
+    /** The shape of {@code c}'s reference call on {@code ranks} ranks: 8 bytes per rank (one f64). */
+    static CollectiveBenchmark.Shape overheadShape(Collective c, int ranks) {
+        // reduce-scatter and allgather count bytes for all ranks, the rest per rank
+        int share = c == Collective.REDUCE_SCATTER || c == Collective.ALLGATHER ? ranks : 1;
+        return CollectiveBenchmark.Shape.of(c, 8L * share, DType.F64, ranks);
+    }
+
+    /**
+     * Per-call time (the best of many short batches, as explain's best batch) of the 8-byte reference call of
+     * {@link #overheadOf} on one rank, or on the two PUs of {@code pair}.
+     */
     private double perCall(Topology topo, Pu[] pair) {
         int batches = quick ? 10 : 200;
         int per = quick ? 50 : 200;
         double[] batchNs = new double[batches];
-        Team.Builder b = Team.builder().ranks(pair == null ? 1 : 2).topology(topo).timeout(Duration.ofSeconds(60));
+        int ranks = pair == null ? 1 : 2;
+        CollectiveBenchmark.Shape shape = overheadShape(overheadOf, ranks);
+        String alg = overheadAlgorithm(overheadOf);
+        Team.Builder b = Team.builder().ranks(ranks).topology(topo).timeout(Duration.ofSeconds(60));
         if (pair != null) {
             b.placement(Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex()));
         }
         try (Team team = b.build()) {
             team.run(rank -> {
-                MemorySegment x = rank.allocate(64);
-                MemorySegment y = rank.allocate(64);
+                MemorySegment x = rank.allocate(Math.max(64, shape.sendBytes()));
+                MemorySegment y = rank.allocate(Math.max(64, shape.recvBytes()));
                 // a persistent plan, as collbench and explain call the collectives
-                CollectivePlan plan = rank.plan(io.coll4j.Collective.ALLREDUCE, 1, DType.F64, Op.SUM, 0, "dissemination");
+                CollectivePlan plan = rank.plan(overheadOf, shape.callCount(), DType.F64, Op.SUM, 0, alg);
+                MemorySegment send = x.asSlice(0, shape.sendBytes());
+                MemorySegment recv = y.asSlice(0, shape.recvBytes());
                 for (int k = 0; k < batches; k++) {
                     long t0 = System.nanoTime();
                     for (int i = 0; i < per; i++) {
-                        plan.execute(x, y);
+                        plan.execute(send, recv);
                     }
                     if (rank.id() == 0) {
                         batchNs[k] = (System.nanoTime() - t0) / (double) per;

@@ -169,6 +169,13 @@ public record MachineModel(
                 reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
     }
 
+    /** This model with the per-call overhead o replaced ({@code collbench explain --measure} calibrates it per collective). */
+    public MachineModel withCallOverhead(double o) {
+        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
+                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
+                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, o);
+    }
+
     /** The scalar fields of a profile, by {@link #PROFILE_FIELDS} name. */
     public Map<String, Number> profileFields() {
         Map<String, Number> m = new LinkedHashMap<>();

@@ -53,6 +53,17 @@ class CopyCollectiveCostTest {
     }
 
     @Test
+    void pipelinedBcastIsATwoStagePipeline() {
+        // p = 2, two slices of 4 KiB: the root's first copy-in alone, then one slice at the slower stage's pace
+        // (the receiver's copy-out of lines the root just wrote), then the last copy-out alone — not three copy-outs
+        long slice = 4096;
+        double in = CopyCost.copyIn(M, slice, 2 * 2 * slice + 2 * slice);
+        double out = CopyCost.copyOut(M, slice, 6 * slice) + CopyCost.peerWritten(M, slice, 2 * slice, 2 * slice);
+        double sync = 2 * (CopyCost.flag(M) + CopyCost.poll(M, 1));
+        assertEquals(M.callOverhead() + sync + in + 2 * out, find(Collective.BCAST, "pipelined").cost(M, 2, 2 * slice), 1e-12);
+    }
+
+    @Test
     void directMovesTheFewestBytes() {
         for (int p : new int[]{2, 3, 4, 8}) {
             for (long bytes = 64 * 1024; bytes <= (256L << 20); bytes *= 4) {

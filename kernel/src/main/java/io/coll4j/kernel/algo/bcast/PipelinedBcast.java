@@ -64,17 +64,20 @@ public final class PipelinedBcast extends AbstractAlgorithm {
         }
         Slicing sl = Slicing.of(bytes, p, m.defaultMaxSliceBytes());
         long ws = workingSet(p, bytes, sl.slice());
-        // n+1 pipeline stages of one slice each (the first copy-in and the last copy-out are not overlapped);
+        // a two-stage pipeline over n slices: the first copy-in and the last copy-out alone, the n − 1 slices
+        // between at the slower stage's pace (it was (n + 1) times the slower stage: at p = 2 every message up to
+        // 2·I_max is two slices, priced three copy-outs where the receiver makes two, 35–300% over);
         // every slice is handed over root -> receivers (and, from the third, acknowledged back): those
         // latencies sit between the copies, so they add to the bandwidth-bound time instead of hiding in it
         long n = Math.max(1, sl.count());
         // (a receiver's copy-out reads the slice the root staged just before: pulled a line transfer each [HMPI §2.1],
         // whatever W is — the ring of slices stays in cache)
-        double stage = Math.max(CopyCost.copyIn(m, sl.slice(), ws), CopyCost.copyOut(m, sl.slice(), ws)
-                + CopyCost.peerWritten(m, sl.slice(), 2 * sl.slice(), 2L * sl.slice()));
+        double in = CopyCost.copyIn(m, sl.slice(), ws);
+        double out = CopyCost.copyOut(m, sl.slice(), ws) + CopyCost.peerWritten(m, sl.slice(), 2 * sl.slice(), 2L * sl.slice());
         double handOvers = n * (CopyCost.flag(m) + CopyCost.poll(m, p - 1));
         // DRAM: the root's buffer is read once, every receive buffer written once (the ring stays in cache)
-        return m.callOverhead() + handOvers + Math.max((n + 1) * stage, CopyCost.dram(m, (long) p * bytes, ws));
+        return m.callOverhead() + handOvers + Math.max(in + (n - 1) * Math.max(in, out) + out,
+                CopyCost.dram(m, (long) p * bytes, ws));
     }
 
     @Override
