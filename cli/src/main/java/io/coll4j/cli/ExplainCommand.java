@@ -73,7 +73,7 @@ final class ExplainCommand implements Callable<Integer> {
         // what --consume's read of the whole result costs every algorithm alike: measured with the calibration,
         // else the model's in-cache and streaming copy rates
         CacheResidency reads = new CacheResidency(setup.model().copyBandwidthCached(), setup.model().copyBandwidthCached(),
-                setup.model().copyBandwidthStream(), setup.model().cacheCapacity());
+                setup.model().copyBandwidthStream(), setup.model().cacheCapacity(), 0);
         ModelProbe probe = measure && calibrate && !setup.mpi() ? new ModelProbe(false, c) : null;
         if (probe != null) {
             ModelProbe.Result cal = calibrated(probe, out, setup);

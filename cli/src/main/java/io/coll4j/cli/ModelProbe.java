@@ -537,6 +537,9 @@ final class ModelProbe {
         };
     }
 
+    /** Calls per batch of the o probe: an 8-byte row's batch (explain batches ~20 us: ~130 calls of ~0.15 us). */
+    static final int ROW_BATCH_CALLS = 128;
+
     /** The shape of {@code c}'s reference call on {@code ranks} ranks: 8 bytes per rank (one f64). */
     static CollectiveBenchmark.Shape overheadShape(Collective c, int ranks) {
         // reduce-scatter and allgather count bytes for all ranks, the rest per rank
@@ -549,8 +552,11 @@ final class ModelProbe {
      * {@link #overheadOf} on one rank, or on the two PUs of {@code pair}.
      */
     private double perCall(Topology topo, Pu[] pair) {
-        int batches = quick ? 10 : 200;
-        int per = quick ? 50 : 200;
+        // as explain times an 8-byte row: 10 000 calls in batches of about 20 us. The best of more batches is a
+        // lower order statistic than the row's best batch: with 200 batches of 200 calls (and the better of the
+        // re-measurements before and after a row) the 8-byte allreduce rows measured 8-25% over o + a_alpha
+        int per = quick ? 50 : ROW_BATCH_CALLS;
+        int batches = quick ? 10 : (int) (CollectiveBenchmark.defaultIterations(8) / ROW_BATCH_CALLS);
         double[] batchNs = new double[batches];
         int ranks = pair == null ? 1 : 2;
         CollectiveBenchmark.Shape shape = overheadShape(overheadOf, ranks);

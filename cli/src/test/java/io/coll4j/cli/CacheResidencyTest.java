@@ -30,11 +30,14 @@ class CacheResidencyTest {
 
     @Test
     void aResultIsReadFromL2ThenTheLlcThenDram() {
-        CacheResidency r = new CacheResidency(80e9, 40e9, 10e9, 16 * MIB);
-        assertEquals(64e3 / 80e9, r.readTime(64_000, 128 * 1024, 256 * 1024, MIB), 1e-15);
-        assertEquals(2e6 / 40e9, r.readTime(2_000_000, 4 * MIB, 8 * MIB, MIB), 1e-15);
-        assertEquals(8e6 / 10e9, r.readTime(8_000_000, 16 * MIB, 32 * MIB, MIB), 1e-15);
-        assertEquals(64e3 / 20e9, r.withL2(20e9).readTime(64_000, 128 * 1024, 256 * 1024, MIB), 1e-15);
+        CacheResidency r = new CacheResidency(80e9, 40e9, 10e9, 16 * MIB, 10e-9);
+        assertEquals(10e-9 + 64e3 / 80e9, r.readTime(64_000, 128 * 1024, 256 * 1024, MIB), 1e-15);
+        assertEquals(10e-9 + 2e6 / 40e9, r.readTime(2_000_000, 4 * MIB, 8 * MIB, MIB), 1e-15);
+        assertEquals(10e-9 + 8e6 / 10e9, r.readTime(8_000_000, 16 * MIB, 32 * MIB, MIB), 1e-15);
+        assertEquals(10e-9 + 64e3 / 20e9, r.withL2(20e9).readTime(64_000, 128 * 1024, 256 * 1024, MIB), 1e-15);
+        // a result of 8 bytes costs the read's fixed part; nothing read, nothing paid
+        assertEquals(10e-9 + 8 / 80e9, r.readTime(8, 64, 128, MIB), 1e-15);
+        assertEquals(0.0, r.readTime(0, 0, 0, MIB));
     }
 
     @Test
