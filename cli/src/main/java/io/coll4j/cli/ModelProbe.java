@@ -434,7 +434,9 @@ final class ModelProbe {
      */
     private double peerBandwidth(PrintWriter out, Map<String, Object> spreads, String name, Topology topo, Pu[] pair,
                                  int reps, long bytes, boolean rewrite, PeerOp op) {
-        int iters = quick ? 10 : 400;
+        // a re-measurement (explain, before and after every row) takes a quarter: on the loaded 2-vCPU machine the
+        // 400 barrier-separated copies were 140-300 ms of a re-measurement's ~225, most of a small size's time
+        int iters = quick ? 10 : measured ? 100 : 400;
         double[] v = new double[reps];
         Placement where = Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex());
         try (Team team = Team.builder().ranks(2).topology(topo).placement(where).timeout(Duration.ofSeconds(60)).build()) {

@@ -71,11 +71,16 @@ final class RowPricing {
 
     /** The calibrated model with the volatile parameters (and beyond the cache, the DRAM rates) measured again. */
     private MachineModel remeasure() {
+        long t0 = System.nanoTime();
         MachineModel m = probe.remeasure(setup.model(), setup.topology(), setup.dtype(), beyondCache);
         measured.add(m);
         l2Reads.add(CacheResidency.l2Rate(m.l2Bytes(), READ_WINDOW_NS));
+        remeasureNs += System.nanoTime() - t0;
         return m;
     }
+
+    /** Time spent re-measuring for this size, ns (printed: most of a small size's rows is re-measurement). */
+    private long remeasureNs;
 
     /** How long each row's L2 read rate is measured (best 2 ms window). */
     private static final long READ_WINDOW_NS = 20_000_000L;
@@ -97,7 +102,8 @@ final class RowPricing {
         if (measured.isEmpty()) {
             return;
         }
-        out.printf(Locale.ROOT, "# re-measured per row: a_alpha %s ns, o %s ns, copy %s GB/s, fold %s GB/s%s, L2 read %s GB/s%n",
+        out.printf(Locale.ROOT, "# re-measured per row (%.0f ms each): a_alpha %s ns, o %s ns, copy %s GB/s, fold %s GB/s%s, L2 read %s GB/s%n",
+                remeasureNs / 1e6 / measured.size(),
                 range(m -> m.lineLatencySameL3() * 1e9, "%.1f"), range(m -> m.callOverhead() * 1e9, "%.1f"),
                 range(m -> m.copyBandwidthCached() / 1e9, "%.2f"),
                 range(m -> m.reduceCachedByDtype().get(setup.dtype()) / 1e9, "%.2f"),
