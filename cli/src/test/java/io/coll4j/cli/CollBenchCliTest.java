@@ -219,7 +219,11 @@ class CollBenchCliTest {
         // calibrated: C and the result's read rates from the read probe, the volatile parameters re-measured per row
         assertTrue(lines.stream().anyMatch(l -> l.matches("#\\s+cacheCapacity(\\s+\\d+){4}\\s+bytes.*")), r.out());
         assertTrue(lines.stream().anyMatch(l -> l.matches("#\\s+resultReadBandwidth\\.dram(\\s+[0-9.]+){4}\\s+GB/s.*")), r.out());
-        assertEquals(2, lines.stream().filter(l -> l.startsWith("# re-measured per row: a_alpha ")).count(), r.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("#\\s+resultReadFixed(\\s+[0-9.]+){4}\\s+ns.*")), r.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("#\\s+resultReadBandwidth\\.\\d+MiB(\\s+[0-9.]+){4}\\s+GB/s.*")), r.out());
+        // o of the explained collective's own reference call
+        assertTrue(lines.stream().anyMatch(l -> l.matches("#\\s+callOverhead.*8-byte dissemination allreduce on .*")), r.out());
+        assertEquals(2, lines.stream().filter(l -> l.matches("# re-measured per row \\(\\d+ ms each\\): a_alpha .*")).count(), r.out());
         assertErrorReportConsistent(r.out(), "allreduce 2 ranks --consume, calibrated in this run");
         assertTrue(lines.get(lines.size() - 1).matches("pick within 10% of the measured best: \\d+/2 sizes \\(\\d+%\\)"), r.out());
     }
