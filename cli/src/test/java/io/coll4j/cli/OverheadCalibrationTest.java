@@ -40,4 +40,15 @@ class OverheadCalibrationTest {
         assertEquals(Collective.ALLREDUCE, ModelProbe.overheadCollective(Collective.BARRIER));
         assertEquals(Collective.ALLREDUCE, ModelProbe.overheadCollective(Collective.ALLTOALL));
     }
+
+    @Test
+    void aReMeasuredRateIsTheBestWindowOfRowBatchLength() {
+        // 5 us ops at best: windows of 4 (20 us); the best window is ops 2..5 (5, 5, 6, 5), 5.25 us an op, not the single 5
+        long[] ns = {9000, 9000, 5000, 5000, 6000, 5000, 9000, 9000, 5000, 9000};
+        assertEquals(21_000e-9 / 4, ModelProbe.bestWindowMean(ns), 1e-15);
+        // ops longer than a batch: each op is a window
+        assertEquals(30_000e-9, ModelProbe.bestWindowMean(new long[]{40_000, 30_000, 50_000}), 1e-15);
+        // fewer ops than a window: their mean
+        assertEquals(2_000e-9, ModelProbe.bestWindowMean(new long[]{1_000, 3_000}), 1e-15);
+    }
 }
