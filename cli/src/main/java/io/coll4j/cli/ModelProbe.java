@@ -489,8 +489,8 @@ final class ModelProbe {
      * o = 0; for the dissemination allreduce, T = o + a_α), and at least the time of the same call on a team of
      * one (no peer: the bare call path). The best of many short batches drops the batches another process
      * interrupted. Per collective because the call paths differ: measured with the allreduce (whose call
-     * dispatches a fold), o priced every 8–64-byte bcast 20–50% over what it measured (0.12–0.16 µs against
-     * 0.16–0.21 predicted) while the allreduce rows were 10–20% under.
+     * dispatches a fold), o priced the 16 B–1 KiB flat bcast rows up to 54% over (median +27%) while the
+     * 8–512 B allreduce rows were 8–11% under.
      */
     private double callOverhead(PrintWriter out, Map<String, Object> spreads, Topology topo, Pu[] pair, MachineModel noOverhead,
                                 int reps) {
