@@ -8,6 +8,7 @@ import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.nb.VectorCall;
 import io.coll4j.kernel.span.ChainAllreduce;
+import io.coll4j.kernel.span.ChainScan;
 import io.coll4j.kernel.span.LeaderAllgather;
 import io.coll4j.kernel.span.LeaderAllgatherv;
 import io.coll4j.kernel.span.LeaderAlltoall;
@@ -1113,7 +1114,11 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             requireUserOp(op);
             spanCheck(c, count, dtype, op, -1, bytes);
-            LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op.foldOp());
+            if (inRankOrder(op)) {
+                ChainScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op.foldOp());
+            } else {
+                LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op.foldOp());
+            }
             average(c, op, recv, count, dtype);
             return;
         }
