@@ -490,8 +490,9 @@ public final class CrossProcessDriver {
         }
 
         /**
-         * reproducible(true): allreduce, reduce and reduce-scatter of inexact f64 and f32 sums are bitwise the left
-         * fold over global ranks in ascending order, at counts 0, 1, odd and not divisible by the rank count.
+         * reproducible(true): allreduce, reduce, reduce-scatter(-v), scan and exscan of inexact f64 and f32 sums are
+         * bitwise the left fold over global ranks in ascending order, at counts 0, 1, odd and not divisible by the rank
+         * count.
          */
         void reproducible() {
             for (long n : new long[]{0, 1, 7, 3L * p + 1, 4097}) {
@@ -502,29 +503,47 @@ public final class CrossProcessDriver {
                     }
                     MemorySegment recv = buffer(d, n * p);
                     rank.allreduce(send, recv, n * p, d, Op.SUM);
-                    expect("reproducible allreduce", recv, d, 0, n * p, i -> leftFold(d, i));
+                    expect("reproducible allreduce", recv, d, 0, n * p, i -> leftFold(d, i, p - 1));
                     MemorySegment root = g == p - 1 ? buffer(d, n) : null;
                     rank.reduce(send, root, n, d, Op.SUM, p - 1);
                     if (root != null) {
-                        expect("reproducible reduce", root, d, 0, n, i -> leftFold(d, i));
+                        expect("reproducible reduce", root, d, 0, n, i -> leftFold(d, i, p - 1));
                     }
                     MemorySegment block = buffer(d, n);
                     rank.reduceScatter(send, block, n, d, Op.SUM);
-                    expect("reproducible reduce-scatter", block, d, 0, n, i -> leftFold(d, g * n + i));
+                    expect("reproducible reduce-scatter", block, d, 0, n, i -> leftFold(d, g * n + i, p - 1));
+                    long[] counts = unevenCounts(n);
+                    long at = java.util.Arrays.stream(counts).limit(g).sum();
+                    long total = java.util.Arrays.stream(counts).sum();
+                    MemorySegment whole = buffer(d, total);
+                    for (long i = 0; i < total; i++) {
+                        put(whole, d, i, inexact(g, i));
+                    }
+                    MemorySegment v = buffer(d, counts[g]);
+                    rank.reduceScatterV(whole, v, counts, d, Op.SUM);
+                    expect("reproducible reduce-scatter-v", v, d, 0, counts[g], i -> leftFold(d, at + i, p - 1));
+                    MemorySegment prefix = buffer(d, n);
+                    rank.scan(send.asSlice(0, n * d.size()), prefix, n, d, Op.SUM);
+                    expect("reproducible scan", prefix, d, 0, n, i -> leftFold(d, i, g));
+                    rank.exscan(send.asSlice(0, n * d.size()), prefix, n, d, Op.SUM);
+                    if (g > 0) {
+                        expect("reproducible exscan", prefix, d, 0, n, i -> leftFold(d, i, g - 1));
+                    }
                 }
             }
         }
 
-        private long leftFold(DType d, long i) {
+        /** The left fold over global ranks 0..last of inexact element i. */
+        private long leftFold(DType d, long i, int last) {
             if (d == DType.F32) {
                 float acc = (float) inexact(0, i);
-                for (int r = 1; r < p; r++) {
+                for (int r = 1; r <= last; r++) {
                     acc += (float) inexact(r, i);
                 }
                 return Float.floatToRawIntBits(acc);
             }
             double acc = inexact(0, i);
-            for (int r = 1; r < p; r++) {
+            for (int r = 1; r <= last; r++) {
                 acc += inexact(r, i);
             }
             return Double.doubleToRawLongBits(acc);
