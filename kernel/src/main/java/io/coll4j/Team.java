@@ -745,8 +745,8 @@ public final class Team implements AutoCloseable {
         /**
          * Spans every process of an MPI job (started by {@code mpirun}) with {@link #ranks} thread ranks in each:
          * rank ids become global (process index × ranks + local id) and every blocking collective and its plan
-         * runs hierarchically — coll4j inside a process, MPI between processes — with every dtype and op but a
-         * {@code UserOp}, and the semantics of one process (AVG divides by the global count). Needs {@code io.coll4j:coll4j-mpi} on the path and an MPI library; every process must build
+         * runs hierarchically — coll4j inside a process, MPI between processes — with every dtype and op, user ops
+         * included, and the semantics of one process (AVG divides by the global count). Needs {@code io.coll4j:coll4j-mpi} on the path and an MPI library; every process must build
          * its teams in the same order with the same rank count. Under {@code mpirun -np 1} the team is an
          * ordinary one (no MPI call on any collective's path). MPI is finalised when the last such team closes.
          *

@@ -21,6 +21,13 @@ import java.util.function.LongBinaryOperator;
  * <p>The function runs on the calling rank's thread, on segments of the team's arena and of the caller;
  * it must not keep them. It runs through plain Java calls, not the vector kernels.
  *
+ * <p>On a team spanning processes ({@code Team.Builder.mpi()}) a commutative op is also run by MPI, which
+ * combines the processes' partial results: MPI calls the function through an upcall stub with {@code dst} and
+ * {@code b} the same native segment ({@code inout = in op inout}), on the thread that is inside MPI — one of
+ * the team's rank threads, or the {@code coll4j-mpi} thread when MPI is funnelled. An exception it throws there
+ * is caught, MPI completes the call, and the rank then fails with it as the cause (which ends the job). A
+ * non-commutative op never runs inside MPI: the processes fold in ascending global rank order in Java.
+ *
  * @param name        for messages and {@code explain()}
  * @param dtype       the element type (its size is what algorithms cut at)
  * @param commutative whether {@code a op b == b op a}
