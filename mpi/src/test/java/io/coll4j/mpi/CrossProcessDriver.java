@@ -14,7 +14,8 @@ import java.util.List;
  * The cross-process suite's program, started by {@link MpiJobTest} under {@code mpirun}:
  * {@code check T} runs every hierarchical collective × dtype × op at counts 0, 1, odd, not divisible by
  * the rank count and a few MiB, heap and native, in place and not, on a team of T ranks per process (the core
- * dtypes and ops here, every other one in {@link EveryDtypeChecker}; {@code check-core T} the core only), and
+ * dtypes and ops and user ops ({@link UserOpChecker}) in both, every other dtype and op in {@link EveryDtypeChecker};
+ * {@code check-core T} leaves that one out), and
  * compares every rank's result with the reference left fold over global ranks (inputs are small
  * integers and powers of two, so every order is exact and any wrong element shows); it also checks that
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
