@@ -48,7 +48,8 @@ public final class CollectivePlan {
                 Arguments.op(op, dtype);
             }
             if (collective.rooted()) {
-                Arguments.root(root, p);
+                // a root is a global rank id: on a team spanning processes it may be in another process
+                Arguments.root(root, rank.size());
             }
             this.count = count;
             this.dtype = dtype;
@@ -94,6 +95,11 @@ public final class CollectivePlan {
 
     long count() {
         return count;
+    }
+
+    /** count × dtype size (× the local rank count for the collectives whose buffer holds a block per rank). */
+    long bytes() {
+        return bytes;
     }
 
     /** True at the first call only; read and written by the owning rank's thread. */

@@ -330,7 +330,7 @@ public final class Rank implements AutoCloseable {
                             + "execute(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)");
             default -> { }
         }
-        Arguments.collective(c, send, c == Collective.BCAST ? send : recv, count, t, plan.op(), root, id, localSize());
+        Arguments.buffers(c, send, c == Collective.BCAST ? send : recv, count, t, root, id, localSize());
         MemorySegment r = switch (c) {
             case BARRIER -> null;
             case BCAST -> send;
@@ -370,21 +370,27 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
-            requireUserOp(op);
-            spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, count * dtype.size());
-            Op fold = op.foldOp();
-            if (inRankOrder(op)) {
-                ChainAllreduce.run(span, local, send, recv, count, dtype, fold);
-            } else if (span.multiLeader(count * dtype.size())) {
-                MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
-            } else {
-                LeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
-            }
-            average(Collective.ALLREDUCE, op, recv, count, dtype);
+            spannedAllreduce(send, recv, count, dtype, op);
             return;
         }
         Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, localSize());
         execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, count * dtype.size());
+    }
+
+    /** A spanning team's allreduce after its arguments were checked (by {@link #allreduce} or the plan). */
+    private void spannedAllreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        requireUserOp(op);
+        long bytes = count * dtype.size();
+        spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, bytes);
+        Op fold = op.foldOp();
+        if (inRankOrder(op)) {
+            ChainAllreduce.run(span, local, send, recv, count, dtype, fold);
+        } else if (span.multiLeader(bytes)) {
+            MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
+        } else {
+            LeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
+        }
+        average(Collective.ALLREDUCE, op, recv, count, dtype);
     }
 
     /**
@@ -2066,7 +2072,11 @@ public final class Rank implements AutoCloseable {
             case BARRIER -> barrier();
             case BCAST -> bcast(send, n, t, plan.root());
             case REDUCE -> reduce(send, recv, n, t, plan.op(), plan.root());
-            case ALLREDUCE -> allreduce(send, recv, n, t, plan.op());
+            case ALLREDUCE -> {
+                // the plan checked count, dtype and op when it was made: only the buffers are new
+                Arguments.allreduceBuffers(send, recv, plan.bytes(), id());
+                spannedAllreduce(send, recv, n, t, plan.op());
+            }
             case REDUCE_SCATTER -> reduceScatter(send, recv, n, t, plan.op());
             case ALLGATHER -> allgather(send, recv, n, t);
             case GATHER -> gather(send, recv, n, t, plan.root());

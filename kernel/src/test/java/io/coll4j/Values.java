@@ -59,23 +59,33 @@ final class Values {
 
     /** Writes rank {@code rank}'s input (count elements) into seg at byte offset off. */
     static void fill(MemorySegment seg, long off, DType t, Op op, int rank, long count, long salt, boolean exact) {
+        // the op's shape is decided once, outside the loop: with the null test inside it, C2 (JDK 25.0.3) twice
+        // compiled this loop into code that folded a null op without the test and crashed the JVM (SIGSEGV at
+        // null + 12, the ordinal's offset) — under load, in CollectiveCorrectnessTest's bcast cases (op null)
+        Op shape = shape(op);
         for (long i = 0; i < count; i++) {
             long at = off + i * t.size();
             switch (t) {
-                case F64 -> seg.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at, value(t, op, rank, i, salt, exact));
-                case F32 -> seg.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, (float) value(t, op, rank, i, salt, exact));
+                case F64 -> seg.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at, value(t, shape, rank, i, salt, exact));
+                case F32 -> seg.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, (float) value(t, shape, rank, i, salt, exact));
                 case I32 -> seg.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits(rank, i, salt));
                 case I64 -> seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, bits(rank, i, salt));
-                default -> ScalarReference.set(t, seg, at, inputBits(t, op, rank, i, salt, exact));
+                default -> ScalarReference.set(t, seg, at, bitsOf(t, shape, rank, i, salt, exact));
             }
         }
     }
 
-    private static double value(DType t, Op op, int rank, long i, long salt, boolean exact) {
+    /** The op whose inputs a call gets: its fold op, SUM's for a collective without one (op null). */
+    private static Op shape(Op op) {
+        return op == null ? Op.SUM : op.foldOp();
+    }
+
+    /** {@code shape} is never null here (see {@link #fill}). */
+    private static double value(DType t, Op shape, int rank, long i, long salt, boolean exact) {
         if (!exact) {
             return randomDouble(rank, i, salt);
         }
-        double v = exactDouble(op == null ? Op.SUM : op.foldOp(), rank, i, salt);
+        double v = exactDouble(shape, rank, i, salt);
         if (t == DType.F32 && v == 3.0e10) {
             return 3.0e10f;
         }
@@ -84,6 +94,10 @@ final class Values {
 
     /** The raw bits of element i of rank's input, as stored (for exact comparisons). */
     static long inputBits(DType t, Op op, int rank, long i, long salt, boolean exact) {
+        return bitsOf(t, shape(op), rank, i, salt, exact);
+    }
+
+    private static long bitsOf(DType t, Op op, int rank, long i, long salt, boolean exact) {
         return switch (t) {
             case F64 -> Double.doubleToRawLongBits(value(t, op, rank, i, salt, exact));
             case F32 -> Float.floatToRawIntBits((float) value(t, op, rank, i, salt, exact));

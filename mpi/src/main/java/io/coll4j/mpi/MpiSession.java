@@ -93,7 +93,10 @@ final class MpiSession {
 
         /** On the calling thread: now inside call {@code name}. */
         void enter(String name) {
-            WHAT.setRelease(this, name);
+            if (what != name) {
+                // a reference store costs G1's card-marking barrier; a hot loop makes the same call every time
+                WHAT.setRelease(this, name);
+            }
             SEQ.setRelease(this, seq + 1);   // odd; the thread's own plain read of seq sees its own last store
         }
 
@@ -121,6 +124,9 @@ final class MpiSession {
 
     /** Serialises every call under {@link ThreadLevel#SERIALIZED}; null otherwise. */
     private final SerialLock serial;
+    /** The thread that last held {@link #serial} and its mark: read and written only under that lock. */
+    private Thread lastCaller;
+    private InFlight lastMark;
 
     private MpiSession(ThreadLevel want) {
         boolean funneled = want == ThreadLevel.FUNNELED;
@@ -275,10 +281,22 @@ final class MpiSession {
 
     /** Marks the calling thread as inside MPI call {@code what} (for the watchdog); pair with {@link #exit}. */
     InFlight enter(String what) {
+        InFlight f;
         if (serial != null) {
             serial.lock();
+            // under the lock, the last caller's mark is this session's plain state: the same thread (one rank per
+            // process, the latency path) finds it without the ThreadLocal's hash lookup
+            Thread t = Thread.currentThread();
+            if (lastCaller == t) {
+                f = lastMark;
+            } else {
+                f = mine.get();
+                lastCaller = t;
+                lastMark = f;
+            }
+        } else {
+            f = mine.get();
         }
-        InFlight f = mine.get();
         f.enter(what);
         return f;
     }

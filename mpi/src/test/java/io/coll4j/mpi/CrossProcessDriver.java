@@ -1,5 +1,6 @@
 package io.coll4j.mpi;
 
+import io.coll4j.Collective;
 import io.coll4j.Rank;
 import io.coll4j.Team;
 import io.coll4j.reductions.DType;
@@ -135,11 +136,29 @@ public final class CrossProcessDriver {
                 }
             }
             reduceScatter(DType.F64, Op.SUM, big / p);
+            plans();
             checks += new UserOpChecker(rank).all();
             vocabulary();
             inexactAgreement();
             rank.barrier();
             return checks;
+        }
+
+        /**
+         * Plans across processes take global roots (the last rank, in the last process) and check only their
+         * buffers per call: each core collective through a plan, results checked as for the calls.
+         */
+        private void plans() {
+            for (DType d : new DType[]{DType.F64, DType.I32}) {
+                for (long n : new long[]{1, 7, 3L * p + 1}) {
+                    allreduce(d, Op.SUM, n, n == 7, true);
+                    reduce(d, Op.MAX, n, p - 1, n == 1, true);
+                    reduceScatter(d, Op.SUM, n, true);
+                    bcast(d, n, p - 1, true);
+                    allgather(d, n, n == 1, true);
+                }
+            }
+            rank.plan(Collective.BARRIER, 0, null, null).execute(null, null);
         }
 
         /**
@@ -435,46 +454,86 @@ public final class CrossProcessDriver {
         }
 
         private void allreduce(DType d, Op op, long n, boolean inPlace) {
+            allreduce(d, op, n, inPlace, false);
+        }
+
+        private void allreduce(DType d, Op op, long n, boolean inPlace, boolean planned) {
             MemorySegment send = buffer(d, n);
             fill(send, d, g, 0, n, op);
             MemorySegment recv = inPlace ? send : buffer(d, n);
-            rank.allreduce(send, recv, n, d, op);
-            expect("allreduce " + op + (inPlace ? " in place" : ""), recv, d, 0, n, i -> expected(d, op, i));
+            if (planned) {
+                rank.plan(Collective.ALLREDUCE, n, d, op).execute(send, recv);
+            } else {
+                rank.allreduce(send, recv, n, d, op);
+            }
+            expect((planned ? "planned " : "") + "allreduce " + op + (inPlace ? " in place" : ""), recv, d, 0, n, i -> expected(d, op, i));
         }
 
         private void reduce(DType d, Op op, long n, int root, boolean inPlace) {
+            reduce(d, op, n, root, inPlace, false);
+        }
+
+        private void reduce(DType d, Op op, long n, int root, boolean inPlace, boolean planned) {
             MemorySegment send = buffer(d, n);
             fill(send, d, g, 0, n, op);
             MemorySegment recv = g != root ? null : inPlace ? send : buffer(d, n);
-            rank.reduce(send, recv, n, d, op, root);
+            if (planned) {
+                rank.plan(Collective.REDUCE, n, d, op, root).execute(send, recv);
+            } else {
+                rank.reduce(send, recv, n, d, op, root);
+            }
             if (g == root) {
-                expect("reduce " + op + " root " + root, recv, d, 0, n, i -> expected(d, op, i));
+                expect((planned ? "planned " : "") + "reduce " + op + " root " + root, recv, d, 0, n, i -> expected(d, op, i));
             }
         }
 
         private void reduceScatter(DType d, Op op, long n) {
+            reduceScatter(d, op, n, false);
+        }
+
+        private void reduceScatter(DType d, Op op, long n, boolean planned) {
             MemorySegment send = buffer(d, n * p);
             fill(send, d, g, 0, n * p, op);
             MemorySegment recv = buffer(d, n);
-            rank.reduceScatter(send, recv, n, d, op);
-            expect("reduce-scatter " + op, recv, d, 0, n, i -> expected(d, op, g * n + i));
+            if (planned) {
+                rank.plan(Collective.REDUCE_SCATTER, n, d, op).execute(send, recv);
+            } else {
+                rank.reduceScatter(send, recv, n, d, op);
+            }
+            expect((planned ? "planned " : "") + "reduce-scatter " + op, recv, d, 0, n, i -> expected(d, op, g * n + i));
         }
 
         private void bcast(DType d, long n, int root) {
+            bcast(d, n, root, false);
+        }
+
+        private void bcast(DType d, long n, int root, boolean planned) {
             MemorySegment buf = buffer(d, n);
             if (g == root) {
                 fill(buf, d, root, 0, n, Op.SUM);
             }
-            rank.bcast(buf, n, d, root);
-            expect("bcast root " + root, buf, d, 0, n, i -> bitsOf(d, value(root, i, Op.SUM)));
+            if (planned) {
+                rank.plan(Collective.BCAST, n, d, null, root).execute(buf, null);
+            } else {
+                rank.bcast(buf, n, d, root);
+            }
+            expect((planned ? "planned " : "") + "bcast root " + root, buf, d, 0, n, i -> bitsOf(d, value(root, i, Op.SUM)));
         }
 
         private void allgather(DType d, long n, boolean inPlace) {
+            allgather(d, n, inPlace, false);
+        }
+
+        private void allgather(DType d, long n, boolean inPlace, boolean planned) {
             MemorySegment recv = buffer(d, n * p);
             MemorySegment send = inPlace ? recv.asSlice(g * n * d.size(), n * d.size()) : buffer(d, n);
             fill(send, d, g, g * n, n, Op.SUM);
-            rank.allgather(send, recv, n, d);
-            expect("allgather" + (inPlace ? " in place" : ""), recv, d, 0, n * p, i -> bitsOf(d, value((int) (i / Math.max(n, 1)), i, Op.SUM)));
+            if (planned) {
+                rank.plan(Collective.ALLGATHER, n, d, null).execute(send, recv);
+            } else {
+                rank.allgather(send, recv, n, d);
+            }
+            expect((planned ? "planned " : "") + "allgather" + (inPlace ? " in place" : ""), recv, d, 0, n * p, i -> bitsOf(d, value((int) (i / Math.max(n, 1)), i, Op.SUM)));
         }
 
         private static long bitsOf(DType d, double v) {
