@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One rank's side of the cross-process suite for {@link UserOp}s: allreduce (in place and not), reduce (roots
- * other than 0, in place and not), reduce-scatter, reduce-scatter-v, scan and exscan, counts 0, 1, 2p+1 and one
- * large enough for several calls of MPI's user function, heap and native, with
+ * other than 0, in place and not), reduce-scatter, reduce-scatter-v, scan and exscan, counts 0, 1, 2p+1 and 1 MiB
+ * (an allreduce: MPI calls the function more than once from 3 processes on), heap and native, with
  * <ul>
  *   <li>commutative ops, which MPI runs through an upcall: i64 {@code a + b + 2ab} (a product in disguise, so
  *       the function must really run: MPI_SUM would be wrong), the product of (i64, i64) complex numbers mod
@@ -121,8 +121,9 @@ final class UserOpChecker {
                 scan(c, n, false, odd);
                 scan(c, n, true, !odd);
             }
-            // 1 MiB: MPI calls the user function more than once (pipelined segments) and, with T > 1 under
-            // MULTIPLE, the multi-leader allreduce runs it on every local rank's communicator at once
+            // 1 MiB: over SpanCheck's size; Open MPI calls the function once per step of its algorithm (seen: once
+            // on 2 processes, on half the vector; twice on 3), and with T > 1 under MULTIPLE the multi-leader
+            // allreduce runs it on every local rank's communicator at once
             allreduce(c, (1L << 20) / c.op().dtype().size(), false);
             if (c.op().name().equals("f64 sum")) {
                 bigSumCalls = lastSumCalls;
