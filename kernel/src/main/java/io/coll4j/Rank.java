@@ -17,6 +17,8 @@ import io.coll4j.kernel.span.LeaderGatherv;
 import io.coll4j.kernel.span.LeaderScatterv;
 import io.coll4j.kernel.span.LeaderAlltoallv;
 import io.coll4j.kernel.span.LeaderScan;
+import io.coll4j.kernel.span.LeaderSharedAllgather;
+import io.coll4j.kernel.span.LeaderSharedAllreduce;
 import io.coll4j.kernel.span.LeaderScatter;
 import io.coll4j.kernel.span.LeaderReduceScatterV;
 import io.coll4j.kernel.span.LeaderAllreduce;
@@ -98,6 +100,8 @@ public final class Rank implements AutoCloseable {
     private final SpanGroup span;
     /** Set by this rank's thread around the local half of a hierarchical collective (see {@link Local}). */
     private boolean inLocal;
+    /** Shared-view calls on a spanning team so far: their parity picks the process's shared buffer. */
+    private int sharedCalls;
     private final LocalOps local;
     /** Written by the rank's thread around every collective, read by {@link Team#close} (see {@link #execute}). */
     @SuppressWarnings("unused")
@@ -1975,20 +1979,22 @@ public final class Rank implements AutoCloseable {
      *
      * <p>The view is valid until this rank's next collective on this team: after that it may show a
      * later collective's data or throw {@link IllegalStateException}. Writing to it throws. Every rank
-     * must call {@code allgatherShared} (a rank calling {@code allgather} instead is a mismatch).
+     * must call {@code allgatherShared} (a rank calling {@code allgather} instead is a mismatch). On a team
+     * spanning processes there is one result per process, read in place by that process's ranks.
      *
-     * @return a read-only segment of {@code localSize() * sendCount} elements of {@code dtype}
+     * @return a read-only segment of {@code size() * sendCount} elements of {@code dtype}
      */
     public MemorySegment allgatherShared(MemorySegment send, long sendCount, DType dtype) {
         checkCaller();
-        if (spanned()) {
-            throw singleProcessOnly("allgatherShared");
-        }
         Arguments.count("sendCount", sendCount);
         Arguments.dtype(dtype);
         long block = Arguments.bytes(sendCount, dtype, 1);
-        Arguments.bytes(sendCount, dtype, localSize());
-        Arguments.readable("send", send, block, id);
+        long total = Arguments.bytes(sendCount, dtype, callSize());
+        Arguments.readable("send", send, block, callId());
+        if (spanned()) {
+            spanCheck(Collective.ALLGATHER, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT, total);
+            return LeaderSharedAllgather.run(span, local, sharedCalls++ & 1, send, sendCount, dtype);
+        }
         execute(SHARED_VIEW, Collective.ALLGATHER, send, null, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT);
         return SharedViewAllgather.view(call);
     }
@@ -2004,15 +2010,14 @@ public final class Rank implements AutoCloseable {
      *
      * <p>The view is valid until this rank's next collective on this team, as for
      * {@link #allgatherShared}. Writing to it throws. Every rank must call {@code allreduceShared} with the
-     * same count, dtype and op (a rank calling {@code allreduce} instead is a mismatch).
+     * same count, dtype and op (a rank calling {@code allreduce} instead is a mismatch). On a team spanning
+     * processes there is one result per process (the local fold, then MPI's, as {@link #allreduce}; under
+     * {@code reproducible(true)} the ascending global-rank fold), read in place by that process's ranks.
      *
      * @return a read-only segment of {@code count} elements of {@code dtype}
      */
     public MemorySegment allreduceShared(MemorySegment send, long count, DType dtype, Op op) {
         checkCaller();
-        if (spanned()) {
-            throw singleProcessOnly("allreduceShared");
-        }
         Arguments.count("count", count);
         Arguments.dtype(dtype);
         Arguments.op(op, dtype);
@@ -2020,7 +2025,13 @@ public final class Rank implements AutoCloseable {
             // the one shared result is read by every rank once the call returns: no rank may divide it then
             throw new IllegalArgumentException("op avg is not available on allreduceShared (sum, then divide a copy)");
         }
-        Arguments.readable("send", send, Arguments.bytes(count, dtype, 1), id);
+        long bytes = Arguments.bytes(count, dtype, 1);
+        Arguments.readable("send", send, bytes, callId());
+        if (spanned()) {
+            requireUserOp(op);
+            spanCheck(Collective.ALLREDUCE, count, dtype, op, SharedViewAllgather.SIGNATURE_ROOT, bytes);
+            return LeaderSharedAllreduce.run(span, local, sharedCalls++ & 1, team.reproducible(), send, count, dtype, op);
+        }
         execute(SHARED_VIEW_ALLREDUCE, Collective.ALLREDUCE, send, null, count, dtype, op, SharedViewAllgather.SIGNATURE_ROOT);
         return SharedViewAllreduce.view(call);
     }

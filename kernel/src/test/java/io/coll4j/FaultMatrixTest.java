@@ -214,6 +214,8 @@ class FaultMatrixTest {
             CollectiveTimeoutException e = assertInstanceOf(CollectiveTimeoutException.class, got[r], "rank " + r);
             assertEquals(List.of(missing), e.missingRanks(), e.getMessage());
             assertTrue(e.getMessage().contains("rank " + missing + " has entered no collective"), e.getMessage());
+            // and where its thread is: asleep in the body, not in coll4j
+            assertTrue(e.getMessage().contains("is at java.base/java.lang.Thread.sleep"), e.getMessage());
         }
     }
 

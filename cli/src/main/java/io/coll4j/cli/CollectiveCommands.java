@@ -1,6 +1,7 @@
 package io.coll4j.cli;
 
 import io.coll4j.kernel.algo.AlgorithmCatalog;
+import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
 
 import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
@@ -131,9 +132,12 @@ final class CollectiveCommands {
             long misplaced = 0;
             try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
                 boolean spans = team.processes() > 1;
-                if (spans && (nonblocking || persistent || !algs.equals(List.of("auto")))) {
+                boolean hierarchical = algs.stream().allMatch(a -> a.equals("auto")
+                        || (CollectiveBenchmark.hasSharedView(c) && a.equals(SharedViewAllgather.NAME)));
+                if (spans && (nonblocking || persistent || !hierarchical)) {
                     throw new IllegalArgumentException("--mpi over " + team.processes() + " processes runs the hierarchical "
-                            + "algorithms (leader, multi-leader): no -a, --nonblocking or --persistent");
+                            + "algorithms (leader, multi-leader; -a shared-view for allgather and allreduce): no other -a, "
+                            + "--nonblocking or --persistent");
                 }
                 long maxBytes = 0;
                 for (long s : setup.sizes(c)) {

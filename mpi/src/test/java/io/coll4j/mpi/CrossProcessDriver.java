@@ -137,6 +137,7 @@ public final class CrossProcessDriver {
             }
             reduceScatter(DType.F64, Op.SUM, big / p);
             plans();
+            sharedViews();
             checks += new UserOpChecker(rank).all();
             vocabulary();
             inexactAgreement();
@@ -159,6 +160,32 @@ public final class CrossProcessDriver {
                 }
             }
             rank.plan(Collective.BARRIER, 0, null, null).execute(null, null);
+        }
+
+        /**
+         * allgatherShared and allreduceShared across processes: one result per process, read-only, checked as
+         * the copying calls, at counts 0, 1, odd and not divisible by the rank count (consecutive calls
+         * alternate the process's two shared buffers).
+         */
+        private void sharedViews() {
+            for (DType d : new DType[]{DType.F64, DType.I64}) {
+                for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+                    MemorySegment send = buffer(d, n);
+                    fill(send, d, g, g * n, n, Op.SUM);
+                    MemorySegment all = rank.allgatherShared(send, n, d);
+                    long each = n;
+                    expect("allgatherShared", all, d, 0, n * p, i -> bitsOf(d, value((int) (i / Math.max(each, 1)), i, Op.SUM)));
+                    for (Op op : new Op[]{Op.SUM, Op.MAX}) {
+                        MemorySegment in = buffer(d, n);
+                        fill(in, d, g, 0, n, op);
+                        MemorySegment r = rank.allreduceShared(in, n, d, op);
+                        expect("allreduceShared " + op, r, d, 0, n, i -> expected(d, op, i));
+                    }
+                    if (n > 0 && !all.isReadOnly()) {
+                        throw new AssertionError("allgatherShared returned a writable view on global rank " + g);
+                    }
+                }
+            }
         }
 
         /**
@@ -589,6 +616,8 @@ public final class CrossProcessDriver {
                     if (g > 0) {
                         expect("reproducible exscan", prefix, d, 0, n, i -> leftFold(d, i, g - 1));
                     }
+                    expect("reproducible allreduceShared", rank.allreduceShared(send, n * p, d, Op.SUM), d, 0, n * p,
+                            i -> leftFold(d, i, p - 1));
                 }
             }
         }

@@ -94,14 +94,35 @@ final class CallDiagnostics {
         return Stamp.seq(call.ctrl().stampAcquire(call.ctrl().offset(q, ControlBlock.ANNOUNCE)));
     }
 
-    /** Where rank {@code q} is: the last collective it entered and what it called there. */
+    /** Where rank {@code q} is: the last collective it entered and what it called there, and where its thread is now. */
     private String whereIs(int q) {
         long e = entered(q);
-        if (e == 0) {
-            return "rank " + q + " has entered no collective";
+        String at = e == 0 ? "rank " + q + " has entered no collective" : "rank " + q + " last entered #" + e;
+        long[] a = e == 0 ? null : announced(q, e);
+        return at + (a == null ? "" : " (" + describe(a, false) + ")") + threadOf(q);
+    }
+
+    /** Frames shown of a missing rank's thread: enough to tell a rank computing from one blocked elsewhere. */
+    static final int FRAMES = 6;
+
+    /**
+     * ", its thread T is at f1 < f2 < …": a rank that never arrives is usually busy or blocked outside coll4j,
+     * and its stack says where (a rare path: reading another thread's stack is a handshake with it).
+     */
+    private String threadOf(int q) {
+        Thread t = call.team().thread(q);
+        if (t == null || t == Thread.currentThread()) {
+            return "";
         }
-        long[] a = announced(q, e);
-        return "rank " + q + " last entered #" + e + (a == null ? "" : " (" + describe(a, false) + ")");
+        StackTraceElement[] st = t.getStackTrace();
+        if (st.length == 0) {
+            return ", its thread " + t.getName() + " is " + t.getState();
+        }
+        StringBuilder sb = new StringBuilder(", its thread ").append(t.getName()).append(" is at ");
+        for (int i = 0; i < Math.min(FRAMES, st.length); i++) {
+            sb.append(i == 0 ? "" : " < ").append(st[i]);
+        }
+        return sb.append(st.length > FRAMES ? " < …" : "").toString();
     }
 
     private String waitingFor(int peer, int line, long target) {

@@ -18,6 +18,10 @@ public final class SpanGroup implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] scratch;
     private final MemorySegment[] results;
+    /** The process's two shared results (by call parity) of the shared-view collectives, grown by local rank 0. */
+    private final MemorySegment[] shared = new MemorySegment[2];
+    /** The view of a shared result of 0 bytes. */
+    static final MemorySegment EMPTY_VIEW = MemorySegment.ofArray(new byte[0]).asReadOnly();
     private final HierarchicalCost cost;
     /** Local rank 0's 32 bytes for {@link SpanCheck}: native, as MPI needs, and never resized. */
     private final MemorySegment checkCell;
@@ -96,6 +100,23 @@ public final class SpanGroup implements AutoCloseable {
      */
     public MemorySegment result(int localId, long bytes) {
         return grow(results, localId, bytes);
+    }
+
+    /**
+     * The process's shared result of {@code parity}, at least {@code bytes} (local rank 0 only, before the
+     * local steps that fill it; a replaced buffer stays allocated until {@link #close}, so an old view still
+     * reads memory).
+     */
+    MemorySegment shared(int parity, long bytes) {
+        return grow(shared, parity, bytes);
+    }
+
+    /**
+     * A read-only view of the first {@code bytes} of the shared result of {@code parity}, for any local rank after
+     * the local barrier that follows local rank 0's {@link #shared} (the barrier orders that write before this read).
+     */
+    MemorySegment sharedView(int parity, long bytes) {
+        return bytes == 0 ? EMPTY_VIEW : shared[parity].asSlice(0, bytes).asReadOnly();
     }
 
     private MemorySegment grow(MemorySegment[] slots, int localId, long bytes) {
