@@ -51,7 +51,7 @@ final class UserOpChecker {
         this.rank = rank;
         this.g = rank.id();
         this.p = rank.size();
-        this.buffers = new Buffers(rank);
+        this.buffers = Buffers.reusing(rank, 4);   // at most two buffers per call, one of them native
     }
 
     /** Small integers, distinct per rank, index and lane. */
