@@ -234,8 +234,8 @@ public final class Rank implements AutoCloseable {
 
     /**
      * {@code bytes} of native memory local to this rank's NUMA node (page aligned, zeroed — and so first
-     * touched — by this rank's thread, and bound to the node where memory binding works). Accessible from
-     * every rank; freed when the team is closed.
+     * touched — by this rank's thread, and bound to the node where memory binding works and the topology has
+     * more than one). Accessible from every rank; freed when the team is closed.
      */
     public MemorySegment allocate(long bytes) {
         checkCaller();
