@@ -24,7 +24,7 @@ static int ncomms;
 
 /* io.coll4j.reductions.DType ordinals */
 enum { F32, F64, I32, I64, F16, BF16, U32, U64, F32_I32, F64_I64, I32_I32, I64_I64, NDTYPES };
-/* io.coll4j.reductions.Op ordinals (AVG reaches MPI as SUM: Java divides after the fold; USER never does) */
+/* io.coll4j.reductions.Op ordinals (AVG reaches MPI as SUM: Java divides after the fold; USER through the *_user calls) */
 enum { SUM, PROD, MIN, MAX, BAND, BOR, BXOR, AVG, MINLOC, MAXLOC, USER, NOPS };
 
 static const int sizes[NDTYPES] = {4, 8, 4, 8, 2, 2, 4, 8, 8, 16, 8, 16};
@@ -37,6 +37,11 @@ static MPI_Datatype own_types[2];
 static int nown_types;
 static MPI_Op own_ops[32];
 static int nown_ops;
+/* The MPI ops of coll4j's UserOps (io.coll4j.mpi.UserOpUpcalls): made on first use from an FFM upcall stub, one per
+ * UserOp, addressed by index; freed by coll4j_mpi_finalize before MPI_Finalize. */
+#define MAX_USER_OPS 4096
+static MPI_Op user_ops[MAX_USER_OPS];
+static int nuser_ops;
 
 static MPI_Datatype dtype_of(int d) {
     return d >= 0 && d < NDTYPES ? types[d] : MPI_DATATYPE_NULL;
@@ -336,6 +341,10 @@ int coll4j_mpi_finalize(void) {
         MPI_Comm_free(&comms[i]);
     }
     ncomms = 0;
+    for (int i = 0; i < nuser_ops; i++) {
+        MPI_Op_free(&user_ops[i]);
+    }
+    nuser_ops = 0;
     for (int i = 0; i < nown_ops; i++) {
         MPI_Op_free(&own_ops[i]);
     }
@@ -383,19 +392,39 @@ int coll4j_mpi_processor_name(char *buf, int len) {
     return rc;
 }
 
+/*
+ * A user op: MPI calls `fn` (an FFM upcall stub into the JVM) as inout[i] = in[i] op inout[i], `len` elements of
+ * the dtype's MPI type at a time. MPI_Op_create is local, so processes need not create their ops in the same
+ * order. Writes the op's index for the *_user calls.
+ */
+int coll4j_mpi_op_create(void *fn, int commute, int *index) {
+    if (nuser_ops == MAX_USER_OPS) {
+        return MPI_ERR_OP;
+    }
+    int rc = MPI_Op_create((MPI_User_function *) fn, commute, &user_ops[nuser_ops]);
+    if (rc == MPI_SUCCESS) {
+        *index = nuser_ops++;
+    }
+    return rc;
+}
+
+static MPI_Op user_op_of(int u) {
+    return u >= 0 && u < nuser_ops ? user_ops[u] : MPI_OP_NULL;
+}
+
 /* send == NULL means in place (MPI_IN_PLACE). */
 /*
  * A call of at most one chunk is a tail call to MPI; the chunk loops live in functions of their own, since a loop
  * around the call (six registers saved, its state kept across the call) cost ~3.5 ns of a 13 ns one-process
  * MPI_Allreduce in a C loop, and the 8-byte allreduce is the latency path.
  */
-static __attribute__((noinline)) int allreduce_chunks(int comm, const void *send, void *recv, int64_t count, int dtype,
-                                                      int op) {
+static __attribute__((noinline)) int allreduce_op_chunks(int comm, const void *send, void *recv, int64_t count, int dtype,
+                                                         MPI_Op op) {
     for (int64_t off = 0; off < count; off += CHUNK) {
         int n = (int) (count - off < CHUNK ? count - off : CHUNK);
         size_t b = (size_t) off * (size_t) dsize(dtype);
         int rc = MPI_Allreduce(send ? (const char *) send + b : MPI_IN_PLACE, (char *) recv + b, n,
-                               dtype_of(dtype), op_of(dtype, op), comm_of(comm));
+                               dtype_of(dtype), op, comm_of(comm));
         if (rc != MPI_SUCCESS) {
             return rc;
         }
@@ -403,11 +432,25 @@ static __attribute__((noinline)) int allreduce_chunks(int comm, const void *send
     return MPI_SUCCESS;
 }
 
+/* The op lookup stays out of coll4j_mpi_allreduce's one-chunk path (its code is then as without user ops). */
+static __attribute__((noinline)) int allreduce_chunks(int comm, const void *send, void *recv, int64_t count, int dtype,
+                                                      int op) {
+    return allreduce_op_chunks(comm, send, recv, count, dtype, op_of(dtype, op));
+}
+
 int coll4j_mpi_allreduce(int comm, const void *send, void *recv, int64_t count, int dtype, int op) {
     if (count > CHUNK) {
         return allreduce_chunks(comm, send, recv, count, dtype, op);
     }
     return MPI_Allreduce(send ? send : MPI_IN_PLACE, recv, (int) count, dtype_of(dtype), op_of(dtype, op), comm_of(comm));
+}
+
+/* As coll4j_mpi_allreduce with user op `uop` (an index from coll4j_mpi_op_create). */
+int coll4j_mpi_allreduce_user(int comm, const void *send, void *recv, int64_t count, int dtype, int uop) {
+    if (count > CHUNK) {
+        return allreduce_op_chunks(comm, send, recv, count, dtype, user_op_of(uop));
+    }
+    return MPI_Allreduce(send ? send : MPI_IN_PLACE, recv, (int) count, dtype_of(dtype), user_op_of(uop), comm_of(comm));
 }
 
 static __attribute__((noinline)) int bcast_chunks(int comm, void *buf, int64_t count, int dtype, int root) {
@@ -428,18 +471,23 @@ int coll4j_mpi_bcast(int comm, void *buf, int64_t count, int dtype, int root) {
     return MPI_Bcast(buf, (int) count, dtype_of(dtype), root, comm_of(comm));
 }
 
-static __attribute__((noinline)) int reduce_chunks(int comm, const void *send, void *recv, int64_t count, int dtype,
-                                                   int op, int root) {
+static __attribute__((noinline)) int reduce_op_chunks(int comm, const void *send, void *recv, int64_t count, int dtype,
+                                                      MPI_Op op, int root) {
     for (int64_t off = 0; off < count; off += CHUNK) {
         int n = (int) (count - off < CHUNK ? count - off : CHUNK);
         size_t b = (size_t) off * (size_t) dsize(dtype);
         int rc = MPI_Reduce(send ? (const char *) send + b : MPI_IN_PLACE, recv ? (char *) recv + b : NULL, n,
-                            dtype_of(dtype), op_of(dtype, op), root, comm_of(comm));
+                            dtype_of(dtype), op, root, comm_of(comm));
         if (rc != MPI_SUCCESS) {
             return rc;
         }
     }
     return MPI_SUCCESS;
+}
+
+static __attribute__((noinline)) int reduce_chunks(int comm, const void *send, void *recv, int64_t count, int dtype,
+                                                   int op, int root) {
+    return reduce_op_chunks(comm, send, recv, count, dtype, op_of(dtype, op), root);
 }
 
 /* At the root send == NULL means in place (the contribution is in recv); elsewhere recv is unused. */
@@ -451,11 +499,27 @@ int coll4j_mpi_reduce(int comm, const void *send, void *recv, int64_t count, int
                       comm_of(comm));
 }
 
-int coll4j_mpi_reduce_scatter_block(int comm, const void *send, void *recv, int64_t recvcount, int dtype, int op) {
+int coll4j_mpi_reduce_user(int comm, const void *send, void *recv, int64_t count, int dtype, int uop, int root) {
+    if (count > CHUNK) {
+        return reduce_op_chunks(comm, send, recv, count, dtype, user_op_of(uop), root);
+    }
+    return MPI_Reduce(send ? send : MPI_IN_PLACE, recv, (int) count, dtype_of(dtype), user_op_of(uop), root,
+                      comm_of(comm));
+}
+
+static int reduce_scatter_block_with(int comm, const void *send, void *recv, int64_t recvcount, int dtype, MPI_Op op) {
     if (recvcount > INT_MAX) {
         return MPI_ERR_COUNT;
     }
-    return MPI_Reduce_scatter_block(send, recv, (int) recvcount, dtype_of(dtype), op_of(dtype, op), comm_of(comm));
+    return MPI_Reduce_scatter_block(send, recv, (int) recvcount, dtype_of(dtype), op, comm_of(comm));
+}
+
+int coll4j_mpi_reduce_scatter_block(int comm, const void *send, void *recv, int64_t recvcount, int dtype, int op) {
+    return reduce_scatter_block_with(comm, send, recv, recvcount, dtype, op_of(dtype, op));
+}
+
+int coll4j_mpi_reduce_scatter_block_user(int comm, const void *send, void *recv, int64_t recvcount, int dtype, int uop) {
+    return reduce_scatter_block_with(comm, send, recv, recvcount, dtype, user_op_of(uop));
 }
 
 /* send == NULL means in place: this process's block of recv already holds its contribution. */

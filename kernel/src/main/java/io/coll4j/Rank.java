@@ -8,6 +8,7 @@ import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.nb.VectorCall;
 import io.coll4j.kernel.span.ChainAllreduce;
+import io.coll4j.kernel.span.ChainScan;
 import io.coll4j.kernel.span.LeaderAllgather;
 import io.coll4j.kernel.span.LeaderAllgatherv;
 import io.coll4j.kernel.span.LeaderAlltoall;
@@ -233,8 +234,8 @@ public final class Rank implements AutoCloseable {
 
     /**
      * {@code bytes} of native memory local to this rank's NUMA node (page aligned, zeroed — and so first
-     * touched — by this rank's thread, and bound to the node where memory binding works). Accessible from
-     * every rank; freed when the team is closed.
+     * touched — by this rank's thread, and bound to the node where memory binding works and the topology has
+     * more than one). Accessible from every rank; freed when the team is closed.
      */
     public MemorySegment allocate(long bytes) {
         checkCaller();
@@ -283,10 +284,10 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
-            refuseOnSpan(op);
+            requireUserOp(op);
             spanCheck(Collective.REDUCE, count, dtype, op, root, count * dtype.size());
             Op fold = op.foldOp();
-            if (team.reproducible()) {
+            if (inRankOrder(op)) {
                 // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
                 ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, fold);
             } else {
@@ -382,11 +383,11 @@ public final class Rank implements AutoCloseable {
 
     /** A spanning team's allreduce after its arguments were checked (by {@link #allreduce} or the plan). */
     private void spannedAllreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
-        refuseOnSpan(op);
+        requireUserOp(op);
         long bytes = count * dtype.size();
         spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, bytes);
         Op fold = op.foldOp();
-        if (team.reproducible()) {
+        if (inRankOrder(op)) {
             ChainAllreduce.run(span, local, send, recv, count, dtype, fold);
         } else if (span.multiLeader(bytes)) {
             MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
@@ -404,13 +405,10 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         if (spanned()) {
             Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
-            refuseOnSpan(op);
+            requireUserOp(op);
             spanCheck(Collective.REDUCE_SCATTER, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
-            if (team.reproducible()) {
-                long block = recvCount * dtype.size();
-                MemorySegment all = span.result(id, block * size());
-                ChainAllreduce.run(span, local, send, all, recvCount * size(), dtype, op.foldOp());
-                MemorySegment.copy(all, (long) id() * block, recv, 0, block);
+            if (inRankOrder(op)) {
+                chainScatter(send, recv, recvCount * size(), dtype, op, recvCount * id(), recvCount);
             } else {
                 LeaderReduceScatter.run(span, local, send, recv, recvCount, dtype, op.foldOp());
             }
@@ -973,9 +971,17 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long total = checkReduceScatterV(send, recv, recvCounts, dtype, op);
         if (spanned()) {
-            refuseOnSpan(op);
+            requireUserOp(op);
             spanCheck(Collective.REDUCE_SCATTER_V, Signature.countsWord(recvCounts), dtype, op, -1, total);
-            LeaderReduceScatterV.run(span, local, send, recv, recvCounts, dtype, op.foldOp());
+            if (inRankOrder(op)) {
+                long at = 0;
+                for (int r = 0; r < id(); r++) {
+                    at += recvCounts[r];
+                }
+                chainScatter(send, recv, total / dtype.size(), dtype, op, at, recvCounts[id()]);
+            } else {
+                LeaderReduceScatterV.run(span, local, send, recv, recvCounts, dtype, op.foldOp());
+            }
             average(Collective.REDUCE_SCATTER_V, op, recv, recvCounts[id()], dtype);
             return;
         }
@@ -1116,9 +1122,13 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long bytes = checkScan(send, recv, count, dtype, op);
         if (spanned()) {
-            refuseOnSpan(op);
+            requireUserOp(op);
             spanCheck(c, count, dtype, op, -1, bytes);
-            LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op.foldOp());
+            if (inRankOrder(op)) {
+                ChainScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op.foldOp());
+            } else {
+                LeaderScan.run(span, local, c == Collective.EXSCAN, send, recv, count, dtype, op.foldOp());
+            }
             average(c, op, recv, count, dtype);
             return;
         }
@@ -1756,16 +1766,32 @@ public final class Rank implements AutoCloseable {
     }
 
     /**
-     * What a team spanning processes cannot do yet, refused on every rank before anything is sent: a UserOp.
-     * Its reducer lives in the single-process path ({@link #executeBlocks}); across processes MPI would have
-     * to call back into the JVM (an upcall per MPI user function), which the MPI shim does not do. Every dtype
-     * and every other op works: the shim maps each to an MPI datatype and op with coll4j's semantics.
+     * Op USER across processes needs the call's UserOp (the span's algorithms reduce with it, and MPI runs a
+     * commutative one's function): through a DType overload it is refused before anything is sent, as in one
+     * process.
      */
-    private static void refuseOnSpan(Op op) {
+    private void requireUserOp(Op op) {
         if (op == Op.USER) {
-            throw new IllegalArgumentException("a UserOp is not available on a team spanning processes yet "
-                    + "(its function would have to run inside MPI)");
+            userReducer();
         }
+    }
+
+    /**
+     * Whether a spanning call must fold in ascending global rank order (the chain): the team is reproducible,
+     * or the op is a non-commutative UserOp, which implies it (UserOp).
+     */
+    private boolean inRankOrder(Op op) {
+        return team.reproducible() || op == Op.USER && !userReducer().commutative();
+    }
+
+    /**
+     * The ordered reduce-scatter(-v) across processes: the chain allreduces the whole {@code send} of
+     * {@code total} elements into this rank's result buffer, then this rank copies its block out.
+     */
+    private void chainScatter(MemorySegment send, MemorySegment recv, long total, DType dtype, Op op, long at, long count) {
+        MemorySegment all = span.result(id, total * dtype.size());
+        ChainAllreduce.run(span, local, send, all, total, dtype, op.foldOp());
+        MemorySegment.copy(all, at * dtype.size(), recv, 0, count * dtype.size());
     }
 
     /** The checks of the blocking method of collective {@code c}, before anything is shared. */
@@ -2002,7 +2028,7 @@ public final class Rank implements AutoCloseable {
         long bytes = Arguments.bytes(count, dtype, 1);
         Arguments.readable("send", send, bytes, callId());
         if (spanned()) {
-            refuseOnSpan(op);
+            requireUserOp(op);
             spanCheck(Collective.ALLREDUCE, count, dtype, op, SharedViewAllgather.SIGNATURE_ROOT, bytes);
             return LeaderSharedAllreduce.run(span, local, sharedCalls++ & 1, team.reproducible(), send, count, dtype, op);
         }
@@ -2095,6 +2121,16 @@ public final class Rank implements AutoCloseable {
         @Override
         public int localSize() {
             return context.size();
+        }
+
+        @Override
+        public UserOp userOp() {
+            return userOp;
+        }
+
+        @Override
+        public Reducer reducer(DType dtype, Op op) {
+            return op == Op.USER ? userReducer() : Rank.this.reducer(dtype, op);
         }
 
         @Override

@@ -524,8 +524,14 @@ public final class Team implements AutoCloseable {
         return binder;
     }
 
-    /** The NUMA node of rank {@code r}'s PU, or null when the topology does not say. */
+    /** The NUMA node of rank {@code r}'s PU to bind its memory to, or null (one node, or the topology does not say). */
     NumaNode nodeOf(int r) {
+        if (topology.numaNodes().size() < 2) {
+            // one node: nothing to choose, and binding is not free — mbind(MIGRATE) takes the process's mmap lock
+            // for writing and drains every CPU's page lists; under load (a 3 x 2 cross-process job at load 13-31)
+            // a rank sat 40 s in hwloc_set_area_membind of a fresh rank.allocate and the job timed out
+            return null;
+        }
         int numa = plan.pu(r).numa();
         return numa >= 0 && numa < topology.numaNodes().size() ? topology.numaNodes().get(numa) : null;
     }
@@ -745,8 +751,8 @@ public final class Team implements AutoCloseable {
         /**
          * Spans every process of an MPI job (started by {@code mpirun}) with {@link #ranks} thread ranks in each:
          * rank ids become global (process index × ranks + local id) and every blocking collective and its plan
-         * runs hierarchically — coll4j inside a process, MPI between processes — with every dtype and op but a
-         * {@code UserOp}, and the semantics of one process (AVG divides by the global count). Needs {@code io.coll4j:coll4j-mpi} on the path and an MPI library; every process must build
+         * runs hierarchically — coll4j inside a process, MPI between processes — with every dtype and op, user ops
+         * included, and the semantics of one process (AVG divides by the global count). Needs {@code io.coll4j:coll4j-mpi} on the path and an MPI library; every process must build
          * its teams in the same order with the same rank count. Under {@code mpirun -np 1} the team is an
          * ordinary one (no MPI call on any collective's path). MPI is finalised when the last such team closes.
          *

@@ -3,6 +3,7 @@ package io.coll4j.mpi;
 import io.coll4j.kernel.span.ProcessSpan;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.UserOp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -181,6 +182,56 @@ final class MpiProcessSpan implements ProcessSpan {
         int o = op.ordinal();
         int rc = mpi.call("MPI_Reduce_scatter_block",
                 () -> (int) MpiShim.REDUCE_SCATTER_BLOCK.invokeExact(comm, in, out, recvCount, d, o));
+        mpi.check(rc, "MPI_Reduce_scatter_block");
+        s.out(out, recv, bytes);
+    }
+
+    /*
+     * The reductions with a commutative UserOp: its MPI op (UserOpUpcalls) through the shim's *_user calls. The
+     * check for an exception the function threw runs inside the call, on the thread that made the downcall (the
+     * funnel thread when funnelled), which is where the upcall ran.
+     */
+
+    @Override
+    public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        long bytes = count * op.dtype().size();
+        Staging s = staging(send, recv);
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
+        MemorySegment out = s.inOut(1, recv, bytes, send == null);
+        int d = op.dtype().ordinal();
+        int u = mpi.userOps.index(op);
+        int rc = mpi.call("MPI_Allreduce", () -> mpi.userOps.rethrow(op, "MPI_Allreduce",
+                (int) MpiShim.ALLREDUCE_USER.invokeExact(comm, in, out, count, d, u)));
+        mpi.check(rc, "MPI_Allreduce");
+        s.out(out, recv, bytes);
+    }
+
+    @Override
+    public void reduce(int comm, MemorySegment send, MemorySegment recv, long count, UserOp op, int rootProcess) {
+        long bytes = count * op.dtype().size();
+        Staging s = staging(send, recv);
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
+        MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, bytes, send == null);
+        int d = op.dtype().ordinal();
+        int u = mpi.userOps.index(op);
+        int rc = mpi.call("MPI_Reduce", () -> mpi.userOps.rethrow(op, "MPI_Reduce",
+                (int) MpiShim.REDUCE_USER.invokeExact(comm, in, out, count, d, u, rootProcess)));
+        mpi.check(rc, "MPI_Reduce");
+        if (recv != null) {
+            s.out(out, recv, bytes);
+        }
+    }
+
+    @Override
+    public void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, UserOp op) {
+        long bytes = recvCount * op.dtype().size();
+        Staging s = staging(send, recv);
+        MemorySegment in = s.in(0, send, bytes * mpi.size);
+        MemorySegment out = s.inOut(1, recv, bytes, false);
+        int d = op.dtype().ordinal();
+        int u = mpi.userOps.index(op);
+        int rc = mpi.call("MPI_Reduce_scatter_block", () -> mpi.userOps.rethrow(op, "MPI_Reduce_scatter_block",
+                (int) MpiShim.REDUCE_SCATTER_BLOCK_USER.invokeExact(comm, in, out, recvCount, d, u)));
         mpi.check(rc, "MPI_Reduce_scatter_block");
         s.out(out, recv, bytes);
     }

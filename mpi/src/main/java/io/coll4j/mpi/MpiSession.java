@@ -59,6 +59,8 @@ final class MpiSession {
         return f;
     });
     private volatile long timeoutNanos = Long.MAX_VALUE;
+    /** The MPI ops of the UserOps this process has reduced with across processes. */
+    final UserOpUpcalls userOps = new UserOpUpcalls(this);
 
     /**
      * One thread's MPI call in flight, without a clock read, an allocation or a fence on the call path: the
@@ -232,6 +234,7 @@ final class MpiSession {
 
     private void finalise() {
         call("MPI_Finalize", () -> (int) MpiShim.FINALIZE_MPI.invokeExact());
+        userOps.close();   // the shim freed their MPI ops before MPI_Finalize: nothing can call a stub now
         if (funnel != null) {
             funnel.shutdown();
         }

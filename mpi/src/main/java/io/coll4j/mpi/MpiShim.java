@@ -41,6 +41,10 @@ final class MpiShim {
     static final MethodHandle ERROR_STRING;
     static final MethodHandle ABORT;
     static final MethodHandle WTIME;
+    static final MethodHandle OP_CREATE;
+    static final MethodHandle ALLREDUCE_USER;
+    static final MethodHandle REDUCE_USER;
+    static final MethodHandle REDUCE_SCATTER_BLOCK_USER;
 
     static {
         SymbolLookup lib = ShimLibrary.open();
@@ -74,6 +78,13 @@ final class MpiShim {
         ERROR_STRING = h(linker, lib, "coll4j_mpi_error_string", FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, JAVA_INT));
         ABORT = h(linker, lib, "coll4j_mpi_abort", i);
         WTIME = h(linker, lib, "coll4j_mpi_wtime", FunctionDescriptor.of(JAVA_DOUBLE));
+        OP_CREATE = h(linker, lib, "coll4j_mpi_op_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+        ALLREDUCE_USER = h(linker, lib, "coll4j_mpi_allreduce_user",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+        REDUCE_USER = h(linker, lib, "coll4j_mpi_reduce_user",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT));
+        REDUCE_SCATTER_BLOCK_USER = h(linker, lib, "coll4j_mpi_reduce_scatter_block_user",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
     }
 
     private static MethodHandle h(Linker linker, SymbolLookup lib, String name, FunctionDescriptor d) {

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The cross-process suite: launches {@link CrossProcessDriver} under {@code mpirun --oversubscribe} on
  * 2 and 3 processes with 1 and 2 ranks each, with MPI_THREAD_MULTIPLE, SERIALIZED, SINGLE and funnelled, and the error
- * contract (a rank that throws ends the whole job, naming it, in bounded time). Skipped, saying so,
+ * contract (a rank that throws, or a user op's function inside MPI, ends the whole job, naming it, in bounded time). Skipped, saying so,
  * when mpirun is not installed.
  */
 class MpiJobTest {
@@ -95,6 +95,16 @@ class MpiJobTest {
         Job job = mpirun(2, List.of(), "throw", "2");
         assertTrue(job.exit() != 0, job.output());
         assertTrue(job.output().contains("global rank 1") && job.output().contains("planned failure of global rank 1"), job.output());
+        assertTrue(job.millis() < 60_000, "took " + job.millis() + " ms");
+    }
+
+    @Test
+    void aUserOpThatThrowsInsideMpiEndsEveryProcessNamingIt() throws Exception {
+        // the exception cannot leave the upcall (the JVM would exit): it is rethrown after MPI returns
+        Job job = mpirun(2, List.of(), "throw-user", "1");
+        assertTrue(job.exit() != 0, job.output());
+        assertTrue(job.output().contains("global rank 1") && job.output().contains("user op boom threw inside MPI_Allreduce")
+                && job.output().contains("planned failure of a user op in process 1"), job.output());
         assertTrue(job.millis() < 60_000, "took " + job.millis() + " ms");
     }
 

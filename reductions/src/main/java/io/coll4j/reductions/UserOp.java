@@ -21,12 +21,26 @@ import java.util.function.LongBinaryOperator;
  * <p>The function runs on the calling rank's thread, on segments of the team's arena and of the caller;
  * it must not keep them. It runs through plain Java calls, not the vector kernels.
  *
+ * <p>On a team spanning processes ({@code Team.Builder.mpi()}) a commutative op is also run by MPI, which
+ * combines the processes' partial results: MPI calls the function through an upcall stub with {@code dst} and
+ * {@code b} the same native segment ({@code inout = in op inout}), on the thread that is inside MPI — one of
+ * the team's rank threads, or the {@code coll4j-mpi} thread when MPI is funnelled. An exception it throws there
+ * is caught, MPI completes the call, and the rank then fails with it as the cause (which ends the job). A
+ * non-commutative op never runs inside MPI: the processes fold in ascending global rank order in Java.
+ *
  * @param name        for messages and {@code explain()}
  * @param dtype       the element type (its size is what algorithms cut at)
  * @param commutative whether {@code a op b == b op a}
  * @param function    the range form of the op
  */
 public record UserOp(String name, DType dtype, boolean commutative, RangeFunction function) {
+    /*
+     * Constants, not locals the lambdas capture: the JIT folds an access through a constant layout to one load or
+     * store, and leaves one through a captured layout a generic VarHandle call: ofDoubles' sum over 1 MiB took
+     * 2.2 ms with the captured layout and 43 µs with the constant (one JVM, native segments).
+     */
+    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
 
     /**
      * {@code dst[i] = a[i] op b[i]} for {@code count} elements at the byte offsets, left operand {@code a}.
@@ -48,10 +62,9 @@ public record UserOp(String name, DType dtype, boolean commutative, RangeFunctio
     /** An op on F64 elements given per element ({@code (a, b) -> a op b}). */
     public static UserOp ofDoubles(String name, boolean commutative, DoubleBinaryOperator f) {
         Objects.requireNonNull(f, "f");
-        ValueLayout.OfDouble l = ValueLayout.JAVA_DOUBLE_UNALIGNED;
         return new UserOp(name, DType.F64, commutative, (d, dOff, a, aOff, b, bOff, n) -> {
             for (long i = 0; i < n * 8; i += 8) {
-                d.set(l, dOff + i, f.applyAsDouble(a.get(l, aOff + i), b.get(l, bOff + i)));
+                d.set(F64, dOff + i, f.applyAsDouble(a.get(F64, aOff + i), b.get(F64, bOff + i)));
             }
         });
     }
@@ -62,10 +75,9 @@ public record UserOp(String name, DType dtype, boolean commutative, RangeFunctio
         if (dtype != DType.I64 && dtype != DType.U64) {
             throw new IllegalArgumentException("ofLongs needs dtype i64 or u64, got " + dtype);
         }
-        ValueLayout.OfLong l = ValueLayout.JAVA_LONG_UNALIGNED;
         return new UserOp(name, dtype, commutative, (d, dOff, a, aOff, b, bOff, n) -> {
             for (long i = 0; i < n * 8; i += 8) {
-                d.set(l, dOff + i, f.applyAsLong(a.get(l, aOff + i), b.get(l, bOff + i)));
+                d.set(I64, dOff + i, f.applyAsLong(a.get(I64, aOff + i), b.get(I64, bOff + i)));
             }
         });
     }

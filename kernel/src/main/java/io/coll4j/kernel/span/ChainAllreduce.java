@@ -3,7 +3,6 @@ package io.coll4j.kernel.span;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
-import io.coll4j.reductions.Reducers;
 
 import java.lang.foreign.MemorySegment;
 
@@ -37,7 +36,7 @@ public final class ChainAllreduce {
             ProcessSpan span = g.span();
             int me = g.process();
             int last = g.processes() - 1;
-            Reducer fold = Reducers.of(dtype, op);
+            Reducer fold = local.reducer(dtype, op);
             int first = 0;
             if (me == 0) {
                 MemorySegment.copy(slab, 0, recv, 0, bytes);

@@ -24,12 +24,12 @@ public final class LeaderAllreduce {
     public static void run(SpanGroup g, LocalOps local, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         ProcessSpan span = g.span();
         if (local.localSize() == 1) {
-            span.allreduce(span.world(), send == recv ? null : send, recv, count, dtype, op);
+            span.allreduce(span.world(), send == recv ? null : send, recv, count, dtype, op, local.userOp());
             return;
         }
         local.reduce(send, recv, count, dtype, op, 0);
         if (local.localId() == 0) {
-            span.allreduce(span.world(), null, recv, count, dtype, op);
+            span.allreduce(span.world(), null, recv, count, dtype, op, local.userOp());
         }
         local.bcast(recv, count, dtype, 0);
     }

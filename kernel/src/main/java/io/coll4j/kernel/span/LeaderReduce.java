@@ -29,13 +29,13 @@ public final class LeaderReduce {
         int localRoot = rootHere ? root % t : 0;
         boolean joins = local.localId() == localRoot;   // the one rank of this process that calls MPI
         if (t == 1) {
-            span.reduce(span.world(), rootHere && send == recv ? null : send, rootHere ? recv : null, count, dtype, op, rootProcess);
+            span.reduce(span.world(), rootHere && send == recv ? null : send, rootHere ? recv : null, count, dtype, op, local.userOp(), rootProcess);
             return;
         }
         MemorySegment into = !joins ? null : rootHere ? recv : g.scratch(localRoot, count * dtype.size());
         local.reduce(send, into, count, dtype, op, localRoot);
         if (joins) {
-            span.reduce(span.world(), rootHere ? null : into, rootHere ? recv : null, count, dtype, op, rootProcess);
+            span.reduce(span.world(), rootHere ? null : into, rootHere ? recv : null, count, dtype, op, local.userOp(), rootProcess);
         }
     }
 }

@@ -27,7 +27,7 @@ public final class LeaderReduceScatter {
         int t = local.localSize();
         long esize = dtype.size();
         if (t == 1) {
-            span.reduceScatterBlock(span.world(), send, recv, recvCount, dtype, op);
+            span.reduceScatterBlock(span.world(), send, recv, recvCount, dtype, op, local.userOp());
             return;
         }
         long total = recvCount * g.globalSize();
@@ -37,7 +37,7 @@ public final class LeaderReduceScatter {
         MemorySegment blocks = scratch == null ? null : scratch.asSlice(total * esize, mine * esize);
         local.reduce(send, reduced, total, dtype, op, 0);
         if (blocks != null) {
-            span.reduceScatterBlock(span.world(), reduced, blocks, mine, dtype, op);
+            span.reduceScatterBlock(span.world(), reduced, blocks, mine, dtype, op, local.userOp());
         }
         local.scatter(blocks, recv, recvCount, dtype, 0);
     }

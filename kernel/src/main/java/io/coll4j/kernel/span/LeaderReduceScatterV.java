@@ -32,7 +32,7 @@ public final class LeaderReduceScatterV {
         MemorySegment whole = me == 0 ? g.scratch(0, total * es) : null;
         local.reduce(send, whole, total, dtype, op, 0);
         if (me == 0) {
-            span.allreduce(span.world(), null, whole, total, dtype, op);
+            span.allreduce(span.world(), null, whole, total, dtype, op, local.userOp());
         }
         int first = g.process() * t;
         long[] offsets = SpanGroup.starts(recvCounts, 0, n, 1);

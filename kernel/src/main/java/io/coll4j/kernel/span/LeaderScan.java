@@ -3,7 +3,6 @@ package io.coll4j.kernel.span;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
-import io.coll4j.reductions.Reducers;
 
 import java.lang.foreign.MemorySegment;
 
@@ -35,7 +34,7 @@ public final class LeaderScan {
         int process = g.process();
         int processes = g.processes();
         long cb = count * dtype.size();
-        Reducer red = Reducers.of(dtype, op);
+        Reducer red = local.reducer(dtype, op);
         // the last local rank's own contribution, kept before an in-place exscan overwrites it
         MemorySegment own = null;
         if (exclusive && me == t - 1) {

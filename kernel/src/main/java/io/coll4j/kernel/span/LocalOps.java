@@ -2,6 +2,8 @@ package io.coll4j.kernel.span;
 
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+import io.coll4j.reductions.UserOp;
 
 import java.lang.foreign.MemorySegment;
 
@@ -14,6 +16,12 @@ public interface LocalOps {
     int localId();
 
     int localSize();
+
+    /** The UserOp of the call in progress (its op is {@link Op#USER}), else null: what the transport reduces with. */
+    UserOp userOp();
+
+    /** The reducer of (dtype, op) for the folds an algorithm does itself: the call's UserOp's for USER. */
+    Reducer reducer(DType dtype, Op op);
 
     void barrier();
 

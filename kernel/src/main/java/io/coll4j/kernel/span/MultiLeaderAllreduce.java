@@ -42,7 +42,7 @@ public final class MultiLeaderAllreduce {
         local.reduceScatterV(send, block, counts, dtype, op);
         MemorySegment mine = recv.asSlice(displs[me] * esize, counts[me] * esize);
         ProcessSpan span = g.span();
-        span.allreduce(span.perLocalRank(me), block, mine, counts[me], dtype, op);
+        span.allreduce(span.perLocalRank(me), block, mine, counts[me], dtype, op, local.userOp());
         local.allgatherv(mine, counts[me], recv, counts, displs, dtype);
     }
 }

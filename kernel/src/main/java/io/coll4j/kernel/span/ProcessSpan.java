@@ -2,6 +2,7 @@ package io.coll4j.kernel.span;
 
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.UserOp;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -59,7 +60,8 @@ public interface ProcessSpan {
 
     /*
      * The reductions take every dtype and every op with coll4j's semantics (Op, DType), bitwise where the local
-     * fold is, except AVG (callers fold it as SUM and divide once, by the global count) and USER.
+     * fold is, except AVG (callers fold it as SUM and divide once, by the global count) and USER (the
+     * overloads with a UserOp below).
      */
 
     void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op);
@@ -71,6 +73,48 @@ public interface ProcessSpan {
 
     /** MPI_Reduce_scatter_block: process i gets block i ({@code recvCount} elements) of the reduced {@code send}. */
     void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op);
+
+    /*
+     * The same three reductions with a commutative UserOp: the transport runs the op's function on the elements
+     * of its dtype (for MPI: an MPI_Op made once per UserOp from an upcall stub, called on the thread that calls
+     * MPI as inout = in op inout). An exception the function throws is caught there, the collective completes,
+     * and the call then throws an IllegalStateException with it as the cause, on this process only.
+     */
+
+    void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, UserOp op);
+
+    void reduce(int comm, MemorySegment send, MemorySegment recv, long count, UserOp op, int rootProcess);
+
+    void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, UserOp op);
+
+    /** {@link #allreduce(int, MemorySegment, MemorySegment, long, DType, Op)}, or with {@code user} when {@code op} is USER. */
+    default void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, UserOp user) {
+        if (op == Op.USER) {
+            allreduce(comm, send, recv, count, user);
+        } else {
+            allreduce(comm, send, recv, count, dtype, op);
+        }
+    }
+
+    /** {@link #reduce(int, MemorySegment, MemorySegment, long, DType, Op, int)}, or with {@code user} when {@code op} is USER. */
+    default void reduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, UserOp user,
+                        int rootProcess) {
+        if (op == Op.USER) {
+            reduce(comm, send, recv, count, user, rootProcess);
+        } else {
+            reduce(comm, send, recv, count, dtype, op, rootProcess);
+        }
+    }
+
+    /** {@link #reduceScatterBlock(int, MemorySegment, MemorySegment, long, DType, Op)}, or with {@code user} when {@code op} is USER. */
+    default void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op,
+                                    UserOp user) {
+        if (op == Op.USER) {
+            reduceScatterBlock(comm, send, recv, recvCount, user);
+        } else {
+            reduceScatterBlock(comm, send, recv, recvCount, dtype, op);
+        }
+    }
 
     /** {@code send == null}: in place, this process's block of {@code recv} holds its contribution. */
     void allgather(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype);
