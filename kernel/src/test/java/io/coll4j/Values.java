@@ -97,16 +97,16 @@ final class Values {
         return bitsOf(t, shape(op), rank, i, salt, exact);
     }
 
-    private static long bitsOf(DType t, Op op, int rank, long i, long salt, boolean exact) {
+    private static long bitsOf(DType t, Op shape, int rank, long i, long salt, boolean exact) {
         return switch (t) {
-            case F64 -> Double.doubleToRawLongBits(value(t, op, rank, i, salt, exact));
-            case F32 -> Float.floatToRawIntBits((float) value(t, op, rank, i, salt, exact));
+            case F64 -> Double.doubleToRawLongBits(value(t, shape, rank, i, salt, exact));
+            case F32 -> Float.floatToRawIntBits((float) value(t, shape, rank, i, salt, exact));
             case I32, U32 -> (int) bits(rank, i, salt);
             case I64, U64 -> bits(rank, i, salt);
             // exact inputs are small integers, powers of two and specials, all exact in both (or rounded
             // the same on every rank); sums of up to 8 of them stay exact even in bf16's 8 bits
-            case F16 -> Float.floatToFloat16((float) value(t, op, rank, i, salt, exact));
-            case BF16 -> bf16((float) value(t, op, rank, i, salt, exact));
+            case F16 -> Float.floatToFloat16((float) value(t, shape, rank, i, salt, exact));
+            case BF16 -> bf16((float) value(t, shape, rank, i, salt, exact));
             default -> throw new IllegalArgumentException("a pair is not one number: " + t);
         };
     }

@@ -124,9 +124,6 @@ final class MpiSession {
 
     /** Serialises every call under {@link ThreadLevel#SERIALIZED}; null otherwise. */
     private final SerialLock serial;
-    /** The thread that last held {@link #serial} and its mark: read and written only under that lock. */
-    private Thread lastCaller;
-    private InFlight lastMark;
 
     private MpiSession(ThreadLevel want) {
         boolean funneled = want == ThreadLevel.FUNNELED;
@@ -281,22 +278,10 @@ final class MpiSession {
 
     /** Marks the calling thread as inside MPI call {@code what} (for the watchdog); pair with {@link #exit}. */
     InFlight enter(String what) {
-        InFlight f;
         if (serial != null) {
             serial.lock();
-            // under the lock, the last caller's mark is this session's plain state: the same thread (one rank per
-            // process, the latency path) finds it without the ThreadLocal's hash lookup
-            Thread t = Thread.currentThread();
-            if (lastCaller == t) {
-                f = lastMark;
-            } else {
-                f = mine.get();
-                lastCaller = t;
-                lastMark = f;
-            }
-        } else {
-            f = mine.get();
         }
+        InFlight f = mine.get();
         f.enter(what);
         return f;
     }
