@@ -647,3 +647,97 @@ int coll4j_mpi_alltoallv_bytes(int comm, const void *send, const int64_t *send_c
     }
     return MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, comm_of(comm));
 }
+
+/*
+ * Non-blocking collectives (MPI-3, libnbc in Open MPI 4.1). MPI_Request handles stay here, in a table whose
+ * index Java holds; coll4j_mpi_test completes and frees a slot. Counts must fit MPI's int: one request per
+ * call (no chunk loop: a chunked call would be several requests, and Java refuses such counts at issue).
+ * The table is shared by every thread that calls MPI (THREAD_MULTIPLE: leaders of several teams), so a
+ * spin lock guards taking and giving back a slot; it is never held across an MPI call.
+ */
+#define MAX_REQS 65536
+static MPI_Request reqs[MAX_REQS];
+static int free_reqs[MAX_REQS];
+static int nfree;
+static int next_req;
+static volatile int reqs_lock;
+
+static int req_take(void) {
+    while (__sync_lock_test_and_set(&reqs_lock, 1)) {
+    }
+    int r = nfree > 0 ? free_reqs[--nfree] : next_req < MAX_REQS ? next_req++ : -1;
+    __sync_lock_release(&reqs_lock);
+    return r;
+}
+
+static void req_give(int r) {
+    while (__sync_lock_test_and_set(&reqs_lock, 1)) {
+    }
+    free_reqs[nfree++] = r;
+    __sync_lock_release(&reqs_lock);
+}
+
+/* Stores the slot of a posted request in *index, or gives the slot back when posting failed. */
+static int posted(int rc, int r, int *index) {
+    if (rc != MPI_SUCCESS) {
+        req_give(r);
+        return rc;
+    }
+    *index = r;
+    return MPI_SUCCESS;
+}
+
+#define TAKE_SLOT(count) \
+    if ((count) > INT_MAX) { return MPI_ERR_COUNT; } \
+    int r = req_take(); \
+    if (r < 0) { return MPI_ERR_REQUEST; }
+
+/* send == NULL means in place. */
+int coll4j_mpi_iallreduce(int comm, const void *send, void *recv, int64_t count, int dtype, int op, int *index) {
+    TAKE_SLOT(count)
+    return posted(MPI_Iallreduce(send ? send : MPI_IN_PLACE, recv, (int) count, dtype_of(dtype), op_of(dtype, op),
+                                 comm_of(comm), &reqs[r]), r, index);
+}
+
+int coll4j_mpi_ibcast(int comm, void *buf, int64_t count, int dtype, int root, int *index) {
+    TAKE_SLOT(count)
+    return posted(MPI_Ibcast(buf, (int) count, dtype_of(dtype), root, comm_of(comm), &reqs[r]), r, index);
+}
+
+/* At the root send == NULL means in place; elsewhere recv is unused. */
+int coll4j_mpi_ireduce(int comm, const void *send, void *recv, int64_t count, int dtype, int op, int root, int *index) {
+    TAKE_SLOT(count)
+    return posted(MPI_Ireduce(send ? send : MPI_IN_PLACE, recv, (int) count, dtype_of(dtype), op_of(dtype, op), root,
+                              comm_of(comm), &reqs[r]), r, index);
+}
+
+int coll4j_mpi_ireduce_scatter_block(int comm, const void *send, void *recv, int64_t recvcount, int dtype, int op,
+                                     int *index) {
+    TAKE_SLOT(recvcount)
+    return posted(MPI_Ireduce_scatter_block(send, recv, (int) recvcount, dtype_of(dtype), op_of(dtype, op), comm_of(comm),
+                                            &reqs[r]), r, index);
+}
+
+/* send == NULL means in place: this process's block of recv holds its contribution. */
+int coll4j_mpi_iallgather(int comm, const void *send, void *recv, int64_t count, int dtype, int *index) {
+    TAKE_SLOT(count)
+    return posted(MPI_Iallgather(send ? send : MPI_IN_PLACE, (int) count, dtype_of(dtype), recv, (int) count,
+                                 dtype_of(dtype), comm_of(comm), &reqs[r]), r, index);
+}
+
+int coll4j_mpi_ibarrier(int comm, int *index) {
+    TAKE_SLOT(0)
+    return posted(MPI_Ibarrier(comm_of(comm), &reqs[r]), r, index);
+}
+
+/* MPI_Test of slot `index`: *flag = 1 when complete (the slot is then free for the next request). */
+int coll4j_mpi_test(int index, int *flag) {
+    if (index < 0 || index >= MAX_REQS) {
+        return MPI_ERR_REQUEST;
+    }
+    int rc = MPI_Test(&reqs[index], flag, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && *flag) {
+        req_give(index);
+    }
+    return rc;
+}

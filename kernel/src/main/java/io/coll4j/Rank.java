@@ -26,7 +26,10 @@ import io.coll4j.kernel.span.LeaderBarrier;
 import io.coll4j.kernel.span.LeaderBcast;
 import io.coll4j.kernel.span.LeaderReduce;
 import io.coll4j.kernel.span.LeaderReduceScatter;
+import io.coll4j.kernel.span.LocalJoin;
 import io.coll4j.kernel.span.LocalOps;
+import io.coll4j.kernel.span.SpanQueue;
+import io.coll4j.kernel.span.SpanRequest;
 import io.coll4j.kernel.span.MultiLeaderAllreduce;
 import io.coll4j.kernel.span.SpanCheck;
 import io.coll4j.kernel.span.SpanGroup;
@@ -42,6 +45,7 @@ import io.coll4j.topology.Pu;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -256,6 +260,7 @@ public final class Rank implements AutoCloseable {
     public void barrier() {
         checkCaller();
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.BARRIER, 0, null, null, -1, 0);
             LeaderBarrier.run(span, local);
             return;
@@ -267,6 +272,7 @@ public final class Rank implements AutoCloseable {
     public void bcast(MemorySegment buf, long count, DType dtype, int root) {
         checkCaller();
         if (spanned()) {
+            flushSpanned();
             Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
             spanCheck(Collective.BCAST, count, dtype, null, root, count * dtype.size());
             LeaderBcast.run(span, local, buf, count, dtype, root);
@@ -283,6 +289,7 @@ public final class Rank implements AutoCloseable {
     public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
         if (spanned()) {
+            flushSpanned();
             Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
             requireUserOp(op);
             spanCheck(Collective.REDUCE, count, dtype, op, root, count * dtype.size());
@@ -309,6 +316,7 @@ public final class Rank implements AutoCloseable {
         int root = plan.root();
         CollectiveAlgorithm alg = plan.algorithm();
         if (spanned()) {
+            flushSpanned();
             executeSpanned(plan, send, recv);
             return;
         }
@@ -373,6 +381,7 @@ public final class Rank implements AutoCloseable {
     public void allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
         if (spanned()) {
+            flushSpanned();
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
             spannedAllreduce(send, recv, count, dtype, op);
             return;
@@ -404,6 +413,7 @@ public final class Rank implements AutoCloseable {
     public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         checkCaller();
         if (spanned()) {
+            flushSpanned();
             Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
             requireUserOp(op);
             spanCheck(Collective.REDUCE_SCATTER, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
@@ -426,6 +436,7 @@ public final class Rank implements AutoCloseable {
     public void allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         checkCaller();
         if (spanned()) {
+            flushSpanned();
             Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
             spanCheck(Collective.ALLGATHER, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
             LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
@@ -747,6 +758,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long total = checkGather(send, recv, count, dtype, root);
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.GATHER, count, dtype, null, root, total);
             LeaderGather.run(span, local, send, recv, count, dtype, root);
             return;
@@ -785,6 +797,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long total = checkScatter(send, recv, count, dtype, root);
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.SCATTER, count, dtype, null, root, total);
             LeaderScatter.run(span, local, send, recv, count, dtype, root);
             return;
@@ -829,6 +842,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.GATHERV, 0, dtype, null, root, 0);
             LeaderGatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype, root);
             return;
@@ -877,6 +891,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.SCATTERV, 0, dtype, null, root, 0);
             LeaderScatterv.run(span, local, send, sendCounts, displs, recv, recvCount, dtype, root);
             return;
@@ -925,6 +940,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long total = checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.ALLGATHERV, Signature.countsWord(recvCounts), dtype, null, -1, total);
             LeaderAllgatherv.run(span, local, send, sendCount, recv, recvCounts, displs, dtype);
             return;
@@ -971,6 +987,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long total = checkReduceScatterV(send, recv, recvCounts, dtype, op);
         if (spanned()) {
+            flushSpanned();
             requireUserOp(op);
             spanCheck(Collective.REDUCE_SCATTER_V, Signature.countsWord(recvCounts), dtype, op, -1, total);
             if (inRankOrder(op)) {
@@ -1026,6 +1043,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long total = checkAlltoall(send, recv, count, dtype);
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.ALLTOALL, count, dtype, null, -1, total);
             LeaderAlltoall.run(span, local, send, recv, count, dtype);
             return;
@@ -1063,6 +1081,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         checkAlltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.ALLTOALLV, 0, dtype, null, -1, 0);
             LeaderAlltoallv.run(span, local, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
             return;
@@ -1122,6 +1141,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         long bytes = checkScan(send, recv, count, dtype, op);
         if (spanned()) {
+            flushSpanned();
             requireUserOp(op);
             spanCheck(c, count, dtype, op, -1, bytes);
             if (inRankOrder(op)) {
@@ -1706,7 +1726,7 @@ public final class Rank implements AutoCloseable {
                           VectorCall call) {
         refuseOnRequests(op);
         if (span != null) {
-            throw singleProcessOnly("non-blocking " + c.cliName());
+            return spannedRequest(c, send, recv, count, dtype, op, root, call, false);
         }
         if (context.isAborted()) {
             throw context.abortedException(id);
@@ -1730,7 +1750,7 @@ public final class Rank implements AutoCloseable {
                                    int root, VectorCall call) {
         refuseOnRequests(op);
         if (span != null) {
-            throw singleProcessOnly("persistent " + c.cliName());
+            return spannedRequest(c, send, recv, count, dtype, op, root, call, true);
         }
         if (context.isAborted()) {
             throw context.abortedException(id);
@@ -1738,6 +1758,65 @@ public final class Rank implements AutoCloseable {
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
         io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, true, send, recv, call);
         return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine, x, id);
+    }
+
+    /** This rank's outstanding requests across processes, and local rank 0's order of their MPI calls (first use). */
+    private SpanQueue spanQueue;
+
+    /**
+     * A non-blocking or persistent collective of a team that spans processes: the non-blocking schedule of its
+     * leader algorithm ({@link SpanRequest}). Barrier, bcast, allreduce, reduce-scatter and allgather; the other
+     * collectives, and the reductions of a team that folds in global rank order, are refused by name.
+     */
+    private SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
+                                       int root, VectorCall call, boolean persistent) {
+        String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
+        if (call != null || !SPANNED_REQUESTS.contains(c)) {
+            throw singleProcessOnly(what);
+        }
+        if (c.reduces() && inRankOrder(op)) {
+            throw new UnsupportedOperationException(what + " is not available on a reproducible(true) team that spans "
+                    + "processes: its fold runs in global rank order through a chain of blocking MPI calls (ChainAllreduce), "
+                    + "which has no non-blocking form; use the blocking " + c.cliName());
+        }
+        long perProcess = c == Collective.ALLGATHER || c == Collective.REDUCE_SCATTER ? count * localSize() : count;
+        if (perProcess > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(what + " across processes moves " + perProcess + " elements per process in "
+                    + "one MPI non-blocking call, more than MPI's int count allows; use the blocking form (it cuts chunks)");
+        }
+        if (context.isAborted()) {
+            throw context.abortedException(id);
+        }
+        if (spanQueue == null) {
+            spanQueue = new SpanQueue();
+        }
+        io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
+        LocalJoin join = (lc, ls, lr, n, t, o, r) -> io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
+                engine.join(++issued, id, lc, n, t, o, r, true, ls, lr), id);
+        List<SpanRequest.Stage> stages = switch (c) {
+            case BARRIER -> LeaderBarrier.schedule(span, local, join);
+            case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
+            case ALLREDUCE -> LeaderAllreduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
+            case REDUCE_SCATTER -> LeaderReduceScatter.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
+            case ALLGATHER -> LeaderAllgather.schedule(span, local, join, send, recv, count, dtype);
+            default -> throw singleProcessOnly(what);
+        };
+        return persistent ? SpanRequest.persistent(stages, spanQueue, context, id, what)
+                : SpanRequest.oneShot(stages, spanQueue, context, id, what);
+    }
+
+    /** The collectives whose requests work across processes (the rest are single-process only). */
+    private static final java.util.Set<Collective> SPANNED_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
+            Collective.BCAST, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER);
+
+    /**
+     * Before a blocking call of local rank 0 across processes: its outstanding requests' MPI calls go first, so
+     * MPI sees the same order in every process ({@link SpanQueue#flush}). One null check when there are none.
+     */
+    private void flushSpanned() {
+        if (spanQueue != null && spanQueue.mustFlush()) {
+            spanQueue.flush(context, id);
+        }
     }
 
     /** Joins a chain's collective stage under the next issue number; the chain posts it when the stage is reached. */
@@ -1806,40 +1885,40 @@ public final class Rank implements AutoCloseable {
             refuseOnRequests(op);
         }
         if (c.rooted()) {
-            Arguments.root(root, localSize());
+            Arguments.root(root, callSize());
         }
         switch (c) {
-            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, dtype, 1), id);
+            case BCAST -> Arguments.writable("buf", send, Arguments.bytes(count, dtype, 1), callId());
             case REDUCE -> {
                 long bytes = Arguments.bytes(count, dtype, 1);
-                Arguments.readable("send", send, bytes, id);
+                Arguments.readable("send", send, bytes, callId());
                 if (id == root) {
-                    Arguments.writable("recv", recv, bytes, id);
+                    Arguments.writable("recv", recv, bytes, callId());
                     Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
                 }
             }
             case ALLREDUCE -> {
                 long bytes = Arguments.bytes(count, dtype, 1);
-                Arguments.readable("send", send, bytes, id);
-                Arguments.writable("recv", recv, bytes, id);
+                Arguments.readable("send", send, bytes, callId());
+                Arguments.writable("recv", recv, bytes, callId());
                 Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
             }
             case REDUCE_SCATTER -> {
                 long block = Arguments.bytes(count, dtype, 1);
-                long total = Arguments.bytes(count, dtype, localSize());
-                Arguments.readable("send", send, total, id);
-                Arguments.writable("recv", recv, block, id);
+                long total = Arguments.bytes(count, dtype, callSize());
+                Arguments.readable("send", send, total, callId());
+                Arguments.writable("recv", recv, block, callId());
                 if (Arguments.overlap(send, total, recv, block)) {
                     throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
                 }
             }
             case ALLGATHER -> {
                 long block = Arguments.bytes(count, dtype, 1);
-                long total = Arguments.bytes(count, dtype, localSize());
-                Arguments.readable("send", send, block, id);
-                Arguments.writable("recv", recv, total, id);
+                long total = Arguments.bytes(count, dtype, callSize());
+                Arguments.readable("send", send, block, callId());
+                Arguments.writable("recv", recv, total, callId());
                 if (Arguments.overlap(send, block, recv, total)
-                        && !Arguments.sameStart(send, recv.asSlice(Math.min(id * block, recv.byteSize())))) {
+                        && !Arguments.sameStart(send, recv.asSlice(Math.min(callId() * block, recv.byteSize())))) {
                     throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
                 }
             }
@@ -1992,6 +2071,7 @@ public final class Rank implements AutoCloseable {
         long total = Arguments.bytes(sendCount, dtype, callSize());
         Arguments.readable("send", send, block, callId());
         if (spanned()) {
+            flushSpanned();
             spanCheck(Collective.ALLGATHER, sendCount, dtype, null, SharedViewAllgather.SIGNATURE_ROOT, total);
             return LeaderSharedAllgather.run(span, local, sharedCalls++ & 1, send, sendCount, dtype);
         }
@@ -2028,6 +2108,7 @@ public final class Rank implements AutoCloseable {
         long bytes = Arguments.bytes(count, dtype, 1);
         Arguments.readable("send", send, bytes, callId());
         if (spanned()) {
+            flushSpanned();
             requireUserOp(op);
             spanCheck(Collective.ALLREDUCE, count, dtype, op, SharedViewAllgather.SIGNATURE_ROOT, bytes);
             return LeaderSharedAllreduce.run(span, local, sharedCalls++ & 1, team.reproducible(), send, count, dtype, op);

@@ -343,6 +343,71 @@ final class MpiProcessSpan implements ProcessSpan {
         s.out(b, buf, bytes);
     }
 
+    /*
+     * The non-blocking forms: the request's own native buffers (MpiPending), never the per-thread staging above,
+     * which the next blocking call would overwrite while MPI still reads it.
+     */
+
+    @Override
+    public Pending iallreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        long bytes = count * dtype.size();
+        MemorySegment in = send == null ? MemorySegment.NULL : MpiPending.nativeOf(send, bytes, true);
+        MemorySegment out = MpiPending.nativeOf(recv, bytes, send == null);
+        int d = dtype.ordinal();
+        int o = op.ordinal();
+        return MpiPending.post(mpi, "MPI_Iallreduce", in, out, MpiPending.heapTarget(recv),
+                slot -> (int) MpiShim.IALLREDUCE.invokeExact(comm, in, out, count, d, o, slot));
+    }
+
+    @Override
+    public Pending ibcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess) {
+        long bytes = count * dtype.size();
+        boolean root = rootProcess == mpi.rank;
+        MemorySegment b = MpiPending.nativeOf(buf, bytes, root);
+        int d = dtype.ordinal();
+        return MpiPending.post(mpi, "MPI_Ibcast", null, b, root ? null : MpiPending.heapTarget(buf),
+                slot -> (int) MpiShim.IBCAST.invokeExact(comm, b, count, d, rootProcess, slot));
+    }
+
+    @Override
+    public Pending ireduce(int comm, MemorySegment buf, long count, DType dtype, Op op, int rootProcess) {
+        long bytes = count * dtype.size();
+        boolean root = rootProcess == mpi.rank;
+        MemorySegment b = MpiPending.nativeOf(buf, bytes, true);
+        // at the root in place (send NULL = MPI_IN_PLACE, the contribution in recv); elsewhere b is the send buffer
+        MemorySegment in = root ? MemorySegment.NULL : b;
+        MemorySegment out = root ? b : MemorySegment.NULL;
+        int d = dtype.ordinal();
+        int o = op.ordinal();
+        return MpiPending.post(mpi, "MPI_Ireduce", b, b, root ? MpiPending.heapTarget(buf) : null,
+                slot -> (int) MpiShim.IREDUCE.invokeExact(comm, in, out, count, d, o, rootProcess, slot));
+    }
+
+    @Override
+    public Pending ireduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
+        long bytes = recvCount * dtype.size();
+        MemorySegment in = MpiPending.nativeOf(send, bytes * mpi.size, true);
+        MemorySegment out = MpiPending.nativeOf(recv, bytes, false);
+        int d = dtype.ordinal();
+        int o = op.ordinal();
+        return MpiPending.post(mpi, "MPI_Ireduce_scatter_block", in, out, MpiPending.heapTarget(recv),
+                slot -> (int) MpiShim.IREDUCE_SCATTER_BLOCK.invokeExact(comm, in, out, recvCount, d, o, slot));
+    }
+
+    @Override
+    public Pending iallgather(int comm, MemorySegment recv, long count, DType dtype) {
+        MemorySegment out = MpiPending.nativeOf(recv, count * dtype.size() * mpi.size, true);
+        int d = dtype.ordinal();
+        return MpiPending.post(mpi, "MPI_Iallgather", null, out, MpiPending.heapTarget(recv),
+                slot -> (int) MpiShim.IALLGATHER.invokeExact(comm, MemorySegment.NULL, out, count, d, slot));
+    }
+
+    @Override
+    public Pending ibarrier(int comm) {
+        return MpiPending.post(mpi, "MPI_Ibarrier", null, null, null,
+                slot -> (int) MpiShim.IBARRIER.invokeExact(comm, slot));
+    }
+
     /** This thread's staging buffers when {@code a} or {@code b} is a heap segment; else no thread-local lookup at all. */
     private Staging staging(MemorySegment a, MemorySegment b) {
         return (a == null || a.isNative()) && (b == null || b.isNative()) ? NATIVE : staging.get();

@@ -45,6 +45,13 @@ final class MpiShim {
     static final MethodHandle ALLREDUCE_USER;
     static final MethodHandle REDUCE_USER;
     static final MethodHandle REDUCE_SCATTER_BLOCK_USER;
+    static final MethodHandle IALLREDUCE;
+    static final MethodHandle IBCAST;
+    static final MethodHandle IREDUCE;
+    static final MethodHandle IREDUCE_SCATTER_BLOCK;
+    static final MethodHandle IALLGATHER;
+    static final MethodHandle IBARRIER;
+    static final MethodHandle TEST;
 
     static {
         SymbolLookup lib = ShimLibrary.open();
@@ -85,6 +92,19 @@ final class MpiShim {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT));
         REDUCE_SCATTER_BLOCK_USER = h(linker, lib, "coll4j_mpi_reduce_scatter_block_user",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+        // the non-blocking calls: the last argument receives the index of the request in the shim's table
+        IALLREDUCE = h(linker, lib, "coll4j_mpi_iallreduce",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        IBCAST = h(linker, lib, "coll4j_mpi_ibcast",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        IREDUCE = h(linker, lib, "coll4j_mpi_ireduce",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+        IREDUCE_SCATTER_BLOCK = h(linker, lib, "coll4j_mpi_ireduce_scatter_block",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        IALLGATHER = h(linker, lib, "coll4j_mpi_iallgather",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
+        IBARRIER = h(linker, lib, "coll4j_mpi_ibarrier", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+        TEST = h(linker, lib, "coll4j_mpi_test", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
 
     private static MethodHandle h(Linker linker, SymbolLookup lib, String name, FunctionDescriptor d) {

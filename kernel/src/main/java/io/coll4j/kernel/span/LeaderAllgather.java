@@ -1,8 +1,11 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Leader-based allgather across processes [HMPI §2.5]: the local ranks gather into this process's block of
@@ -37,5 +40,35 @@ public final class LeaderAllgather {
             span.allgather(span.world(), null, recv, block, dtype);
         }
         local.bcast(recv, block * g.processes(), dtype, 0);
+    }
+
+    /**
+     * The non-blocking form ({@link SpanRequest}): local gather into the process's block → the leaders'
+     * MPI_Iallgather in place → local bcast of the whole; with one rank per process the MPI request alone (an
+     * out-of-place send copied into its block when the request starts).
+     */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
+                                                   MemorySegment recv, long sendCount, DType dtype) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        long esize = dtype.size();
+        long block = sendCount * t;
+        long mineAt = g.process() * block * esize;
+        List<SpanRequest.Stage> s = new ArrayList<>(3);
+        if (t == 1) {
+            s.add(new SpanRequest.Inter(() -> {
+                MemorySegment.copy(send, 0, recv, mineAt, block * esize);   // a copy onto itself when in place
+                return span.iallgather(span.world(), recv, block, dtype);
+            }));
+            return s;
+        }
+        boolean leader = local.localId() == 0;
+        MemorySegment processBlock = leader ? recv.asSlice(mineAt, block * esize) : null;
+        s.add(new SpanRequest.Local(join.join(Collective.GATHER, send, processBlock, sendCount, dtype, null, 0)));
+        if (leader) {
+            s.add(new SpanRequest.Inter(() -> span.iallgather(span.world(), recv, block, dtype)));
+        }
+        s.add(new SpanRequest.Local(join.join(Collective.BCAST, recv, recv, block * g.processes(), dtype, null, 0)));
+        return s;
     }
 }

@@ -1,9 +1,12 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Leader-based allreduce across processes [HMPI §2.5]: the local ranks reduce into local rank 0's receive
@@ -32,5 +35,27 @@ public final class LeaderAllreduce {
             span.allreduce(span.world(), null, recv, count, dtype, op, local.userOp());
         }
         local.bcast(recv, count, dtype, 0);
+    }
+
+    /**
+     * The non-blocking form ({@link SpanRequest}): local reduce → the leader's MPI_Iallreduce in place → local
+     * bcast; with one rank per process the MPI request alone.
+     */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
+                                                   MemorySegment recv, long count, DType dtype, Op op) {
+        ProcessSpan span = g.span();
+        List<SpanRequest.Stage> s = new ArrayList<>(3);
+        if (local.localSize() == 1) {
+            MemorySegment in = send == recv ? null : send;
+            s.add(new SpanRequest.Inter(() -> span.iallreduce(span.world(), in, recv, count, dtype, op)));
+            return s;
+        }
+        boolean leader = local.localId() == 0;
+        s.add(new SpanRequest.Local(join.join(Collective.REDUCE, send, leader ? recv : null, count, dtype, op, 0)));
+        if (leader) {
+            s.add(new SpanRequest.Inter(() -> span.iallreduce(span.world(), null, recv, count, dtype, op)));
+        }
+        s.add(new SpanRequest.Local(join.join(Collective.BCAST, recv, recv, count, dtype, null, 0)));
+        return s;
     }
 }

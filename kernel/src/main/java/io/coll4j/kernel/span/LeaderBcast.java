@@ -1,8 +1,11 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Leader-based bcast across processes, PAMI's local → leader → local composition [PAMI §4, Fig. 10]: in the root's process the root broadcasts locally, so
@@ -34,5 +37,25 @@ public final class LeaderBcast {
         if (!rootHere) {
             local.bcast(buf, count, dtype, 0);
         }
+    }
+
+    /** The non-blocking form ({@link SpanRequest}): the same three steps, the leader's MPI_Ibcast in the middle. */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment buf,
+                                                   long count, DType dtype, int root) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        int rootProcess = root / t;
+        boolean rootHere = rootProcess == g.process();
+        List<SpanRequest.Stage> s = new ArrayList<>(2);
+        if (rootHere && t > 1) {
+            s.add(new SpanRequest.Local(join.join(Collective.BCAST, buf, buf, count, dtype, null, root % t)));
+        }
+        if (local.localId() == 0) {
+            s.add(new SpanRequest.Inter(() -> span.ibcast(span.world(), buf, count, dtype, rootProcess)));
+        }
+        if (!rootHere && t > 1) {
+            s.add(new SpanRequest.Local(join.join(Collective.BCAST, buf, buf, count, dtype, null, 0)));
+        }
+        return s;
     }
 }

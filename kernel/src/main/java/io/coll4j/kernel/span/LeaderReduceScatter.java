@@ -1,9 +1,13 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Leader-based reduce-scatter across processes [HMPI §2.5]: the local ranks reduce the whole vector
@@ -40,5 +44,34 @@ public final class LeaderReduceScatter {
             span.reduceScatterBlock(span.world(), reduced, blocks, mine, dtype, op, local.userOp());
         }
         local.scatter(blocks, recv, recvCount, dtype, 0);
+    }
+
+    /**
+     * The non-blocking form ({@link SpanRequest}): local reduce of the whole vector into the leader's buffers →
+     * the leaders' MPI_Ireduce_scatter_block → local scatter. The leader's buffers belong to the request (a
+     * blocking call in between must not reuse them), native for MPI, freed with it.
+     */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
+                                                   MemorySegment recv, long recvCount, DType dtype, Op op) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        List<SpanRequest.Stage> s = new ArrayList<>(3);
+        if (t == 1) {
+            s.add(new SpanRequest.Inter(() -> span.ireduceScatterBlock(span.world(), send, recv, recvCount, dtype, op)));
+            return s;
+        }
+        long esize = dtype.size();
+        long total = recvCount * g.globalSize();
+        long mine = recvCount * t;
+        boolean leader = local.localId() == 0;
+        MemorySegment scratch = leader ? Arena.ofAuto().allocate(Math.max(1, (total + mine) * esize), 64) : null;
+        MemorySegment reduced = leader ? scratch.asSlice(0, total * esize) : null;
+        MemorySegment blocks = leader ? scratch.asSlice(total * esize, mine * esize) : null;
+        s.add(new SpanRequest.Local(join.join(Collective.REDUCE, send, reduced, total, dtype, op, 0)));
+        if (leader) {
+            s.add(new SpanRequest.Inter(() -> span.ireduceScatterBlock(span.world(), reduced, blocks, mine, dtype, op)));
+        }
+        s.add(new SpanRequest.Local(join.join(Collective.SCATTER, blocks, recv, recvCount, dtype, null, 0)));
+        return s;
     }
 }

@@ -145,6 +145,36 @@ public interface ProcessSpan {
     /** Blocking point-to-point: {@code bytes} from process {@code source} of {@code comm} into {@code buf}. */
     void recv(int comm, MemorySegment buf, long bytes, int source);
 
+    /*
+     * Non-blocking forms (MPI_I*), for the spanned requests (SpanRequest): each posts the collective and returns
+     * at once; the returned Pending completes it. Counts must fit MPI's int (the requests refuse larger ones at
+     * issue). Segments must stay untouched until the Pending reports done; heap segments are staged through a
+     * native buffer of the request's own, copied back when it completes. Callers post them in the same order in
+     * every process, as MPI requires of the collectives on one communicator.
+     */
+
+    /** An inter-process collective in flight. */
+    interface Pending {
+        /** MPI_Test: true once complete (its outputs then in place); a failed call throws IllegalStateException. */
+        boolean test();
+    }
+
+    /** {@code send == null}: in place. */
+    Pending iallreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op);
+
+    Pending ibcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess);
+
+    /** In place at the root ({@code buf} holds its contribution and receives the result); elsewhere {@code buf} is sent. */
+    Pending ireduce(int comm, MemorySegment buf, long count, DType dtype, Op op, int rootProcess);
+
+    /** {@code send} (P blocks of {@code recvCount}) and {@code recv} distinct. */
+    Pending ireduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op);
+
+    /** In place: this process's block of {@code recv} holds its part. */
+    Pending iallgather(int comm, MemorySegment recv, long count, DType dtype);
+
+    Pending ibarrier(int comm);
+
     /** Ends every process of the job after printing {@code why} on stderr; does not return. */
     void abort(String why);
 

@@ -1,0 +1,296 @@
+package io.coll4j.kernel.span;
+
+import io.coll4j.CollectiveTimeoutException;
+import io.coll4j.PersistentRequest;
+import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.nb.CollectiveRequest;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * A non-blocking or persistent collective of a team that spans processes, as one rank's resumable schedule
+ * [PAMI §3, §4.1–4.2; HMPI §2.5]: a collective on the process's own ranks (the team's non-blocking engine),
+ * the leader's inter-process collective (an MPI non-blocking collective, completed by MPI_Test), and a
+ * collective on the process's ranks again — the shapes of the blocking {@code Leader*} algorithms, whose
+ * {@code schedule} methods build them. A stage begins when the previous one is done; local stages are the
+ * engine's persistent requests (started once per round), so every local rank joined them when the request
+ * was made and any waiting local rank does their work.
+ *
+ * <p>Only local rank 0 posts inter-process stages, in the order its requests were started
+ * ({@link SpanQueue}), so MPI sees every process's collectives in the same order. A request moves when its
+ * rank polls ({@link #isDone()}) or waits — and then every outstanding request of that rank moves with it,
+ * in start order, so a rank waiting on a later request still completes the leader's part of an earlier one
+ * that another local rank waits on. A request is driven by its rank's thread only.
+ *
+ * <p>Timeout: an inter-process stage in flight longer than the team timeout while its rank keeps polling or
+ * waiting is a {@link CollectiveTimeoutException} that aborts the team (and so, through the spanned
+ * {@code team.run}, the job). The clock runs only while someone watches: a gap of more than half the timeout
+ * between two polls restarts it, so a request left alone while its rank computes is not a hang.
+ */
+public final class SpanRequest implements PersistentRequest {
+    /** One stage of a rank's schedule. */
+    public sealed interface Stage permits Local, Inter {
+    }
+
+    /** A collective on the process's ranks: a persistent request of the team's engine, started each round. */
+    public record Local(CollectiveRequest request) implements Stage {
+    }
+
+    /** The leader's inter-process collective: posted in start order, completed by {@link ProcessSpan.Pending#test()}. */
+    public record Inter(Supplier<ProcessSpan.Pending> post) implements Stage {
+    }
+
+    private final Stage[] stages;
+    private final boolean inter;
+    private final SpanQueue queue;
+    private final TeamContext context;
+    private final int rank;
+    private final boolean persistent;
+    private final String what;
+    private final Thread owner = Thread.currentThread();
+    /** The stage in progress (stages.length: the round is complete). */
+    private int next;
+    /** Stages begun this round: the current one on the leader; all of them at once elsewhere (see begin). */
+    private int begun;
+    /** The inter stage's index, or -1. */
+    private final int interAt;
+    private boolean active;
+    private boolean closed;
+    private ProcessSpan.Pending pending;
+    /** When the in-flight inter stage was first found incomplete by a watching poll, and the last such poll. */
+    private long watchedSince;
+    private long lastPoll;
+    private CompletableFuture<Void> future;
+
+    private SpanRequest(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, boolean persistent, String what) {
+        this.stages = stages.toArray(Stage[]::new);
+        int at = -1;
+        for (int i = 0; i < this.stages.length; i++) {
+            if (this.stages[i] instanceof Inter) {
+                at = i;
+            }
+        }
+        this.interAt = at;
+        this.inter = at >= 0;
+        this.queue = queue;
+        this.context = context;
+        this.rank = rank;
+        this.persistent = persistent;
+        this.what = what;
+    }
+
+    /** A one-shot request, started at once. */
+    public static SpanRequest oneShot(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what) {
+        SpanRequest r = new SpanRequest(stages, queue, context, rank, false, what);
+        r.begin();
+        return r;
+    }
+
+    /** A persistent request, inactive until {@link #start()}. */
+    public static SpanRequest persistent(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what) {
+        return new SpanRequest(stages, queue, context, rank, true, what);
+    }
+
+    @Override
+    public void start() {
+        if (!persistent) {
+            throw new IllegalStateException("start() is for persistent requests; this one was started when issued");
+        }
+        if (active) {
+            throw new IllegalStateException("start() while the previous round is still active: await it first");
+        }
+        if (closed) {
+            throw new IllegalStateException("the persistent request is closed");
+        }
+        checkOwner();
+        begin();
+    }
+
+    private void begin() {
+        if (context.isAborted()) {
+            throw context.abortedException(rank);
+        }
+        next = 0;
+        begun = 0;
+        active = true;
+        watchedSince = 0;
+        queue.started(this, inter);
+        if (!inter) {
+            // a rank that does not call MPI posts all its local stages now: the items of stage k + 1 cannot run
+            // before the leader posts it, which it does only once its stages before are done (so an in-place
+            // output is never written before every input was read). The leader then completes the whole
+            // request while this rank computes or waits on something else, or sits in a blocking call.
+            for (Stage st : stages) {
+                ((Local) st).request().start();
+            }
+            begun = stages.length;
+        }
+        advance();
+    }
+
+    /**
+     * Runs this request's schedule as far as it goes without waiting (called in start order by
+     * {@link SpanQueue#progress()}); true when a stage completed.
+     */
+    boolean advance() {
+        if (!active) {
+            return false;
+        }
+        if (context.isAborted()) {
+            fail();
+            throw context.abortedException(rank);
+        }
+        boolean moved = false;
+        while (next < stages.length) {
+            Stage s = stages[next];
+            if (begun <= next) {
+                if (s instanceof Inter i) {
+                    if (!queue.mayPost(this)) {
+                        return moved;   // an earlier request of this rank has not posted its inter stage yet
+                    }
+                    pending = i.post().get();
+                    queue.posted(this);
+                    lastPoll = 0;
+                } else {
+                    ((Local) s).request().start();
+                }
+                begun = next + 1;
+            }
+            boolean done;
+            try {
+                done = s instanceof Local l ? l.request().isDone() : testInter();
+            } catch (RuntimeException e) {
+                fail();
+                throw e;
+            }
+            if (!done) {
+                return moved;
+            }
+            if (next == interAt) {
+                queue.interDone();
+            }
+            next++;
+            moved = true;
+        }
+        active = false;
+        pending = null;
+        queue.finished(this);
+        if (future != null) {
+            future.complete(null);
+        }
+        return true;
+    }
+
+    /** One MPI_Test of the inter stage, with the watched-time timeout (see the class comment). */
+    private boolean testInter() {
+        if (pending.test()) {
+            return true;
+        }
+        long now = System.nanoTime();
+        long timeout = context.timeoutNanos();
+        if (lastPoll == 0 || now - lastPoll > timeout / 2) {
+            watchedSince = now;   // first look, or nobody looked for a while: not a hang, the clock restarts
+        }
+        lastPoll = now;
+        if (now - watchedSince > timeout) {
+            RuntimeException e = new CollectiveTimeoutException(what + " on rank " + rank + ": the inter-process stage ("
+                    + pending + ") has not completed in " + (now - watchedSince) / 1_000_000 + " ms of polling: another "
+                    + "process died, hangs, or issued a different collective", List.of());
+            if (context.abort(e, rank)) {
+                throw e;
+            }
+            throw context.abortedException(rank);
+        }
+        return false;
+    }
+
+    private void fail() {
+        if (active && next <= interAt) {
+            queue.interDone();
+        }
+        active = false;
+        queue.finished(this);
+        if (future != null && context.isAborted()) {
+            future.completeExceptionally(context.abortedException(rank));
+        }
+    }
+
+    private void checkOwner() {
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("a request of a team that spans processes is driven by its rank's thread "
+                    + owner.getName() + ", not " + Thread.currentThread().getName());
+        }
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public boolean isDone() {
+        if (!active) {
+            return true;
+        }
+        checkOwner();
+        queue.progress();
+        return !active;
+    }
+
+    @Override
+    public void await() {
+        awaitUntil(0, false);
+    }
+
+    @Override
+    public boolean await(Duration timeout) {
+        return awaitUntil(System.nanoTime() + timeout.toNanos(), true);
+    }
+
+    private boolean awaitUntil(long deadline, boolean bounded) {
+        if (!active) {
+            return true;
+        }
+        checkOwner();
+        for (int idle = 0; ; idle++) {
+            if (queue.progress()) {
+                idle = 0;
+            }
+            if (!active) {
+                return true;
+            }
+            if (bounded && System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            context.waitStrategy().idle(idle);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> toFuture() {
+        if (future == null || future.isDone() && active) {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            future = f;
+            if (!active) {
+                f.complete(null);
+            } else {
+                context.onAbort(() -> f.completeExceptionally(context.abortedException(rank)));
+            }
+        }
+        return future;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    @Override
+    public String toString() {
+        return (persistent ? "PersistentRequest[" : "Request[") + what + " across processes, rank " + rank + ", stage "
+                + next + " of " + stages.length + (active ? ", active]" : "]");
+    }
+}
