@@ -139,6 +139,7 @@ public final class CrossProcessDriver {
             plans();
             sharedViews();
             checks += new UserOpChecker(rank).all();
+            checks += new RequestChecker(rank).all();
             vocabulary();
             inexactAgreement();
             rank.barrier();

@@ -1,0 +1,185 @@
+package io.coll4j.mpi;
+
+import io.coll4j.Collective;
+import io.coll4j.PersistentRequest;
+import io.coll4j.Rank;
+import io.coll4j.Request;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * One rank's side of the cross-process suite for non-blocking and persistent collectives (SpanRequest):
+ * iallreduce, ireduceScatter (f64 SUM of inexact values, i64 MAX), iallgather and ibcast (roots in every
+ * process), ibarrier, counts 0, 1, odd and 3p+1, in place and not, heap and native, each result bitwise the
+ * blocking spanned collective's on the same inputs (the blocking ones are checked against the reference by
+ * the core suite); several requests outstanding and awaited out of order, with a blocking collective in
+ * between; a persistent allreduce and a plan's persistent form started three times with new inputs.
+ */
+final class RequestChecker {
+    private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    private final Rank rank;
+    private final int g;
+    private final int p;
+    private final Buffers buffers;
+    private int checks;
+
+    RequestChecker(Rank rank) {
+        this.rank = rank;
+        this.g = rank.id();
+        this.p = rank.size();
+        this.buffers = Buffers.reusing(rank, 8);
+    }
+
+    int all() {
+        for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+            buffers.of(DType.I64, 0);   // shifts the heap/native turn: each count meets the other kind in each role
+            for (boolean inPlace : new boolean[]{false, true}) {
+                allreduce(DType.F64, Op.SUM, n, inPlace);
+                allreduce(DType.I64, Op.MAX, n, inPlace);
+                allgather(DType.F64, n, inPlace);
+            }
+            reduceScatter(DType.F64, Op.SUM, n);
+            reduceScatter(DType.I64, Op.MAX, n);
+            bcast(DType.I64, n, (int) (n % p));
+            bcast(DType.F64, n, p - 1);
+        }
+        outOfOrder(3L * p + 1);
+        persistent(7);
+        Request b = rank.ibarrier();
+        b.await();
+        checks++;
+        return checks;
+    }
+
+    /** Rank r's element i: inexact for f64 (so the fold order shows in the bits), small and distinct for i64. */
+    private static long input(DType d, int r, long i, int round) {
+        if (d == DType.F64) {
+            return Double.doubleToRawLongBits(Math.sin(r * 1000.0 + i + round) * 1e-3 + 1.0 / (i + 1 + r));
+        }
+        return (r * 31L + i * 7 + round * 3) % 13 - 6;
+    }
+
+    private MemorySegment filled(DType d, long n, int r, long from, int round) {
+        MemorySegment s = buffers.of(d, n);
+        for (long i = 0; i < n; i++) {
+            s.setAtIndex(L, i, input(d, r, from + i, round));
+        }
+        return s;
+    }
+
+    private static long[] longs(MemorySegment s, long n) {
+        return s.asSlice(0, n * 8).toArray(ValueLayout.JAVA_LONG);
+    }
+
+    private void same(String what, long[] blocking, long[] nonBlocking) {
+        if (!Arrays.equals(blocking, nonBlocking)) {
+            throw new AssertionError(what + " on global rank " + g + ": the request's result " + Arrays.toString(nonBlocking)
+                    + " is not bitwise the blocking collective's " + Arrays.toString(blocking));
+        }
+        checks++;
+    }
+
+    private void allreduce(DType d, Op op, long n, boolean inPlace) {
+        MemorySegment in = filled(d, n, g, 0, 0);
+        MemorySegment ref = buffers.of(d, n);
+        rank.allreduce(in, ref, n, d, op);
+        MemorySegment send = filled(d, n, g, 0, 0);
+        MemorySegment recv = inPlace ? send : buffers.of(d, n);
+        rank.iallreduce(send, recv, n, d, op).await();
+        same("iallreduce " + d + " " + op + " n=" + n + (inPlace ? " in place" : ""), longs(ref, n), longs(recv, n));
+    }
+
+    private void reduceScatter(DType d, Op op, long n) {
+        MemorySegment in = filled(d, n * p, g, 0, 0);
+        MemorySegment ref = buffers.of(d, n);
+        rank.reduceScatter(in, ref, n, d, op);
+        MemorySegment recv = buffers.of(d, n);
+        Request r = rank.ireduceScatter(in, recv, n, d, op);
+        while (!r.isDone()) {
+            Thread.onSpinWait();   // polling moves it as waiting does
+        }
+        same("ireduceScatter " + d + " " + op + " n=" + n, longs(ref, n), longs(recv, n));
+    }
+
+    private void allgather(DType d, long n, boolean inPlace) {
+        MemorySegment ref = buffers.of(d, n * p);
+        rank.allgather(filled(d, n, g, 0, 0), ref, n, d);
+        MemorySegment recv = buffers.of(d, n * p);
+        MemorySegment send = inPlace ? recv.asSlice(g * n * d.size(), n * d.size()) : filled(d, n, g, 0, 0);
+        if (inPlace) {
+            MemorySegment.copy(filled(d, n, g, 0, 0), 0, send, 0, n * d.size());
+        }
+        rank.iallgather(send, recv, n, d).await();
+        same("iallgather " + d + " n=" + n + (inPlace ? " in place" : ""), longs(ref, n * p), longs(recv, n * p));
+    }
+
+    private void bcast(DType d, long n, int root) {
+        MemorySegment buf = g == root ? filled(d, n, root, 0, 0) : buffers.of(d, n);
+        rank.ibcast(buf, n, d, root).await();
+        long[] want = new long[(int) n];
+        for (int i = 0; i < n; i++) {
+            want[i] = input(d, root, i, 0);
+        }
+        same("ibcast " + d + " n=" + n + " root " + root, want, longs(buf, n));
+    }
+
+    /**
+     * Three requests outstanding, a blocking allreduce issued after them (local rank 0 posts their MPI calls
+     * first), awaited in another order than issued; then one request per collective polled to completion
+     * together.
+     */
+    private void outOfOrder(long n) {
+        MemorySegment a = filled(DType.F64, n, g, 0, 1);
+        MemorySegment aRef = buffers.of(DType.F64, n);
+        rank.allreduce(a, aRef, n, DType.F64, Op.SUM);
+        MemorySegment b = buffers.of(DType.I64, n * p);
+        MemorySegment bRef = buffers.of(DType.I64, n * p);
+        MemorySegment bSend = filled(DType.I64, n, g, 0, 1);
+        rank.allgather(bSend, bRef, n, DType.I64);
+        MemorySegment aOut = buffers.of(DType.F64, n);
+        Request ra = rank.iallreduce(a, aOut, n, DType.F64, Op.SUM);
+        Request rb = rank.iallgather(bSend, b, n, DType.I64);
+        Request rc = rank.ibarrier();
+        long[] x = {g};
+        rank.allreduce(x, x, Op.SUM);   // a blocking collective while three requests are outstanding
+        if (x[0] != (long) p * (p - 1) / 2) {
+            throw new AssertionError("blocking allreduce between requests on global rank " + g + ": " + x[0]);
+        }
+        rb.await();
+        rc.await();
+        ra.await();
+        same("iallreduce awaited last", longs(aRef, n), longs(aOut, n));
+        same("iallgather awaited first", longs(bRef, n * p), longs(b, n * p));
+    }
+
+    /** allreduceInit and init(plan) started three times, the input changed between rounds; results as blocking. */
+    private void persistent(long n) {
+        MemorySegment send = buffers.of(DType.F64, n);
+        MemorySegment recv = buffers.of(DType.F64, n);
+        MemorySegment planSend = buffers.of(DType.I64, n);
+        MemorySegment planRecv = buffers.of(DType.I64, n);
+        MemorySegment ref = buffers.of(DType.F64, n);
+        try (PersistentRequest r = rank.allreduceInit(send, recv, n, DType.F64, Op.SUM);
+             PersistentRequest q = rank.init(rank.plan(Collective.ALLREDUCE, n, DType.I64, Op.MAX), planSend, planRecv)) {
+            for (int round = 1; round <= 3; round++) {
+                for (long i = 0; i < n; i++) {
+                    send.setAtIndex(L, i, input(DType.F64, g, i, round));
+                    planSend.setAtIndex(L, i, input(DType.I64, g, i, round));
+                }
+                r.start();
+                q.start();
+                q.await();
+                r.await();
+                rank.allreduce(send, ref, n, DType.F64, Op.SUM);
+                same("allreduceInit round " + round, longs(ref, n), longs(recv, n));
+                rank.allreduce(planSend, ref, n, DType.I64, Op.MAX);
+                same("init(plan) round " + round, longs(ref, n), longs(planRecv, n));
+            }
+        }
+    }
+}
