@@ -1381,7 +1381,7 @@ public final class Rank implements AutoCloseable {
     public Request ireduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
         validate(Collective.REDUCE, send, recv, count, dtype, op, root);
-        return issue(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root);
+        return issue(Collective.REDUCE, send, callId() == root ? recv : null, count, dtype, op, root);
     }
 
     /** Non-blocking {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)}. */
@@ -1547,7 +1547,7 @@ public final class Rank implements AutoCloseable {
     public PersistentRequest reduceInit(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
         validate(Collective.REDUCE, send, recv, count, dtype, op, root);
-        return init(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root);
+        return init(Collective.REDUCE, send, callId() == root ? recv : null, count, dtype, op, root);
     }
 
     /** Persistent {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
@@ -1696,7 +1696,7 @@ public final class Rank implements AutoCloseable {
         }
         return switch (c) {
             case BARRIER -> init(c, null, null, 0, null, null, -1);
-            case REDUCE -> init(c, send, id == plan.root() ? recv : null, plan.count(), plan.dtype(), plan.op(), plan.root());
+            case REDUCE -> init(c, send, callId() == plan.root() ? recv : null, plan.count(), plan.dtype(), plan.op(), plan.root());
             default -> init(c, send, r, plan.count(), plan.dtype(), plan.op(), plan.root());
         };
     }
@@ -1765,7 +1765,7 @@ public final class Rank implements AutoCloseable {
 
     /**
      * A non-blocking or persistent collective of a team that spans processes: the non-blocking schedule of its
-     * leader algorithm ({@link SpanRequest}). Barrier, bcast, allreduce, reduce-scatter and allgather; the other
+     * leader algorithm ({@link SpanRequest}). Barrier, bcast, reduce, allreduce, reduce-scatter and allgather; the other
      * collectives, and the reductions of a team that folds in global rank order, are refused by name.
      */
     private SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
@@ -1796,6 +1796,7 @@ public final class Rank implements AutoCloseable {
         List<SpanRequest.Stage> stages = switch (c) {
             case BARRIER -> LeaderBarrier.schedule(span, local, join);
             case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
+            case REDUCE -> LeaderReduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp(), root);
             case ALLREDUCE -> LeaderAllreduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
             case REDUCE_SCATTER -> LeaderReduceScatter.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
             case ALLGATHER -> LeaderAllgather.schedule(span, local, join, send, recv, count, dtype);
@@ -1807,7 +1808,7 @@ public final class Rank implements AutoCloseable {
 
     /** The collectives whose requests work across processes (the rest are single-process only). */
     private static final java.util.Set<Collective> SPANNED_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
-            Collective.BCAST, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER);
+            Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER);
 
     /**
      * Before a blocking call of local rank 0 across processes: its outstanding requests' MPI calls go first, so
