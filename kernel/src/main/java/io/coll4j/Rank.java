@@ -1802,8 +1802,37 @@ public final class Rank implements AutoCloseable {
             case ALLGATHER -> LeaderAllgather.schedule(span, local, join, send, recv, count, dtype);
             default -> throw singleProcessOnly(what);
         };
+        // the cross-process mismatch check where the blocking call would run it: a one-shot call of SpanCheck's
+        // size, a persistent request's first round (as a plan's first call)
+        long bytes = dtype == null ? 0 : count * dtype.size();
+        if (persistent ? SpanCheck.dueForPlan() : SpanCheck.due(bytes)) {
+            stages = checked(stages, Signature.descriptor(c, dtype, op, root), count);
+        }
         return persistent ? SpanRequest.persistent(stages, spanQueue, context, id, what)
                 : SpanRequest.oneShot(stages, spanQueue, context, id, what);
+    }
+
+    /**
+     * {@code stages} with {@link SpanCheck} run by the leader just before its first round's MPI call: in the order
+     * of the MPI calls (SpanQueue), so every process's leader meets it at the same point of its sequence.
+     */
+    private List<SpanRequest.Stage> checked(List<SpanRequest.Stage> stages, long descriptor, long count) {
+        List<SpanRequest.Stage> out = new java.util.ArrayList<>(stages.size());
+        boolean[] done = {false};
+        for (SpanRequest.Stage s : stages) {
+            if (s instanceof SpanRequest.Inter i) {
+                out.add(new SpanRequest.Inter(() -> {
+                    if (!done[0]) {
+                        done[0] = true;
+                        SpanCheck.verify(span, local, descriptor, count);
+                    }
+                    return i.post().get();
+                }));
+            } else {
+                out.add(s);
+            }
+        }
+        return out;
     }
 
     /** The collectives whose requests work across processes (the rest are single-process only). */

@@ -22,7 +22,7 @@ import java.util.List;
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
  * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective;
  * {@code mismatch T} has process 0 allreduce one element more than the others (a checked size), and
- * {@code mismatch-plan T} has it plan an allreduce where the others plan a bcast.
+ * {@code mismatch-nb T} the same with iallreduce, and {@code mismatch-plan T} has it plan an allreduce where the others plan a bcast.
  */
 public final class CrossProcessDriver {
     private CrossProcessDriver() {
@@ -47,6 +47,14 @@ public final class CrossProcessDriver {
                 team.run(rank -> {
                     long n = SpanCheckSize.ELEMENTS + (team.processIndex() == 0 ? 1 : 0);
                     rank.allreduce(rank.allocate(n * 8), rank.allocate(n * 8), n, DType.F64, Op.SUM);
+                });
+                return;
+            }
+            if (mode.equals("mismatch-nb")) {
+                // the same as a non-blocking call: the leader checks before its MPI_Iallreduce
+                team.run(rank -> {
+                    long n = SpanCheckSize.ELEMENTS + (team.processIndex() == 0 ? 1 : 0);
+                    rank.iallreduce(rank.allocate(n * 8), rank.allocate(n * 8), n, DType.F64, Op.SUM).await();
                 });
                 return;
             }
