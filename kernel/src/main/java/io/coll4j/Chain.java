@@ -2,6 +2,7 @@ package io.coll4j;
 
 import io.coll4j.kernel.nb.ChainRequest;
 import io.coll4j.kernel.nb.CollectiveRequest;
+import io.coll4j.kernel.span.SpanRequest;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
@@ -136,6 +137,9 @@ public final class Chain {
             throw new IllegalStateException("the chain was already started");
         }
         started = true;
+        if (rank.spansProcesses()) {
+            return startAcrossProcesses();
+        }
         List<ChainRequest.Stage> run = new ArrayList<>(stages.size());
         for (Declared d : stages) {
             if (d.local() != null) {
@@ -146,5 +150,25 @@ public final class Chain {
             }
         }
         return new ChainRequest(rank.team().nonBlocking(), run);
+    }
+
+    /**
+     * The chain on a team that spans processes: each collective expands into its leader algorithm's stages
+     * (local, the leader's MPI non-blocking call, local) followed by a fence, each local step into a step, all
+     * run as one {@link SpanRequest}. A pipeline's chunks run one after the other (their MPI calls keep the
+     * chain's order), each followed by its step.
+     */
+    private Request startAcrossProcesses() {
+        List<SpanRequest.Stage> run = new ArrayList<>();
+        for (Declared d : stages) {
+            if (d.local() != null) {
+                run.add(new SpanRequest.Step(d.local()));
+            } else {
+                run.addAll(rank.spannedStages(d.collective(), d.send(), d.recv(), d.count(), d.dtype(), d.op(), d.root(),
+                        "chained " + d.collective().cliName()));
+                run.add(new SpanRequest.Fence());
+            }
+        }
+        return SpanRequest.chain(run, rank.spanQueue(), rank.context(), rank.localId());
     }
 }

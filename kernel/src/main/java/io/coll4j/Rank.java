@@ -1707,10 +1707,17 @@ public final class Rank implements AutoCloseable {
      */
     public Chain chain() {
         checkCaller();
-        if (span != null) {
-            throw singleProcessOnly("chain");
-        }
         return new Chain(this);
+    }
+
+    /** True when this rank's team spans processes (its chains then run as a {@link SpanRequest}). */
+    boolean spansProcesses() {
+        return span != null;
+    }
+
+    /** The team's state (a chain across processes runs on it). */
+    TeamContext context() {
+        return context;
     }
 
     private Request issue(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
@@ -1771,7 +1778,27 @@ public final class Rank implements AutoCloseable {
     private SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                        int root, VectorCall call, boolean persistent) {
         String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
-        if (call != null || !SPANNED_REQUESTS.contains(c)) {
+        if (call != null) {
+            throw singleProcessOnly(what);
+        }
+        List<SpanRequest.Stage> stages = spannedStages(c, send, recv, count, dtype, op, root, what);
+        // the cross-process mismatch check where the blocking call would run it: a one-shot call of SpanCheck's
+        // size, a persistent request's first round (as a plan's first call)
+        long bytes = dtype == null ? 0 : count * dtype.size();
+        if (persistent ? SpanCheck.dueForPlan() : SpanCheck.due(bytes)) {
+            stages = checked(stages, Signature.descriptor(c, dtype, op, root), count);
+        }
+        return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what)
+                : SpanRequest.oneShot(stages, spanQueue(), context, id, what);
+    }
+
+    /**
+     * This rank's stages of collective {@code c} across processes (the leader algorithm's {@code schedule}), its
+     * local stages joined now under the next issue numbers: a request's, or a chain's collective stage.
+     */
+    List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
+                                          Op op, int root, String what) {
+        if (!SPANNED_REQUESTS.contains(c)) {
             throw singleProcessOnly(what);
         }
         if (c.reduces() && inRankOrder(op)) {
@@ -1787,13 +1814,10 @@ public final class Rank implements AutoCloseable {
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
-        if (spanQueue == null) {
-            spanQueue = new SpanQueue();
-        }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
         LocalJoin join = (lc, ls, lr, n, t, o, r) -> io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
                 engine.join(++issued, id, lc, n, t, o, r, true, ls, lr), id);
-        List<SpanRequest.Stage> stages = switch (c) {
+        return switch (c) {
             case BARRIER -> LeaderBarrier.schedule(span, local, join);
             case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
             case REDUCE -> LeaderReduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp(), root);
@@ -1802,14 +1826,14 @@ public final class Rank implements AutoCloseable {
             case ALLGATHER -> LeaderAllgather.schedule(span, local, join, send, recv, count, dtype);
             default -> throw singleProcessOnly(what);
         };
-        // the cross-process mismatch check where the blocking call would run it: a one-shot call of SpanCheck's
-        // size, a persistent request's first round (as a plan's first call)
-        long bytes = dtype == null ? 0 : count * dtype.size();
-        if (persistent ? SpanCheck.dueForPlan() : SpanCheck.due(bytes)) {
-            stages = checked(stages, Signature.descriptor(c, dtype, op, root), count);
+    }
+
+    /** This rank's queue of requests across processes (made on first use). */
+    SpanQueue spanQueue() {
+        if (spanQueue == null) {
+            spanQueue = new SpanQueue();
         }
-        return persistent ? SpanRequest.persistent(stages, spanQueue, context, id, what)
-                : SpanRequest.oneShot(stages, spanQueue, context, id, what);
+        return spanQueue;
     }
 
     /**
@@ -1824,7 +1848,7 @@ public final class Rank implements AutoCloseable {
                 out.add(new SpanRequest.Inter(() -> {
                     if (!done[0]) {
                         done[0] = true;
-                        SpanCheck.verify(span, local, descriptor, count);
+                        SpanCheck.verify(span, local, descriptor, count, span.span().requests());
                     }
                     return i.post().get();
                 }));

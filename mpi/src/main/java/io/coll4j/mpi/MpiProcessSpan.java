@@ -24,6 +24,13 @@ final class MpiProcessSpan implements ProcessSpan {
     private final MpiSession mpi;
     private final String[] hosts;
     private final int[] perLocal;
+    /**
+     * The communicator of this team's requests (SpanRequest): a copy of world, so MPI's rule that every process
+     * issues a communicator's collectives in the same order binds the requests among themselves (SpanQueue keeps
+     * that) and not against the blocking calls, which a chain's later stages may meet in another order in
+     * another process.
+     */
+    private final int requests;
     private boolean closed;
     private final ThreadLocal<Staging> staging = ThreadLocal.withInitial(Staging::new);
     /** What native segments pass through: never stages (its buffers stay unallocated), so one serves every thread. */
@@ -56,25 +63,31 @@ final class MpiProcessSpan implements ProcessSpan {
         }
         perLocal = mpi.level == ThreadLevel.MULTIPLE && mpi.size > 1
                 ? mpi.perLocalRank.computeIfAbsent(localRanks, this::split) : null;
+        // the team's own copy of world for its requests (every process builds its teams in the same order)
+        requests = splitWorld(0);
     }
 
     private int[] split(int localRanks) {
         int[] comms = new int[localRanks];
         for (int j = 0; j < localRanks; j++) {
-            int color = j;
-            int[] out = new int[1];
-            int rc = mpi.call("MPI_Comm_split", () -> {
-                try (Arena a = Arena.ofConfined()) {
-                    MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
-                    int r = (int) MpiShim.COMM_SPLIT.invokeExact(0, color, mpi.rank, p);
-                    out[0] = p.get(ValueLayout.JAVA_INT, 0);
-                    return r;
-                }
-            });
-            mpi.check(rc, "MPI_Comm_split");
-            comms[j] = out[0];
+            comms[j] = splitWorld(j);
         }
         return comms;
+    }
+
+    /** MPI_Comm_split of world: the processes of {@code color}, in process order. Collective. */
+    private int splitWorld(int color) {
+        int[] out = new int[1];
+        int rc = mpi.call("MPI_Comm_split", () -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
+                int r = (int) MpiShim.COMM_SPLIT.invokeExact(0, color, mpi.rank, p);
+                out[0] = p.get(ValueLayout.JAVA_INT, 0);
+                return r;
+            }
+        });
+        mpi.check(rc, "MPI_Comm_split");
+        return out[0];
     }
 
     @Override
@@ -110,6 +123,11 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public int world() {
         return 0;
+    }
+
+    @Override
+    public int requests() {
+        return requests;
     }
 
     @Override

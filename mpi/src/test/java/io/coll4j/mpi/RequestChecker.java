@@ -55,6 +55,10 @@ final class RequestChecker {
         }
         outOfOrder(3L * p + 1);
         persistent(7);
+        for (long n : new long[]{1, 7, 3L * p + 1}) {
+            chain(n);
+        }
+        pipelined(3L * p * 8 + 5);
         Request b = rank.ibarrier();
         b.await();
         checks++;
@@ -197,6 +201,63 @@ final class RequestChecker {
         ra.await();
         same("iallreduce F64 awaited last", longs(aRef, n), longs(aOut, n));
         same("iallgather awaited first", longs(bRef, n * p), longs(b, n * p));
+    }
+
+    /**
+     * A chain across processes: reduce-scatter → a local step doubling this rank's block → allgather, then a bcast
+     * from the last rank (off local rank 0 when T > 1) → an in-place allreduce of what it delivered; each as the
+     * blocking calls and the same step give.
+     */
+    private void chain(long n) {
+        MemorySegment grad = filled(DType.F64, n * p, g, 0, 2);
+        MemorySegment block = buffers.of(DType.F64, n);
+        MemorySegment all = buffers.of(DType.F64, n * p);
+        MemorySegment refBlock = buffers.of(DType.F64, n);
+        MemorySegment ref = buffers.of(DType.F64, n * p);
+        rank.reduceScatter(grad, refBlock, n, DType.F64, Op.SUM);
+        doubled(refBlock, n);
+        rank.allgather(refBlock, ref, n, DType.F64);
+        MemorySegment buf = g == p - 1 ? filled(DType.F64, n, g, 0, 3) : buffers.of(DType.F64, n);
+        MemorySegment refBuf = g == p - 1 ? filled(DType.F64, n, g, 0, 3) : buffers.of(DType.F64, n);
+        rank.bcast(refBuf, n, DType.F64, p - 1);
+        rank.allreduce(refBuf, refBuf, n, DType.F64, Op.SUM);
+        Request r = rank.chain()
+                .reduceScatter(grad, block, n, DType.F64, Op.SUM)
+                .then(() -> doubled(block, n))
+                .allgather(block, all, n, DType.F64)
+                .bcast(buf, n, DType.F64, p - 1)
+                .allreduce(buf, buf, n, DType.F64, Op.SUM)
+                .start();
+        r.await();
+        same("chain reduceScatter-step-allgather F64 n=" + n, longs(ref, n * p), longs(all, n * p));
+        same("chain bcast-allreduce F64 n=" + n, longs(refBuf, n), longs(buf, n));
+    }
+
+    private static void doubled(MemorySegment s, long n) {
+        for (long i = 0; i < n; i++) {
+            s.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i, 2 * s.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i));
+        }
+    }
+
+    /** allreducePipelined in 3 chunks, each chunk's step doubling its elements: as the blocking allreduce doubled. */
+    private void pipelined(long n) {
+        MemorySegment send = filled(DType.F64, n, g, 0, 4);
+        MemorySegment ref = buffers.of(DType.F64, n);
+        rank.allreduce(send, ref, n, DType.F64, Op.SUM);
+        doubled(ref, n);
+        MemorySegment recv = buffers.of(DType.F64, n);
+        long[] seen = {0};
+        Request r = rank.chain().allreducePipelined(send, recv, n, DType.F64, Op.SUM, 3, (first, count) -> {
+            doubled(recv.asSlice(first * 8, count * 8), count);
+            seen[0] += count;
+        }).start();
+        while (!r.isDone()) {
+            Thread.onSpinWait();
+        }
+        if (seen[0] != n) {
+            throw new AssertionError("allreducePipelined on global rank " + g + ": the steps saw " + seen[0] + " of " + n);
+        }
+        same("allreducePipelined F64 n=" + n, longs(ref, n), longs(recv, n));
     }
 
     /** allreduceInit and init(plan) started three times, the input changed between rounds; results as blocking. */

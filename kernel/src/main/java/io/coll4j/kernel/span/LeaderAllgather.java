@@ -58,7 +58,7 @@ public final class LeaderAllgather {
         if (t == 1) {
             s.add(new SpanRequest.Inter(() -> {
                 MemorySegment.copy(send, 0, recv, mineAt, block * esize);   // a copy onto itself when in place
-                return span.iallgather(span.world(), recv, block, dtype);
+                return span.iallgather(span.requests(), recv, block, dtype);
             }));
             return s;
         }
@@ -66,7 +66,7 @@ public final class LeaderAllgather {
         MemorySegment processBlock = leader ? recv.asSlice(mineAt, block * esize) : null;
         s.add(new SpanRequest.Local(join.join(Collective.GATHER, send, processBlock, sendCount, dtype, null, 0)));
         if (leader) {
-            s.add(new SpanRequest.Inter(() -> span.iallgather(span.world(), recv, block, dtype)));
+            s.add(new SpanRequest.Inter(() -> span.iallgather(span.requests(), recv, block, dtype)));
         }
         s.add(new SpanRequest.Local(join.join(Collective.BCAST, recv, recv, block * g.processes(), dtype, null, 0)));
         return s;

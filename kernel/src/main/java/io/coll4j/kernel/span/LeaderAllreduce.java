@@ -47,13 +47,13 @@ public final class LeaderAllreduce {
         List<SpanRequest.Stage> s = new ArrayList<>(3);
         if (local.localSize() == 1) {
             MemorySegment in = send == recv ? null : send;
-            s.add(new SpanRequest.Inter(() -> span.iallreduce(span.world(), in, recv, count, dtype, op)));
+            s.add(new SpanRequest.Inter(() -> span.iallreduce(span.requests(), in, recv, count, dtype, op)));
             return s;
         }
         boolean leader = local.localId() == 0;
         s.add(new SpanRequest.Local(join.join(Collective.REDUCE, send, leader ? recv : null, count, dtype, op, 0)));
         if (leader) {
-            s.add(new SpanRequest.Inter(() -> span.iallreduce(span.world(), null, recv, count, dtype, op)));
+            s.add(new SpanRequest.Inter(() -> span.iallreduce(span.requests(), null, recv, count, dtype, op)));
         }
         s.add(new SpanRequest.Local(join.join(Collective.BCAST, recv, recv, count, dtype, null, 0)));
         return s;

@@ -41,7 +41,7 @@ public final class LeaderBarrier {
             s.add(new SpanRequest.Local(join.join(Collective.BARRIER, null, null, 0, null, null, -1)));
         }
         if (local.localId() == 0) {
-            s.add(new SpanRequest.Inter(() -> span.ibarrier(span.world())));
+            s.add(new SpanRequest.Inter(() -> span.ibarrier(span.requests())));
         }
         if (many) {
             s.add(new SpanRequest.Local(join.join(Collective.BARRIER, null, null, 0, null, null, -1)));

@@ -51,7 +51,7 @@ public final class LeaderBcast {
             s.add(new SpanRequest.Local(join.join(Collective.BCAST, buf, buf, count, dtype, null, root % t)));
         }
         if (local.localId() == 0) {
-            s.add(new SpanRequest.Inter(() -> span.ibcast(span.world(), buf, count, dtype, rootProcess)));
+            s.add(new SpanRequest.Inter(() -> span.ibcast(span.requests(), buf, count, dtype, rootProcess)));
         }
         if (!rootHere && t > 1) {
             s.add(new SpanRequest.Local(join.join(Collective.BCAST, buf, buf, count, dtype, null, 0)));

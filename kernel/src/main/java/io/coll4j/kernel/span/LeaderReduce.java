@@ -66,9 +66,9 @@ public final class LeaderReduce {
             s.add(new SpanRequest.Inter(() -> {
                 if (isRoot) {
                     MemorySegment.copy(send, 0, recv, 0, bytes);   // in place at the root: a copy onto itself when it is
-                    return span.ireduce(span.world(), recv, count, dtype, op, rootProcess);
+                    return span.ireduce(span.requests(), recv, count, dtype, op, rootProcess);
                 }
-                return span.ireduce(span.world(), send, count, dtype, op, rootProcess);
+                return span.ireduce(span.requests(), send, count, dtype, op, rootProcess);
             }));
             return s;
         }
@@ -76,7 +76,7 @@ public final class LeaderReduce {
         MemorySegment into = l != 0 ? null : isRoot ? recv : Arena.ofAuto().allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
         s.add(new SpanRequest.Local(join.join(Collective.REDUCE, send, into, count, dtype, op, 0)));
         if (l == 0) {
-            s.add(new SpanRequest.Inter(() -> span.ireduce(span.world(), into, count, dtype, op, rootProcess)));
+            s.add(new SpanRequest.Inter(() -> span.ireduce(span.requests(), into, count, dtype, op, rootProcess)));
         }
         if (handOver) {
             MemorySegment buf = l == 0 ? into : isRoot ? recv : Arena.ofAuto().allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);

@@ -57,7 +57,7 @@ public final class LeaderReduceScatter {
         int t = local.localSize();
         List<SpanRequest.Stage> s = new ArrayList<>(3);
         if (t == 1) {
-            s.add(new SpanRequest.Inter(() -> span.ireduceScatterBlock(span.world(), send, recv, recvCount, dtype, op)));
+            s.add(new SpanRequest.Inter(() -> span.ireduceScatterBlock(span.requests(), send, recv, recvCount, dtype, op)));
             return s;
         }
         long esize = dtype.size();
@@ -69,7 +69,7 @@ public final class LeaderReduceScatter {
         MemorySegment blocks = leader ? scratch.asSlice(total * esize, mine * esize) : null;
         s.add(new SpanRequest.Local(join.join(Collective.REDUCE, send, reduced, total, dtype, op, 0)));
         if (leader) {
-            s.add(new SpanRequest.Inter(() -> span.ireduceScatterBlock(span.world(), reduced, blocks, mine, dtype, op)));
+            s.add(new SpanRequest.Inter(() -> span.ireduceScatterBlock(span.requests(), reduced, blocks, mine, dtype, op)));
         }
         s.add(new SpanRequest.Local(join.join(Collective.SCATTER, blocks, recv, recvCount, dtype, null, 0)));
         return s;

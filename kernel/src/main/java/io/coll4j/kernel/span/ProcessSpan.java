@@ -55,6 +55,13 @@ public interface ProcessSpan {
 
     int world();
 
+    /**
+     * The communicator of the team's requests (SpanRequest): every process, as {@link #world()}, but with an order
+     * of collectives of its own (MPI orders collectives per communicator), so the requests' MPI calls need not
+     * interleave with the blocking ones alike in every process.
+     */
+    int requests();
+
     /** The communicator joining local rank {@code localRank} of every process; only under {@link ThreadLevel#MULTIPLE}. */
     int perLocalRank(int localRank);
 

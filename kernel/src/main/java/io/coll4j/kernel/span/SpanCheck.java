@@ -54,6 +54,11 @@ public final class SpanCheck {
      * (their own local steps compare them with their leader). Throws on the leader when the processes differ.
      */
     public static void verify(SpanGroup g, LocalOps local, long descriptor, long count) {
+        verify(g, local, descriptor, count, g.span().world());
+    }
+
+    /** {@link #verify(SpanGroup, LocalOps, long, long)} over communicator {@code comm} (a request's: its MPI order). */
+    public static void verify(SpanGroup g, LocalOps local, long descriptor, long count, int comm) {
         if (local.localId() != 0) {
             return;
         }
@@ -62,7 +67,7 @@ public final class SpanCheck {
         w.setAtIndex(ValueLayout.JAVA_LONG, 1, count);
         w.setAtIndex(ValueLayout.JAVA_LONG, 2, -descriptor);
         w.setAtIndex(ValueLayout.JAVA_LONG, 3, -count);
-        g.span().allreduce(g.span().world(), null, w, 4, DType.I64, Op.MAX);
+        g.span().allreduce(comm, null, w, 4, DType.I64, Op.MAX);
         long maxD = w.getAtIndex(ValueLayout.JAVA_LONG, 0);
         long maxC = w.getAtIndex(ValueLayout.JAVA_LONG, 1);
         long minD = -w.getAtIndex(ValueLayout.JAVA_LONG, 2);

@@ -11,8 +11,9 @@ import java.util.ArrayList;
  * inter-process stages may be posted. MPI requires every process to issue the collectives of a
  * communicator in the same order; a request's inter stage can only be posted once its first local stage is
  * done, which depends on the other local ranks, so without this a later request could overtake an earlier
- * one in one process and not in another. The blocking collectives are ordered against them too: local rank
- * 0 {@link #flush}es before any blocking inter-process call. Used by its rank's thread only.
+ * one in one process and not in another. The requests use a communicator of their own
+ * ({@link ProcessSpan#requests()}), so the blocking calls need no place in that order; local rank 0 still
+ * {@link #flush}es before a blocking call, for progress. Used by its rank's thread only.
  */
 public final class SpanQueue {
     private final ArrayList<SpanRequest> outstanding = new ArrayList<>();
@@ -20,15 +21,16 @@ public final class SpanQueue {
     /** Started requests whose inter-process stage has not completed. */
     private int interOpen;
 
-    void started(SpanRequest r, boolean inter) {
+    /** {@code r} started a round with {@code inters} inter stages: their MPI calls come after every earlier one's. */
+    void started(SpanRequest r, int inters) {
         outstanding.add(r);
-        if (inter) {
+        for (int i = 0; i < inters; i++) {
             toPost.addLast(r);
-            interOpen++;
         }
+        interOpen += inters;
     }
 
-    void interDone() {
+    void interDone(SpanRequest r) {
         interOpen--;
     }
 
@@ -42,7 +44,7 @@ public final class SpanQueue {
 
     void finished(SpanRequest r) {
         outstanding.remove(r);
-        toPost.remove(r);
+        toPost.removeIf(x -> x == r);
     }
 
     /** Advances every outstanding request in start order; true when some stage completed. */
@@ -64,24 +66,37 @@ public final class SpanQueue {
     }
 
     /**
-     * Before a blocking inter-process call of local rank 0: completes every outstanding inter stage and begins
-     * the local stage after it. Posting keeps MPI's order (the blocking call comes later in every process);
-     * completing lets the other local ranks finish those requests while this rank is in the blocking call —
-     * they may be waiting on one before they reach it, and only this rank can move its MPI part. The local
-     * stages before an inter stage were posted by every local rank when it started the request, so this rank
-     * can finish them alone; the other processes' leaders post theirs before their own blocking call or wait.
+     * Before a blocking inter-process call of local rank 0: completes the outstanding requests' inter stages
+     * that need nobody but this rank — those in flight, and those the MPI order lets it post now, up to the
+     * first chain's (a chain's later stages wait on its local steps and on the other local ranks reaching
+     * them, so it moves only while its rank polls or waits, as in one process). This rank may be the only one
+     * that can move them: another local rank may be waiting on one of them before it reaches the blocking
+     * call. The requests' MPI calls are on a communicator of their own, so their order against the blocking
+     * calls does not matter to MPI.
      */
     public void flush(TeamContext context, int rank) {
-        for (int idle = 0; interOpen > 0; idle++) {
+        for (int idle = 0; pendingWithoutChains(); idle++) {
             if (context.isAborted()) {
                 throw context.abortedException(rank);
             }
             if (progress()) {
                 idle = 0;
-            }
-            if (interOpen > 0) {
+            } else {
                 context.waitStrategy().idle(idle);
             }
         }
+    }
+
+    private boolean pendingWithoutChains() {
+        SpanRequest head = toPost.peekFirst();
+        if (head != null && !head.isChain()) {
+            return true;
+        }
+        for (SpanRequest r : outstanding) {
+            if (r.interInFlight() && !r.isChain()) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  */
 public final class SpanRequest implements PersistentRequest {
     /** One stage of a rank's schedule. */
-    public sealed interface Stage permits Local, Inter {
+    public sealed interface Stage permits Local, Inter, Step, Fence {
     }
 
     /** A collective on the process's ranks: a persistent request of the team's engine, started each round. */
@@ -43,8 +43,22 @@ public final class SpanRequest implements PersistentRequest {
     public record Inter(Supplier<ProcessSpan.Pending> post) implements Stage {
     }
 
+    /** A chain's local step: runs on the rank's thread once every stage before it is complete here. */
+    public record Step(Runnable run) implements Stage {
+    }
+
+    /**
+     * The end of one collective's stages in a chain: a rank that does not call MPI posts the local stages of
+     * one collective together, never past a fence (see {@link #beginFrom}).
+     */
+    public record Fence() implements Stage {
+    }
+
     private final Stage[] stages;
-    private final boolean inter;
+    /** The number of inter stages: 0 on a rank that does not call MPI. */
+    private final int inters;
+    /** A chain: its later stages wait on this rank's local steps, so blocking calls do not wait for it (SpanQueue#flush). */
+    private final boolean chain;
     private final SpanQueue queue;
     private final TeamContext context;
     private final int rank;
@@ -55,8 +69,7 @@ public final class SpanRequest implements PersistentRequest {
     private int next;
     /** Stages begun this round: the current one on the leader; all of them at once elsewhere (see begin). */
     private int begun;
-    /** The inter stage's index, or -1. */
-    private final int interAt;
+
     private boolean active;
     private boolean closed;
     private ProcessSpan.Pending pending;
@@ -65,16 +78,11 @@ public final class SpanRequest implements PersistentRequest {
     private long lastPoll;
     private CompletableFuture<Void> future;
 
-    private SpanRequest(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, boolean persistent, String what) {
+    private SpanRequest(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, boolean persistent, String what,
+                        boolean chain) {
         this.stages = stages.toArray(Stage[]::new);
-        int at = -1;
-        for (int i = 0; i < this.stages.length; i++) {
-            if (this.stages[i] instanceof Inter) {
-                at = i;
-            }
-        }
-        this.interAt = at;
-        this.inter = at >= 0;
+        this.inters = (int) stages.stream().filter(s -> s instanceof Inter).count();
+        this.chain = chain;
         this.queue = queue;
         this.context = context;
         this.rank = rank;
@@ -84,14 +92,21 @@ public final class SpanRequest implements PersistentRequest {
 
     /** A one-shot request, started at once. */
     public static SpanRequest oneShot(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what) {
-        SpanRequest r = new SpanRequest(stages, queue, context, rank, false, what);
+        SpanRequest r = new SpanRequest(stages, queue, context, rank, false, what, false);
+        r.begin();
+        return r;
+    }
+
+    /** A chain ({@code io.coll4j.Chain}) across processes, started at once. */
+    public static SpanRequest chain(List<Stage> stages, SpanQueue queue, TeamContext context, int rank) {
+        SpanRequest r = new SpanRequest(stages, queue, context, rank, false, "chain", true);
         r.begin();
         return r;
     }
 
     /** A persistent request, inactive until {@link #start()}. */
     public static SpanRequest persistent(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what) {
-        return new SpanRequest(stages, queue, context, rank, true, what);
+        return new SpanRequest(stages, queue, context, rank, true, what, false);
     }
 
     @Override
@@ -117,17 +132,7 @@ public final class SpanRequest implements PersistentRequest {
         begun = 0;
         active = true;
         watchedSince = 0;
-        queue.started(this, inter);
-        if (!inter) {
-            // a rank that does not call MPI posts all its local stages now: the items of stage k + 1 cannot run
-            // before the leader posts it, which it does only once its stages before are done (so an in-place
-            // output is never written before every input was read). The leader then completes the whole
-            // request while this rank computes or waits on something else, or sits in a blocking call.
-            for (Stage st : stages) {
-                ((Local) st).request().start();
-            }
-            begun = stages.length;
-        }
+        queue.started(this, inters);
         advance();
     }
 
@@ -146,22 +151,30 @@ public final class SpanRequest implements PersistentRequest {
         boolean moved = false;
         while (next < stages.length) {
             Stage s = stages[next];
-            if (begun <= next) {
-                if (s instanceof Inter i) {
-                    if (!queue.mayPost(this)) {
-                        return moved;   // an earlier request of this rank has not posted its inter stage yet
-                    }
-                    pending = i.post().get();
-                    queue.posted(this);
-                    lastPoll = 0;
-                } else {
-                    ((Local) s).request().start();
-                }
-                begun = next + 1;
-            }
             boolean done;
             try {
-                done = s instanceof Local l ? l.request().isDone() : testInter();
+                if (begun <= next) {
+                    if (s instanceof Inter i) {
+                        if (!queue.mayPost(this)) {
+                            return moved;   // an earlier request of this rank has not posted its inter stage yet
+                        }
+                        pending = i.post().get();
+                        queue.posted(this);
+                        lastPoll = 0;
+                        begun = next + 1;
+                    } else {
+                        beginFrom(next);
+                    }
+                }
+                done = switch (s) {
+                    case Local l -> l.request().isDone();
+                    case Inter i -> testInter();
+                    case Step st -> {
+                        st.run().run();
+                        yield true;
+                    }
+                    case Fence f -> true;
+                };
             } catch (RuntimeException e) {
                 fail();
                 throw e;
@@ -169,8 +182,8 @@ public final class SpanRequest implements PersistentRequest {
             if (!done) {
                 return moved;
             }
-            if (next == interAt) {
-                queue.interDone();
+            if (s instanceof Inter) {
+                queue.interDone(this);
             }
             next++;
             moved = true;
@@ -182,6 +195,38 @@ public final class SpanRequest implements PersistentRequest {
             future.complete(null);
         }
         return true;
+    }
+
+    /**
+     * Begins local stage {@code k}; a rank that does not call MPI also begins the local stages after it, up to
+     * the next step or fence: their items cannot run before the leader posts them, which it does only once its
+     * stages before are done — and a leader's reduce, gather, scatter or barrier is done only when every item
+     * of it is, so an in-place output is never written before every input was read. The leader then completes
+     * those stages while this rank computes, waits on something else, or sits in a blocking call. (Not past a
+     * fence: a leader's part of a bcast from another local rank can be done before this rank's is.)
+     */
+    private void beginFrom(int k) {
+        int end = k + 1;
+        if (inters == 0 && stages[k] instanceof Local) {
+            while (end < stages.length && stages[end] instanceof Local) {
+                end++;
+            }
+        }
+        for (int i = k; i < end; i++) {
+            if (stages[i] instanceof Local l) {
+                l.request().start();
+            }
+        }
+        begun = end;
+    }
+
+    /** True while an inter stage of this round is in flight (posted, not complete). */
+    boolean interInFlight() {
+        return active && next < stages.length && stages[next] instanceof Inter && begun > next;
+    }
+
+    boolean isChain() {
+        return chain;
     }
 
     /** One MPI_Test of the inter stage, with the watched-time timeout (see the class comment). */
@@ -208,8 +253,12 @@ public final class SpanRequest implements PersistentRequest {
     }
 
     private void fail() {
-        if (active && next <= interAt) {
-            queue.interDone();
+        if (active) {
+            for (int i = next; i < stages.length; i++) {
+                if (stages[i] instanceof Inter) {
+                    queue.interDone(this);
+                }
+            }
         }
         active = false;
         queue.finished(this);
