@@ -2190,7 +2190,8 @@ public final class Rank implements AutoCloseable {
 
     private static UnsupportedOperationException singleProcessOnly(String what) {
         return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
-                + "every blocking collective and its plan is");
+                + "every blocking collective and its plan is, and the non-blocking, persistent and chained forms of barrier, "
+                + "bcast, reduce, allreduce, reduce-scatter and allgather");
     }
 
     /**

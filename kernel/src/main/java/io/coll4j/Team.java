@@ -128,8 +128,9 @@ public final class Team implements AutoCloseable {
         if (processSpan != null && processSpan.processes() > 1) {
             if (b.progressThread) {
                 processSpan.close();
-                throw new IllegalArgumentException("progressThread: non-blocking collectives are single-process only; "
-                        + "a team over " + processSpan.processes() + " processes (mpi()) cannot have a progress thread");
+                throw new IllegalArgumentException("progressThread: a team over " + processSpan.processes() + " processes "
+                        + "(mpi()) cannot have a progress thread: its requests' MPI calls are made by local rank 0's thread "
+                        + "when it polls or waits (MPI's order of calls is that rank's order of requests)");
             }
             this.spanGroup = new io.coll4j.kernel.span.SpanGroup(processSpan, size, spanCost(b));
         } else {
@@ -752,7 +753,9 @@ public final class Team implements AutoCloseable {
          * Spans every process of an MPI job (started by {@code mpirun}) with {@link #ranks} thread ranks in each:
          * rank ids become global (process index × ranks + local id) and every blocking collective and its plan
          * runs hierarchically — coll4j inside a process, MPI between processes — with every dtype and op, user ops
-         * included, and the semantics of one process (AVG divides by the global count). Needs {@code io.coll4j:coll4j-mpi} on the path and an MPI library; every process must build
+         * included, and the semantics of one process (AVG divides by the global count); so do the non-blocking,
+         * persistent and chained forms of barrier, bcast, reduce, allreduce, reduce-scatter and allgather (their MPI
+         * part moves while local rank 0 polls or waits). Needs {@code io.coll4j:coll4j-mpi} on the path and an MPI library; every process must build
          * its teams in the same order with the same rank count. Under {@code mpirun -np 1} the team is an
          * ordinary one (no MPI call on any collective's path). MPI is finalised when the last such team closes.
          *
