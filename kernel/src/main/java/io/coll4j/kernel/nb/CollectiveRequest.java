@@ -100,6 +100,12 @@ public final class CollectiveRequest implements PersistentRequest {
 
     @Override
     public void start() {
+        checkStart(persistent, active, closed);
+        begin();
+    }
+
+    /** The misuses of {@code start()} every persistent request refuses (also a spanning team's, SpanRequest). */
+    public static void checkStart(boolean persistent, boolean active, boolean closed) {
         if (!persistent) {
             throw new IllegalStateException("start() is for persistent requests; this one was started when issued");
         }
@@ -109,7 +115,6 @@ public final class CollectiveRequest implements PersistentRequest {
         if (closed) {
             throw new IllegalStateException("the persistent request is closed");
         }
-        begin();
     }
 
     private void begin() {

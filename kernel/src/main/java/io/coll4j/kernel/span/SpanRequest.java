@@ -111,15 +111,7 @@ public final class SpanRequest implements PersistentRequest {
 
     @Override
     public void start() {
-        if (!persistent) {
-            throw new IllegalStateException("start() is for persistent requests; this one was started when issued");
-        }
-        if (active) {
-            throw new IllegalStateException("start() while the previous round is still active: await it first");
-        }
-        if (closed) {
-            throw new IllegalStateException("the persistent request is closed");
-        }
+        CollectiveRequest.checkStart(persistent, active, closed);
         checkOwner();
         begin();
     }
