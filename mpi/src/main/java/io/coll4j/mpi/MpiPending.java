@@ -5,6 +5,7 @@ import io.coll4j.kernel.span.ProcessSpan;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * One non-blocking MPI collective in flight: the index of its MPI_Request in the shim's table, and the native
@@ -23,8 +24,13 @@ final class MpiPending implements ProcessSpan.Pending {
 
     private final MpiSession mpi;
     private final String what;
-    /** Two ints: the request's slot, then MPI_Test's flag. Auto arena: the funnel thread reads and writes it. */
-    private final MemorySegment cell = Arena.ofAuto().allocate(ValueLayout.JAVA_INT, 2);
+    /**
+     * Cells of two ints (a request's slot, then MPI_Test's flag) for reuse: an auto arena per request cost a
+     * malloc and a Cleaner registration on every non-blocking call. Global memory (the funnel thread reads and
+     * writes it), as many cells as requests were ever in flight at once.
+     */
+    private static final ConcurrentLinkedQueue<MemorySegment> CELLS = new ConcurrentLinkedQueue<>();
+    private final MemorySegment cell = cell();
     /** The native buffers MPI works on while the request is in flight (kept reachable until done). */
     private final MemorySegment input;
     private final MemorySegment output;
@@ -49,8 +55,16 @@ final class MpiPending implements ProcessSpan.Pending {
         MpiPending p = new MpiPending(mpi, what, input, output, target);
         MemorySegment slot = p.cell;
         int rc = mpi.call(what, () -> post.run(slot));
+        if (rc != 0) {
+            CELLS.add(slot);   // nothing was posted
+        }
         mpi.check(rc, what);
         return p;
+    }
+
+    private static MemorySegment cell() {
+        MemorySegment c = CELLS.poll();
+        return c != null ? c : Arena.global().allocate(ValueLayout.JAVA_INT, 2);
     }
 
     /** {@code seg} itself when native, else a native copy of its first {@code bytes} ({@code copyIn}) or a blank one. */
@@ -83,6 +97,7 @@ final class MpiPending implements ProcessSpan.Pending {
             return false;
         }
         done = true;
+        CELLS.add(cell);   // MPI is done with the slot; the cell is not read again
         if (target != null) {
             MemorySegment.copy(output, 0, target, 0, output.byteSize());
         }
