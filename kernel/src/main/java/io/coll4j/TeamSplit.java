@@ -76,22 +76,20 @@ final class TeamSplit {
         return processesOf(colors.get(color)) > 1;
     }
 
-    /** The blocks of a spanning color: each process's members consecutive, every block as long as the first. */
-    private static void refuseUneven(int color, int[] m, int perProcess) {
-        int first = 0;
-        while (first < m.length && m[first] / perProcess == m[0] / perProcess) {
-            first++;
+    /**
+     * Refuses a spanning color unless its members form one block per process, all blocks as long: one run of
+     * consecutive members per process, and every run starting at a multiple of the block length.
+     */
+    private void refuseUneven(int color, int[] m) {
+        int blocks = processesOf(m);
+        int runs = 1;
+        for (int i = 1; i < m.length; i++) {
+            runs += m[i] / perProcess != m[i - 1] / perProcess ? 1 : 0;
         }
-        boolean even = m.length % first == 0;
-        for (int b = 0; even && b < m.length; b += first) {
-            for (int i = b; i < b + first; i++) {
-                even &= m[i] / perProcess == m[b] / perProcess;
-            }
-            even &= b == 0 || m[b] / perProcess != m[b - 1] / perProcess;
-        }
-        java.util.Set<Integer> procs = new java.util.HashSet<>();
-        for (int b = 0; even && b < m.length; b += first) {
-            even = procs.add(m[b] / perProcess);
+        boolean even = runs == blocks && m.length % blocks == 0;
+        int each = m.length / blocks;
+        for (int i = 0; even && i < m.length; i++) {
+            even = m[i] / perProcess == m[i - i % each] / perProcess;
         }
         if (!even) {
             throw new UnsupportedOperationException("split: color " + color + " spans processes with an uneven layout; a sub-team "
@@ -108,7 +106,7 @@ final class TeamSplit {
             if (!spanning(e.getKey())) {
                 continue;
             }
-            refuseUneven(e.getKey(), m, perProcess);
+            refuseUneven(e.getKey(), m);
             for (int i = 0; i < m.length; i += m.length / processesOf(m)) {
                 int p = m[i] / perProcess;
                 if (spanningPerProcess.merge(p, 1, Integer::sum) > 1 && level != ProcessSpan.ThreadLevel.MULTIPLE) {
