@@ -1866,7 +1866,15 @@ public final class Rank implements AutoCloseable {
      * every sub-team still open, aborting ranks still inside a collective of it. An abort of the parent
      * aborts its sub-teams.
      *
-     * @throws IllegalArgumentException when {@code color} is negative and not {@link Team#UNDEFINED}
+     * <p>On a team that spans processes ({@link Team.Builder#mpi()}) the order is by key, then global id; a color
+     * whose members are in one process is an ordinary sub-team there, one spread over several processes a sub-team
+     * across them, over an MPI sub-communicator of exactly those processes (docs/design.md, "Across processes").
+     *
+     * @throws IllegalArgumentException      when {@code color} is negative and not {@link Team#UNDEFINED}
+     * @throws UnsupportedOperationException on every rank, across processes, when a color's processes hold different
+     *                                       numbers of members or one process's members are not consecutive in
+     *                                       (key, global id) order, or below MPI_THREAD_MULTIPLE one process would hold
+     *                                       members of two sub-teams across processes
      */
     public Rank split(int color, int key) {
         checkCaller();
