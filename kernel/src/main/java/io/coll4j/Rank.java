@@ -79,7 +79,9 @@ public final class Rank implements AutoCloseable {
     private final TeamContext context;
     private final CollectiveCall call;
     private final AtomicReference<Thread> owner = new AtomicReference<>();
-    private final Reducer[] reducers = new Reducer[DType.values().length * Op.values().length];
+    /** Op.values().length, once: values() clones its array on every call, and reducer() is on every reduction's path. */
+    private static final int OPS = Op.values().length;
+    private final Reducer[] reducers = new Reducer[DType.values().length * OPS];
     /** The UserOp of the call in progress (set and cleared by the UserOp overloads, on this rank's thread). */
     private UserOp userOp;
     /** The last UserOp's reducer, kept so a loop of calls with one UserOp creates it once. */
@@ -639,7 +641,7 @@ public final class Rank implements AutoCloseable {
         if (op == null) {
             return null;
         }
-        int i = dtype.ordinal() * Op.values().length + op.ordinal();
+        int i = dtype.ordinal() * OPS + op.ordinal();
         Reducer r = reducers[i];
         if (r == null) {
             r = reducers[i] = Reducers.of(dtype, op);

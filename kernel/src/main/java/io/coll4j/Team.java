@@ -527,9 +527,11 @@ public final class Team implements AutoCloseable {
     /** The NUMA node of rank {@code r}'s PU to bind its memory to, or null (one node, or the topology does not say). */
     NumaNode nodeOf(int r) {
         if (topology.numaNodes().size() < 2) {
-            // one node: nothing to choose, and binding is not free — mbind(MIGRATE) takes the process's mmap lock
-            // for writing and drains every CPU's page lists; under load (a 3 x 2 cross-process job at load 13-31)
-            // a rank sat 40 s in hwloc_set_area_membind of a fresh rank.allocate and the job timed out
+            // one node: nothing to choose, and binding is not free — mbind(MIGRATE) took the process's mmap lock
+            // for writing and drained every CPU's page lists; under load (a 3 x 2 cross-process job at load 13-31)
+            // a rank sat 40 s in hwloc_set_area_membind of a fresh rank.allocate and the job timed out. (The
+            // binders now migrate only when touched pages sit on another node, but even the policy call is a
+            // syscall per allocation with nothing to gain here.)
             return null;
         }
         int numa = plan.pu(r).numa();

@@ -38,7 +38,7 @@ final class AffinityBinder implements Binder {
 
     @Override
     public MemoryBindResult bindMemory(MemorySegment seg, NumaNode node) {
-        String method = "mbind(MPOL_BIND, MPOL_MF_MOVE)";
+        String method = "mbind(MPOL_BIND)";
         int os = node.osIndex();
         if (!MemoryPolicy.isAvailable()) {
             return new MemoryBindResult(false, os, "none", "mbind: syscall number unknown on " + System.getProperty("os.arch"));
@@ -51,8 +51,19 @@ final class AffinityBinder implements Binder {
             return new MemoryBindResult(false, os, "none", "segment of " + seg.byteSize() + " bytes holds no whole page");
         }
         try {
-            MemoryPolicy.bind(range, os);
-            return new MemoryBindResult(true, os, method, "bound " + PageRange.describe(range));
+            // the policy first, migrating only touched pages found elsewhere (HwlocBinder#bindMemory says why)
+            MemoryPolicy.bind(range, os, false);
+            boolean touched = false;
+            for (int n : MemoryPolicy.pageNodes(range)) {
+                if (n >= 0 && n != os) {   // negative: not backed yet, it will fault in under the policy
+                    method = "mbind(MPOL_BIND, MPOL_MF_MOVE)";
+                    MemoryPolicy.bind(range, os, true);
+                    return new MemoryBindResult(true, os, method, "bound " + PageRange.describe(range) + ", pages migrated");
+                }
+                touched |= n >= 0;
+            }
+            return new MemoryBindResult(true, os, method, "bound " + PageRange.describe(range)
+                    + (touched ? " (already there: nothing to migrate)" : " (untouched)"));
         } catch (RuntimeException e) {
             return new MemoryBindResult(false, os, method, e.getMessage());
         }

@@ -75,7 +75,7 @@ final class HwlocBinder implements Binder {
 
     @Override
     public MemoryBindResult bindMemory(MemorySegment seg, NumaNode node) {
-        String method = "hwloc_set_area_membind(BIND, MIGRATE)";
+        String method = "hwloc_set_area_membind(BIND)";
         HwlocTopology t = host();
         int os = node.osIndex();
         if (!seg.isNative()) {
@@ -89,8 +89,19 @@ final class HwlocBinder implements Binder {
             return new MemoryBindResult(false, os, "none", "segment of " + seg.byteSize() + " bytes holds no whole page");
         }
         try {
-            t.bindArea(range, os);
-            return new MemoryBindResult(true, os, method, "bound " + PageRange.describe(range));
+            // the policy first, without MIGRATE: the allocating rank's thread is bound to the node and has just
+            // zeroed (first-touched) the pages, so they are normally there already, and MIGRATE is not free — it
+            // drains every CPU's page lists and takes the mmap lock for writing (a rank of an oversubscribed
+            // job sat 40 s in it). Touched pages found elsewhere are migrated by a second call.
+            t.bindArea(range, os, false);
+            List<Integer> where = t.areaMemoryLocation(range);
+            if (where.isEmpty() || where.equals(List.of(os))) {
+                return new MemoryBindResult(true, os, method, "bound " + PageRange.describe(range)
+                        + (where.isEmpty() ? " (untouched)" : " (already there: nothing to migrate)"));
+            }
+            method = "hwloc_set_area_membind(BIND, MIGRATE)";
+            t.bindArea(range, os, true);
+            return new MemoryBindResult(true, os, method, "bound " + PageRange.describe(range) + ", pages migrated from " + where);
         } catch (RuntimeException e) {
             return new MemoryBindResult(false, os, method, e.getMessage());
         }

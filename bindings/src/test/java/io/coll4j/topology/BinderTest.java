@@ -58,7 +58,8 @@ class BinderTest {
         bindsEveryPu(Topology.load("sysfs"), "sched_setaffinity");
     }
 
-    private static void bindsMemory(Topology t, String method) {
+    /** {@code method}: the call when the touched pages are already on the node; {@code migrating}: when they are not. */
+    private static void bindsMemory(Topology t, String method, String migrating) {
         Binder b = Binder.forTopology(t);
         assertTrue(b.canBindMemory(), b.describe());
         NumaNode node = t.numaNodes().getLast();
@@ -67,7 +68,8 @@ class BinderTest {
             MemorySegment seg = arena.allocate(16 * PageRange.PAGE + 300, 64).asSlice(100);
             MemoryBindResult r = b.bindMemory(seg, node);
             assertTrue(r.bound(), r.toString());
-            assertEquals(method, r.method());
+            // arena.allocate zeroed the pages on this thread's node: migrated only if that is not the node asked for
+            assertTrue(r.method().equals(method) || r.method().equals(migrating) && r.detail().contains("migrated"), r.toString());
             assertEquals(node.osIndex(), r.node());
             MemorySegment pages = PageRange.inside(seg);
             assertEquals(0, pages.address() % PageRange.PAGE);
@@ -86,13 +88,13 @@ class BinderTest {
     @Test
     void hwlocBindsMemoryAndReadsItBack() {
         assumeTrue(Hwloc.isAvailable(), "skipped: " + Hwloc.unavailableReason());
-        bindsMemory(Topology.load("hwloc"), "hwloc_set_area_membind(BIND, MIGRATE)");
+        bindsMemory(Topology.load("hwloc"), "hwloc_set_area_membind(BIND)", "hwloc_set_area_membind(BIND, MIGRATE)");
     }
 
     @Test
     void libcBindsMemoryAndReadsItBack() {
         assumeTrue(CpuAffinity.isAvailable(), "skipped: not Linux");
-        bindsMemory(Topology.load("sysfs"), "mbind(MPOL_BIND, MPOL_MF_MOVE)");
+        bindsMemory(Topology.load("sysfs"), "mbind(MPOL_BIND)", "mbind(MPOL_BIND, MPOL_MF_MOVE)");
     }
 
     @Test

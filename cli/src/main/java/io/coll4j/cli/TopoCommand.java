@@ -182,7 +182,7 @@ final class TopoCommand implements Callable<Integer> {
                 return new Check(false, r.method() + " to node P#" + node.osIndex() + " but read back "
                         + (back.isEmpty() ? "no single node" : "P#" + back.getAsInt()));
             }
-            return new Check(true, r.detail() + " to NUMA node P#" + node.osIndex() + " with " + r.method()
+            return new Check(true, r.method() + " to NUMA node P#" + node.osIndex() + ": " + r.detail()
                     + ", touched, read back P#" + back.getAsInt());
         }
     }

@@ -84,10 +84,14 @@ final class ReducerArguments {
         if (count < 0) {
             throw new IllegalArgumentException("count must be >= 0, got " + count);
         }
-        if (count > Long.MAX_VALUE / dtype.size()) {
+        long bytes = count * dtype.size();
+        // overflow test without a 64-bit division (a divide by the non-constant size was a third of a
+        // one-element reduce's time): count >= 0, so the product overflowed iff its high word is set or
+        // it wrapped negative
+        if (Math.multiplyHigh(count, dtype.size()) != 0 || bytes < 0) {
             throw new IllegalArgumentException("count " + count + " is too large for " + dtype.cliName());
         }
-        return count * dtype.size();
+        return bytes;
     }
 
     private static boolean checkDestination(DType dtype, MemorySegment dst, long offset, long bytes) {

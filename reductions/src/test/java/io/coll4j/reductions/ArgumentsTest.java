@@ -54,6 +54,7 @@ class ArgumentsTest {
             TestValues.poison(dst);
             rejects("count", dst, () -> r.reduce(dst, 0, a, 0, b, 0, -1));
             rejects("count", dst, () -> r.reduce(dst, 0, a, 0, b, 0, Long.MAX_VALUE / 4));
+            rejects("count", dst, () -> r.reduce(dst, 0, a, 0, b, 0, (1L << 62) + 1));   // × 8 wraps to +8
             rejects("dst", dst, () -> r.reduce(dst, 8, a, 0, b, 0, COUNT));
             rejects("a", dst, () -> r.reduce(dst, 0, small, 0, b, 0, COUNT));
             rejects("b", dst, () -> r.reduce(dst, 0, a, 0, b, 1, COUNT));

@@ -322,15 +322,24 @@ public final class HwlocTopology implements AutoCloseable {
      * @throws HwlocException           with errno (ENOSYS, EXDEV, EINVAL)
      */
     public void bindArea(MemorySegment range, int osNode) {
+        bindArea(range, osNode, true);
+    }
+
+    /**
+     * {@link #bindArea(MemorySegment, int)}, migrating touched pages only when {@code migrate}: without it the
+     * call sets the policy for later faults and leaves touched pages in place, which spares the kernel's
+     * migration work (a drain of every CPU's page lists, the mmap lock held for writing).
+     */
+    public void bindArea(MemorySegment range, int osNode, boolean migrate) {
         if (!range.isNative()) {
             throw new IllegalArgumentException("range: a heap segment cannot be bound to a NUMA node");
         }
         MemorySegment t = handle();
         try (Arena arena = Arena.ofConfined(); HwlocBitmap nodes = HwlocBitmap.only(osNode)) {
             MemorySegment cs = allocateCallState(arena);
-            if (hwloc_set_area_membind(cs, t, range, range.byteSize(), nodes.segment(), HWLOC_MEMBIND_BIND,
-                    HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_MIGRATE) != 0) {
-                throw new HwlocException("hwloc_set_area_membind", errno(cs), "node " + osNode + ", BIND, MIGRATE");
+            int flags = HWLOC_MEMBIND_BYNODESET | (migrate ? HWLOC_MEMBIND_MIGRATE : 0);
+            if (hwloc_set_area_membind(cs, t, range, range.byteSize(), nodes.segment(), HWLOC_MEMBIND_BIND, flags) != 0) {
+                throw new HwlocException("hwloc_set_area_membind", errno(cs), "node " + osNode + ", BIND" + (migrate ? ", MIGRATE" : ""));
             }
         }
     }

@@ -32,6 +32,15 @@ public final class MemoryPolicy {
      * @throws LibcException            with errno (EINVAL: bad node; EIO/EFAULT: pages could not move)
      */
     public static void bind(MemorySegment range, int node) {
+        bind(range, node, true);
+    }
+
+    /**
+     * {@code mbind(range, MPOL_BIND, {node}, migrate ? MPOL_MF_MOVE : 0)}: without {@code migrate} only the
+     * policy is set (future faults), pages already touched stay where they are — and the call takes neither
+     * the migration's page-list drain on every CPU nor the mmap lock for long.
+     */
+    public static void bind(MemorySegment range, int node, boolean migrate) {
         checkRange(range);
         if (node < 0) {
             throw new IllegalArgumentException("node: negative NUMA node " + node);
@@ -43,7 +52,7 @@ public final class MemoryPolicy {
             MemorySegment cs = Libc.allocateCallState(arena);
             // maxnode: the kernel reads maxnode-1 bits (mm/mempolicy.c get_nodes), hence the +1
             long r = Libc.syscall(cs, Libc.SYS_MBIND, range.address(), range.byteSize(), Libc.MPOL_BIND,
-                    mask.address(), words * 64L + 1, Libc.MPOL_MF_MOVE);
+                    mask.address(), words * 64L + 1, migrate ? Libc.MPOL_MF_MOVE : 0);
             if (r != 0) {
                 throw new LibcException("mbind", Libc.errno(cs));
             }
