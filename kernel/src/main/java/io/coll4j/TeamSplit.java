@@ -99,7 +99,8 @@ final class TeamSplit {
         }
     }
 
-    private void refuseUnsupported(ProcessSpan.ThreadLevel level) {
+    /** Throws {@link UnsupportedOperationException} when a spanning color cannot be built (see the class comment). */
+    void refuseUnsupported(ProcessSpan.ThreadLevel level) {
         Map<Integer, Integer> spanningPerProcess = new HashMap<>();
         for (Map.Entry<Integer, int[]> e : colors.entrySet()) {
             int[] m = e.getValue();
