@@ -17,7 +17,8 @@ import java.util.stream.IntStream;
  * give sub-teams across processes (global id mod 2; local id, one rank per process; the whole team, reversed)
  * and inside one (process index), a rank passing {@link Team#UNDEFINED}, keys reversing the order, and the
  * splits that must be refused (uneven or interleaved process blocks; two spanning sub-teams in one process
- * below THREAD_MULTIPLE). On each sub-team: its size, every member's id (the (key, parent id) order), then
+ * below THREAD_MULTIPLE), and on one-package machines splitLeaders (local rank 0 of each process) and splitByPackage
+ * (each process's ranks). On each sub-team: its size, every member's id (the (key, parent id) order), then
  * allreduce (f64 sum, i64 max), bcast, allgather, reduce-scatter, barrier and an allreduce plan at counts 0, 1
  * and odd, heap and native, in place and not, against a scalar reference over the members' parent ids (so a
  * contribution from a non-member shows). Sub-teams are closed by their members, except the last split's, which
@@ -53,6 +54,12 @@ final class SplitChecker {
             check("uneven blocks", q -> q == last ? Team.UNDEFINED : 0, q -> q, true, true);
             check("interleaved blocks", q -> 0, q -> (q % t) * p + q / t, true, true);
         }
+        if (parent.team().topology().packages().size() == 1) {
+            // one package per process: the leaders are local rank 0 of each process (the bridge communicator),
+            // the package sub-teams each process's ranks
+            check("splitLeaders", q -> q % t == 0 ? 0 : Team.UNDEFINED, q -> q, false, true, parent::splitLeaders);
+            check("splitByPackage", q -> q / t, q -> q, false, true, parent::splitByPackage);
+        }
         check("the whole team reversed, left to the parent's close", q -> 0, q -> -q, false, false);
         double[] x = {g + 1};
         parent.allreduce(x, x, Op.SUM);
@@ -67,9 +74,15 @@ final class SplitChecker {
      * rank when {@code refused}, else checks the sub-team and, when {@code close}, closes it.
      */
     private void check(String what, IntUnaryOperator color, IntUnaryOperator key, boolean refused, boolean close) {
+        check(what, color, key, refused, close, () -> parent.split(color.applyAsInt(g), key.applyAsInt(g)));
+    }
+
+    /** As above, with {@code split} making the split that {@code color}/{@code key} describe (a topology split). */
+    private void check(String what, IntUnaryOperator color, IntUnaryOperator key, boolean refused, boolean close,
+                       java.util.function.Supplier<Rank> split) {
         Rank sub;
         try {
-            sub = parent.split(color.applyAsInt(g), key.applyAsInt(g));
+            sub = split.get();
         } catch (UnsupportedOperationException e) {
             if (!refused) {
                 throw new AssertionError(what + ": refused on global rank " + g + ": " + e.getMessage(), e);
