@@ -17,9 +17,9 @@ import java.util.stream.IntStream;
  * give sub-teams across processes (global id mod 2; local id, one rank per process; the whole team, reversed)
  * and inside one (process index), a rank passing {@link Team#UNDEFINED}, keys reversing the order, and the
  * splits that must be refused (uneven or interleaved process blocks; two spanning sub-teams in one process
- * below THREAD_MULTIPLE), and on one-package machines splitLeaders (local rank 0 of each process) and splitByPackage
- * (each process's ranks). On each sub-team: its size, every member's id (the (key, parent id) order), then
- * allreduce (f64 sum, i64 max), bcast, allgather, reduce-scatter, barrier and an allreduce plan at counts 0, 1
+ * below THREAD_MULTIPLE), on one-package machines splitLeaders (local rank 0 of each process) and splitByPackage
+ * (each process's ranks), and a split of a sub-team across processes (closed with it). On each sub-team: its size,
+ * every member's id (the (key, parent id) order), then allreduce (f64 sum, i64 max), bcast, allgather, reduce-scatter, barrier and an allreduce plan at counts 0, 1
  * and odd, heap and native, in place and not, against a scalar reference over the members' parent ids (so a
  * contribution from a non-member shows). Sub-teams are closed by their members, except the last split's, which
  * the parent's close must close before MPI is finalised; the parent's allreduce is checked after them.
@@ -60,7 +60,14 @@ final class SplitChecker {
             check("splitLeaders", q -> q % t == 0 ? 0 : Team.UNDEFINED, q -> q, false, true, parent::splitLeaders);
             check("splitByPackage", q -> q / t, q -> q, false, true, parent::splitByPackage);
         }
-        check("the whole team reversed, left to the parent's close", q -> 0, q -> -q, false, false);
+        Rank whole = check("the whole team reversed, left to the parent's close", q -> 0, q -> -q, false, false);
+        // a split of a sub-team across processes (its communicator split again), reversed back: closed with it
+        Rank nested = whole.split(0, -whole.id());
+        if (nested.id() != g || nested.team().parent() != whole.team() || nested.team().processes() != p / t) {
+            throw new AssertionError("nested split on global rank " + g + ": rank " + nested.id() + " over "
+                    + nested.team().processes() + " processes");
+        }
+        new OnSubTeam(nested, IntStream.range(0, p).toArray(), "nested split on global rank " + g).run();
         double[] x = {g + 1};
         parent.allreduce(x, x, Op.SUM);
         if (x[0] != p * (p + 1) / 2.0) {
@@ -71,14 +78,15 @@ final class SplitChecker {
 
     /**
      * Splits by {@code color}/{@code key} of every parent rank; expects an UnsupportedOperationException on every
-     * rank when {@code refused}, else checks the sub-team and, when {@code close}, closes it.
+     * rank when {@code refused}, else checks the sub-team and, when {@code close}, closes it; returns the sub-team
+     * rank (null when refused or UNDEFINED).
      */
-    private void check(String what, IntUnaryOperator color, IntUnaryOperator key, boolean refused, boolean close) {
-        check(what, color, key, refused, close, () -> parent.split(color.applyAsInt(g), key.applyAsInt(g)));
+    private Rank check(String what, IntUnaryOperator color, IntUnaryOperator key, boolean refused, boolean close) {
+        return check(what, color, key, refused, close, () -> parent.split(color.applyAsInt(g), key.applyAsInt(g)));
     }
 
     /** As above, with {@code split} making the split that {@code color}/{@code key} describe (a topology split). */
-    private void check(String what, IntUnaryOperator color, IntUnaryOperator key, boolean refused, boolean close,
+    private Rank check(String what, IntUnaryOperator color, IntUnaryOperator key, boolean refused, boolean close,
                        java.util.function.Supplier<Rank> split) {
         Rank sub;
         try {
@@ -88,7 +96,7 @@ final class SplitChecker {
                 throw new AssertionError(what + ": refused on global rank " + g + ": " + e.getMessage(), e);
             }
             checks++;
-            return;
+            return null;
         }
         if (refused) {
             throw new AssertionError(what + ": global rank " + g + " expected the split to be refused");
@@ -101,7 +109,7 @@ final class SplitChecker {
             if (close) {
                 parent.barrier();   // the members' barrier below
             }
-            return;
+            return null;
         }
         int[] members = IntStream.range(0, p).filter(q -> color.applyAsInt(q) == c).boxed()
                 .sorted((a, b) -> key.applyAsInt(a) != key.applyAsInt(b) ? Integer.compare(key.applyAsInt(a), key.applyAsInt(b))
@@ -125,6 +133,7 @@ final class SplitChecker {
             }
         }
         checks++;
+        return sub;
     }
 
     /** The collectives on one sub-team, checked against its members' parent ids. */
