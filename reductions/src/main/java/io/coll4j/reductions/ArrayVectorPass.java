@@ -36,6 +36,8 @@ final class ArrayVectorPass implements ArrayPass {
     /** The exact vector class, for the reason given at {@code VectorReducer.VECTOR}. */
     private static final Class<? extends Vector<Object>> VECTOR = SPECIES.vectorType();
     private static final ReductionKernel SCALAR = SPEC.scalar();
+    /** The scalar loop of this (dtype, op) for the tails, a constant C2 inlines ({@link ScalarReducer#loop2}). */
+    private static final ReductionKernel.Loop2 TAIL = SCALAR.loop2();
     private static final Class<?> LANE = SPEC.dtype().javaType();
     private static final boolean FLOATS = LANE == float.class;
     private static final boolean DOUBLES = LANE == double.class;
@@ -70,7 +72,7 @@ final class ArrayVectorPass implements ArrayPass {
         }
         if (i < n) {
             long o = (long) i * ELEMENT_BYTES;
-            SCALAR.reduce2(d, dOff + o, a, aOff + o, b, bOff + o, n - i);
+            TAIL.run(d, dOff + o, a, aOff + o, b, bOff + o, n - i);
         }
     }
 }

@@ -58,6 +58,8 @@ final class HalfVectorReducer implements Reducer {
     private static final int DENORM_MAGIC = ((127 - 15) + (23 - 10) + 1) << 23;
     private static final int REBIAS = ((15 - 127) << 23) + 0xFFF;
     private static final ReductionKernel SCALAR = SPEC.scalar();
+    /** The scalar loop of this (dtype, op) for the tails, a constant C2 inlines ({@link ScalarReducer#loop2}). */
+    private static final ReductionKernel.Loop2 TAIL = SCALAR.loop2();
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final long VECTOR_BYTES = FLOATS.length() * 2L;
 
@@ -181,7 +183,7 @@ final class HalfVectorReducer implements Reducer {
             out.convertShape(VectorOperators.I2S, SHORTS, 0).intoMemorySegment(d, dOff + o, ORDER);
         }
         if (o < bytes) {
-            SCALAR.reduce2(d, dOff + o, a, aOff + o, b, bOff + o, (bytes - o) / 2);
+            TAIL.run(d, dOff + o, a, aOff + o, b, bOff + o, (bytes - o) / 2);
         }
     }
 }

@@ -7,8 +7,8 @@ import java.lang.foreign.ValueLayout;
  * The scalar reference: plain element-by-element loops, the definition of truth for every other
  * implementation, and the fallback when {@code jdk.incubator.vector} is absent.
  *
- * <p>{@link #reduce} and {@link #reduceInto} pick one loop per (dtype, op) <em>outside</em> the loop
- * (one switch per call), so each loop is a plain scalar loop C2 compiles on its own — the honest
+ * <p>{@link #reduce} and {@link #reduceInto} run one loop per (dtype, op), picked when the reducer is made
+ * ({@link #loop2}), so each loop is a plain scalar loop C2 compiles on its own — the honest
  * "scalar segment loop" baseline of {@code ReductionBench}. {@link #reduceMany} folds each element
  * left to right through {@link #apply}; it is the reference and the fallback, not a fast path.
  *
@@ -26,11 +26,25 @@ final class ScalarReducer implements Reducer, ReductionKernel {
 
     private final DType dtype;
     private final Op op;
+    /** The loop of (dtype, op), picked once: {@link #reduce2} is then one call, no switch. */
+    private final Loop2 loop2;
 
     ScalarReducer(DType dtype, Op op) {
         op.checkSupports(dtype);
         this.dtype = dtype;
         this.op = op;
+        this.loop2 = pickLoop2();
+    }
+
+    /**
+     * The (dtype, op) loop of {@link #reduce2}, also handed to the vector reducers of (dtype, op) for their tails:
+     * held in a static final of their hidden class it is a constant, so C2 inlines the loop into the vector
+     * reducer. Through this reducer's {@code reduce2} — a shared method switching on dtype and op, too large to
+     * inline — a one-element tail cost ~10 ns, most of an 8-byte allreduce's fold.
+     */
+    @Override
+    public Loop2 loop2() {
+        return loop2;
     }
 
     @Override
@@ -181,57 +195,54 @@ final class ScalarReducer implements Reducer, ReductionKernel {
     }
 
     /**
-     * {@code d[i] = a[i] op b[i]}: one plain loop per (dtype, op), chosen once per call. Each loop is a
+     * {@code d[i] = a[i] op b[i]}: one plain loop per (dtype, op), chosen once at construction. Each loop is a
      * method of its own: one method holding all 22 made C1 give up ("out of virtual registers"), which
      * left the loops interpreted for seconds.
      */
     @Override
     public void reduce2(MemorySegment d, long dOff, MemorySegment a, long aOff, MemorySegment b, long bOff, long n) {
-        switch (dtype) {
-            case F32 -> {
-                switch (op) {
-                    case SUM -> sumF32(d, dOff, a, aOff, b, bOff, n);
-                    case PROD -> prodF32(d, dOff, a, aOff, b, bOff, n);
-                    case MIN -> minF32(d, dOff, a, aOff, b, bOff, n);
-                    case MAX -> maxF32(d, dOff, a, aOff, b, bOff, n);
-                    default -> throw new AssertionError(op);
-                }
-            }
-            case F64 -> {
-                switch (op) {
-                    case SUM -> sumF64(d, dOff, a, aOff, b, bOff, n);
-                    case PROD -> prodF64(d, dOff, a, aOff, b, bOff, n);
-                    case MIN -> minF64(d, dOff, a, aOff, b, bOff, n);
-                    case MAX -> maxF64(d, dOff, a, aOff, b, bOff, n);
-                    default -> throw new AssertionError(op);
-                }
-            }
-            case I32 -> {
-                switch (op) {
-                    case SUM -> sumI32(d, dOff, a, aOff, b, bOff, n);
-                    case PROD -> prodI32(d, dOff, a, aOff, b, bOff, n);
-                    case MIN -> minI32(d, dOff, a, aOff, b, bOff, n);
-                    case MAX -> maxI32(d, dOff, a, aOff, b, bOff, n);
-                    case BAND -> bandI32(d, dOff, a, aOff, b, bOff, n);
-                    case BOR -> borI32(d, dOff, a, aOff, b, bOff, n);
-                    case BXOR -> bxorI32(d, dOff, a, aOff, b, bOff, n);
-                }
-            }
-            case I64 -> {
-                switch (op) {
-                    case SUM -> sumI64(d, dOff, a, aOff, b, bOff, n);
-                    case PROD -> prodI64(d, dOff, a, aOff, b, bOff, n);
-                    case MIN -> minI64(d, dOff, a, aOff, b, bOff, n);
-                    case MAX -> maxI64(d, dOff, a, aOff, b, bOff, n);
-                    case BAND -> bandI64(d, dOff, a, aOff, b, bOff, n);
-                    case BOR -> borI64(d, dOff, a, aOff, b, bOff, n);
-                    case BXOR -> bxorI64(d, dOff, a, aOff, b, bOff, n);
-                    default -> throw new AssertionError(op);
-                }
-            }
-            case F16, BF16, U32, U64 -> elements(d, dOff, a, aOff, b, bOff, n);
-            case F32_I32, F64_I64, I32_I32, I64_I64 -> pairs(d, dOff, a, aOff, b, bOff, n);
-        }
+        loop2.run(d, dOff, a, aOff, b, bOff, n);
+    }
+
+    private Loop2 pickLoop2() {
+        return switch (dtype) {
+            case F32 -> switch (op.foldOp()) {
+                case SUM -> ScalarReducer::sumF32;
+                case PROD -> ScalarReducer::prodF32;
+                case MIN -> ScalarReducer::minF32;
+                case MAX -> ScalarReducer::maxF32;
+                default -> throw new AssertionError(op);
+            };
+            case F64 -> switch (op.foldOp()) {
+                case SUM -> ScalarReducer::sumF64;
+                case PROD -> ScalarReducer::prodF64;
+                case MIN -> ScalarReducer::minF64;
+                case MAX -> ScalarReducer::maxF64;
+                default -> throw new AssertionError(op);
+            };
+            case I32 -> switch (op.foldOp()) {
+                case SUM -> ScalarReducer::sumI32;
+                case PROD -> ScalarReducer::prodI32;
+                case MIN -> ScalarReducer::minI32;
+                case MAX -> ScalarReducer::maxI32;
+                case BAND -> ScalarReducer::bandI32;
+                case BOR -> ScalarReducer::borI32;
+                case BXOR -> ScalarReducer::bxorI32;
+                default -> throw new AssertionError(op);
+            };
+            case I64 -> switch (op.foldOp()) {
+                case SUM -> ScalarReducer::sumI64;
+                case PROD -> ScalarReducer::prodI64;
+                case MIN -> ScalarReducer::minI64;
+                case MAX -> ScalarReducer::maxI64;
+                case BAND -> ScalarReducer::bandI64;
+                case BOR -> ScalarReducer::borI64;
+                case BXOR -> ScalarReducer::bxorI64;
+                default -> throw new AssertionError(op);
+            };
+            case F16, BF16, U32, U64 -> this::elements;
+            case F32_I32, F64_I64, I32_I32, I64_I64 -> this::pairs;
+        };
     }
 
     /** The types without loops of their own: one {@link ElementOps#apply} per element, on raw bits. */

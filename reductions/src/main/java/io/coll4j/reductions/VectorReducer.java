@@ -72,6 +72,8 @@ final class VectorReducer implements Reducer {
     private static final Class<? extends Vector<Object>> VECTOR = SPECIES.vectorType();
     /** The scalar loops, for calls with a heap operand and for tails. */
     private static final ReductionKernel SCALAR = SPEC.scalar();
+    /** The scalar loop of this (dtype, op) for the tails: a constant here, so C2 inlines it ({@link ScalarReducer#loop2}). */
+    private static final ReductionKernel.Loop2 TAIL = SCALAR.loop2();
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final long ELEMENT_BYTES = DTYPE.size();
     private static final long LANES = SPECIES.length();
@@ -155,7 +157,7 @@ final class VectorReducer implements Reducer {
                     .intoMemorySegment(d, dOff + o, ORDER);
         }
         if (o < bytes) {
-            SCALAR.reduce2(d, dOff + o, a, aOff + o, b, bOff + o, (bytes - o) / ELEMENT_BYTES);
+            TAIL.run(d, dOff + o, a, aOff + o, b, bOff + o, (bytes - o) / ELEMENT_BYTES);
         }
     }
 
