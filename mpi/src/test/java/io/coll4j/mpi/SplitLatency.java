@@ -8,7 +8,8 @@ import io.coll4j.reductions.Op;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A measurement, not a test (collbench runs on a team it builds, never on a sub-team): {@code mpirun -np 2 java …
+ * A measurement, not a test (collbench's collective commands run on a team they build; {@code collbench split --mpi}
+ * times only 8-byte sub-teams of one rank per process): {@code mpirun -np 2 java …
  * SplitLatency T} times an f64 sum allreduce, in place, native buffers, at 8 B and 64 KiB on a team of T ranks per
  * process against two of its sub-teams across processes: the whole team split again (the same layout over a
  * sub-communicator: it should cost what the parent costs) and {@code splitLeaders()} (local rank 0 of each process
