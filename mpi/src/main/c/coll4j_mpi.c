@@ -338,7 +338,9 @@ int coll4j_mpi_init(int required, int *provided) {
 
 int coll4j_mpi_finalize(void) {
     for (int i = 1; i < ncomms; i++) {
-        MPI_Comm_free(&comms[i]);
+        if (comms[i] != MPI_COMM_NULL) {
+            MPI_Comm_free(&comms[i]);
+        }
     }
     ncomms = 0;
     for (int i = 0; i < nuser_ops; i++) {
@@ -364,19 +366,37 @@ int coll4j_mpi_comm_size(int comm, int *size) {
     return MPI_Comm_size(comm_of(comm), size);
 }
 
-/* MPI_Comm_split of `comm`; writes the new communicator's index. Collective over `comm`. */
+/* MPI_Comm_split of `comm`; writes the new communicator's index, or -1 when `color` < 0 (MPI_UNDEFINED: this
+ * process joins none). Collective over `comm`. A slot freed by coll4j_mpi_comm_free is reused first, so a job that
+ * makes and closes sub-teams in a loop never runs out of the table. */
 int coll4j_mpi_comm_split(int comm, int color, int key, int *out) {
-    if (ncomms == MAX_COMMS) {
+    int slot = 1;
+    while (slot < ncomms && comms[slot] != MPI_COMM_NULL) {
+        slot++;
+    }
+    if (slot == MAX_COMMS) {
         return MPI_ERR_COMM;
     }
     MPI_Comm c;
-    int rc = MPI_Comm_split(comm_of(comm), color, key, &c);
-    if (rc == MPI_SUCCESS) {
+    int rc = MPI_Comm_split(comm_of(comm), color < 0 ? MPI_UNDEFINED : color, key, &c);
+    *out = -1;
+    if (rc == MPI_SUCCESS && c != MPI_COMM_NULL) {
         MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-        comms[ncomms] = c;
-        *out = ncomms++;
+        comms[slot] = c;
+        *out = slot;
+        if (slot == ncomms) {
+            ncomms++;
+        }
     }
     return rc;
+}
+
+/* MPI_Comm_free of communicator `comm` (not the world); its slot is free again. */
+int coll4j_mpi_comm_free(int comm) {
+    if (comm <= 0 || comm >= ncomms || comms[comm] == MPI_COMM_NULL) {
+        return MPI_ERR_COMM;
+    }
+    return MPI_Comm_free(&comms[comm]);   /* sets the slot to MPI_COMM_NULL */
 }
 
 /* The host name, NUL-terminated, at most len bytes. */

@@ -2001,54 +2001,45 @@ public final class Rank implements AutoCloseable {
      * every sub-team still open, aborting ranks still inside a collective of it. An abort of the parent
      * aborts its sub-teams.
      *
-     * @throws IllegalArgumentException when {@code color} is negative and not {@link Team#UNDEFINED}
+     * <p>On a team that spans processes ({@link Team.Builder#mpi()}) the order is by key, then global id; a color
+     * whose members are in one process is an ordinary sub-team there, one spread over several processes a sub-team
+     * across them, over an MPI sub-communicator of exactly those processes (docs/design.md, "Across processes").
+     *
+     * @throws IllegalArgumentException      when {@code color} is negative and not {@link Team#UNDEFINED}
+     * @throws UnsupportedOperationException on every rank, across processes, when a color's processes hold different
+     *                                       numbers of members or one process's members are not consecutive in
+     *                                       (key, global id) order, or below MPI_THREAD_MULTIPLE one process would hold
+     *                                       members of two sub-teams across processes
      */
     public Rank split(int color, int key) {
         checkCaller();
-        if (span != null) {
-            throw singleProcessOnly("split");
-        }
         if (color < 0 && color != Team.UNDEFINED) {
             throw new IllegalArgumentException("color must be >= 0 or Team.UNDEFINED, got " + color);
         }
-        long[] all = new long[2 * localSize()];
+        long[] all = new long[2 * size()];
         allgather(new long[]{color, key}, all);
         long split = ++splits;
-        if (color == Team.UNDEFINED) {
-            return null;
-        }
-        java.util.List<int[]> members = new java.util.ArrayList<>();
-        for (int q = 0; q < localSize(); q++) {
-            if (all[2 * q] == color) {
-                members.add(new int[]{(int) all[2 * q + 1], q});
-            }
-        }
-        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
-        int[] order = new int[members.size()];
-        int mine = -1;
-        for (int i = 0; i < order.length; i++) {
-            order[i] = members.get(i)[1];
-            if (order[i] == id) {
-                mine = i;
-            }
-        }
-        Team sub = team.subTeam(split, color, order);
-        return sub.attach(mine);
+        return TeamSplit.join(this, team, local, split, all, color);
     }
 
-    /** {@link #split} by package: one sub-team per processor package, ranks in their order here. */
+    /**
+     * {@link #split} by package: one sub-team per processor package, ranks in their order here. On a team that
+     * spans processes, one per package of each process (memory is shared within a process only): local sub-teams.
+     */
     public Rank splitByPackage() {
-        return split(Math.max(0, pu().pkg()), id);
+        return split(perProcess(Math.max(0, pu().pkg())), id());
     }
 
-    /** {@link #split} by NUMA node: one sub-team per node, ranks in their order here. */
+    /** {@link #split} by NUMA node: one sub-team per node (of each process, as {@link #splitByPackage}), ranks in their order here. */
     public Rank splitByNuma() {
-        return split(Math.max(0, pu().numa()), id);
+        return split(perProcess(Math.max(0, pu().numa())), id());
     }
 
     /**
      * {@link #split} into the team of package leaders (the lowest rank of each package), the bridge of a
-     * two-level schedule [PAMI §4.2, MPI+MPI]; every other rank gets null.
+     * two-level schedule [PAMI §4.2, MPI+MPI]; every other rank gets null. On a team that spans processes, the
+     * leaders of every package of every process: a sub-team across processes (local rank 0 of each process on
+     * one-package machines).
      */
     public Rank splitLeaders() {
         int pkg = pu().pkg();
@@ -2059,7 +2050,15 @@ public final class Rank implements AutoCloseable {
                 break;
             }
         }
-        return split(leader ? 0 : Team.UNDEFINED, id);
+        return split(leader ? 0 : Team.UNDEFINED, id());
+    }
+
+    /** Local group {@code group} of this process as a color no other process uses (the process index above 16 bits). */
+    private int perProcess(int group) {
+        if (group >= 1 << 16 || processIndex() >= 1 << 15) {
+            throw new UnsupportedOperationException("topology splits need fewer than 2^16 groups per process and 2^15 processes");
+        }
+        return (processIndex() << 16) | group;
     }
 
     void checkOwner() {

@@ -108,7 +108,7 @@ public final class Team implements AutoCloseable {
         this.topology = b.topology != null ? b.topology : Topology.host();
         this.size = b.ranks > 0 ? b.ranks : topology.pus().size();
         this.timeout = b.timeout;
-        this.processSpan = b.mpi ? io.coll4j.kernel.span.ProcessSpan.open(size, timeout) : null;
+        this.processSpan = b.span != null ? b.span : b.mpi ? io.coll4j.kernel.span.ProcessSpan.open(size, timeout) : null;
         int sharing = processesOnThisHost();
         Placement placement = b.placement;
         if (sharing > 1 && placement.binds()) {
@@ -132,7 +132,7 @@ public final class Team implements AutoCloseable {
                         + "(mpi()) cannot have a progress thread: its requests' MPI calls are made by local rank 0's thread "
                         + "when it polls or waits (MPI's order of calls is that rank's order of requests)");
             }
-            this.spanGroup = new io.coll4j.kernel.span.SpanGroup(processSpan, size, spanCost(b));
+            this.spanGroup = new io.coll4j.kernel.span.SpanGroup(processSpan, size, b.spanCost != null ? b.spanCost : spanCost(b));
         } else {
             this.spanGroup = null;
         }
@@ -564,7 +564,7 @@ public final class Team implements AutoCloseable {
      * strategy, timeout, forced algorithms and reproducibility. It has its own control block and arena, so
      * it and this team can run collectives at the same time.
      */
-    Team subTeam(long split, int color, int[] members) {
+    Team subTeam(long split, int color, int[] members, io.coll4j.kernel.span.ProcessSpan span) {
         String key = split + "/" + color;
         java.util.concurrent.CompletableFuture<Team> mine = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.CompletableFuture<Team> f = forming.putIfAbsent(key, mine);
@@ -573,6 +573,11 @@ public final class Team implements AutoCloseable {
             try {
                 Builder b = builder().ranks(members.length).topology(topology).waitStrategy(waitStrategy).timeout(timeout)
                         .model(selector.model()).reproducible(reproducible).maxSliceBytes(context.maxSliceBytes());
+                if (span != null) {
+                    // across processes: over the sub-communicator the split made, with this team's α/β
+                    b.span = span;
+                    b.spanCost = spanGroup.cost();
+                }
                 if (plan.placement().binds()) {
                     int[] pus = new int[members.length];
                     for (int i = 0; i < members.length; i++) {
@@ -616,6 +621,21 @@ public final class Team implements AutoCloseable {
         return sub;
     }
 
+    /**
+     * The spans of the spanning sub-teams of the split in progress, by color: written by local rank 0
+     * ({@link TeamSplit}) before a local barrier, read by the other local ranks after it. Volatile although
+     * the barrier orders the write before the reads: it is written once per split, so the fence is free.
+     */
+    private volatile Map<Integer, io.coll4j.kernel.span.ProcessSpan> splitSpans = Map.of();
+
+    void splitSpans(Map<Integer, io.coll4j.kernel.span.ProcessSpan> spans) {
+        splitSpans = spans;
+    }
+
+    Map<Integer, io.coll4j.kernel.span.ProcessSpan> splitSpans() {
+        return splitSpans;
+    }
+
     /** Members of a sub-team that have taken it from {@link #subTeam} (the last one clears the entry). */
     private final java.util.concurrent.atomic.AtomicInteger joined = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -644,6 +664,9 @@ public final class Team implements AutoCloseable {
         private long maxSliceBytes;
         private boolean progressThread;
         private boolean mpi;
+        /** A sub-team's span across processes ({@link TeamSplit}), owned by the team built; null otherwise. */
+        private io.coll4j.kernel.span.ProcessSpan span;
+        private io.coll4j.kernel.span.HierarchicalCost spanCost;
 
         private Builder() {
         }

@@ -146,7 +146,9 @@ final class CompositionCommands {
 
     @Command(name = "split", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "8-byte allreduce on the sub-teams of a split (p ranks into p/2 teams of 2) against a stand-alone "
-                    + "team of 2, alternated: each sub-team alone, both sub-teams at once (each followed by the parent's barrier).")
+                    + "team of 2, alternated: each sub-team alone, both sub-teams at once (each followed by the parent's barrier). "
+                    + "With --mpi (under mpirun -np N): a parent of N processes x t ranks split by local rank into t sub-teams "
+                    + "across the processes (one rank in each) against a stand-alone mpi() team of N x 1.")
     static final class Split implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -160,10 +162,17 @@ final class CompositionCommands {
         @Option(names = {"-n", "--repetitions"}, defaultValue = "9", description = "timed batches of each contender (default ${DEFAULT-VALUE})")
         int repetitions;
 
+        @Option(names = "--mpi", description = "span the processes of an MPI job (run under 'mpirun -np N'; -t ranks per process); "
+                + "global rank 0 prints")
+        boolean mpi;
+
         @Override
         public Integer call() {
-            if (threads < 2 || threads % 2 != 0) {
+            if (!mpi && (threads < 2 || threads % 2 != 0)) {
                 throw new IllegalArgumentException("--threads must be even and >= 2, got " + threads);
+            }
+            if (mpi && threads < 1) {
+                throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
             }
             long[] alone = new long[repetitions];
             long[] aloneSame = new long[repetitions];
@@ -171,13 +180,23 @@ final class CompositionCommands {
             long[] subBoth = new long[repetitions];
             long[] wrong = new long[1];
             int it = iterations;
-            try (Team team = Team.builder().ranks(threads).build(); Team pair = Team.builder().ranks(2).build();
-                 Team pairSame = Team.builder().ranks(2).waitStrategy(team.waitStrategy()).build()) {
+            // --mpi: every process builds its mpi() teams in this order; the sub-teams and the pair have one rank per process
+            int pairRanks = mpi ? 1 : 2;
+            boolean printer;
+            String layout;
+            int allRanks;
+            try (Team team = builder(threads).build(); Team pair = builder(pairRanks).build();
+                 Team pairSame = builder(pairRanks).waitStrategy(team.waitStrategy()).build()) {
+                printer = team.processIndex() == 0;
+                allRanks = team.globalSize();
+                layout = mpi ? team.processes() + " processes x " + threads + " ranks split by local rank into " + threads
+                        + " teams of " + team.processes() + " across the processes; stand-alone team " + team.processes() + " x 1"
+                        : threads + " ranks split in teams of 2";
                 Rank[] subs = new Rank[threads];
                 team.run(rank -> {
-                    Rank s = rank.split(rank.id() / 2, rank.id());
+                    Rank s = rank.split(mpi ? rank.localId() : rank.id() / 2, rank.id());
                     s.close();                   // detach: each batch below attaches its thread anew
-                    subs[rank.id()] = s;
+                    subs[rank.localId()] = s;
                 });
                 for (int rep = -2; rep < repetitions; rep++) {
                     int r = rep;
@@ -195,10 +214,10 @@ final class CompositionCommands {
                     });
                     for (boolean both : new boolean[]{false, true}) {
                         team.run(rank -> {
-                            Rank sub = subs[rank.id()];
-                            try (Rank attached = sub.team().attach(sub.id())) {
+                            Rank sub = subs[rank.localId()];
+                            try (Rank attached = sub.team().attach(sub.localId())) {
                                 rank.barrier();
-                                if (both || rank.id() < 2) {
+                                if (both || (mpi ? rank.localId() == 0 : rank.id() < 2)) {
                                     long t = loop(attached, it, wrong);
                                     if (r >= 0 && rank.id() == 0) {
                                         (both ? subBoth : subAlone)[r] = t;
@@ -210,32 +229,41 @@ final class CompositionCommands {
                     }
                 }
             }
+            if (!printer) {
+                return wrong[0] == 0 ? 0 : Errors.VALIDATION_FAILED;
+            }
             PrintWriter out = spec.commandLine().getOut();
-            out.printf(Locale.ROOT, "# collbench split: 8-byte f64 sum allreduce, %d per batch, %d batches alternated; parent %d ranks split in teams of 2 (%d CPUs)%n",
-                    iterations, repetitions, threads, Runtime.getRuntime().availableProcessors());
-            out.println(stats("stand-alone team of 2, per allreduce", alone, 1e3, "ns"));
-            out.println(stats("stand-alone team of 2, parent's wait strategy", aloneSame, 1e3, "ns"));
-            out.println(stats("sub-team of 2 alone, per allreduce", subAlone, 1e3, "ns"));
-            out.println(stats("sub-teams of 2 all at once, per allreduce", subBoth, 1e3, "ns"));
+            out.printf(Locale.ROOT, "# collbench split: 8-byte f64 sum allreduce, %d per batch, %d batches alternated; parent %s (%d CPUs)%n",
+                    iterations, repetitions, layout, Runtime.getRuntime().availableProcessors());
+            out.println(stats("stand-alone team, per allreduce", alone, 1e3, "ns"));
+            out.println(stats("stand-alone team, parent's wait strategy", aloneSame, 1e3, "ns"));
+            out.println(stats("one sub-team alone, per allreduce", subAlone, 1e3, "ns"));
+            out.println(stats("sub-teams all at once, per allreduce", subBoth, 1e3, "ns"));
             double ref = Math.min(median(alone), median(aloneSame));
             out.printf(Locale.ROOT, "sub-team alone / best stand-alone (median): %.3f   all at once / best stand-alone (median): %.3f   wrong: %d%n",
                     median(subAlone) / ref, median(subBoth) / ref, wrong[0]);
-            out.printf(Locale.ROOT, "# a sub-team inherits its parent's wait strategy; all at once puts %d ranks on %d CPUs%n",
-                    threads, Runtime.getRuntime().availableProcessors());
+            out.printf(Locale.ROOT, "# a sub-team inherits its parent's wait strategy; all at once puts %d ranks on %d CPUs%s%n",
+                    allRanks, Runtime.getRuntime().availableProcessors(), mpi ? " (of this host)" : "");
             out.flush();
             return wrong[0] == 0 ? 0 : Errors.VALIDATION_FAILED;
+        }
+
+        private Team.Builder builder(int ranks) {
+            Team.Builder b = Team.builder().ranks(ranks);
+            return mpi ? b.mpi() : b;
         }
 
         /** Picoseconds per allreduce (printed as ns with one decimal), after a warm-up of the same length. */
         private static long loop(Rank rank, int iterations, long[] wrong) {
             double[] v = new double[1];
             long bad = 0;
+            double want = rank.size() * (rank.size() + 1) / 2.0;
             for (int w = 0; w < 2; w++) {
                 long t0 = System.nanoTime();
                 for (int i = 0; i < iterations; i++) {
                     v[0] = rank.id() + 1;
                     rank.allreduce(v, v, Op.SUM);
-                    if (v[0] != 3.0) {
+                    if (v[0] != want) {
                         bad++;
                     }
                 }

@@ -43,7 +43,7 @@ class TopoCommandTest {
         assertTrue(r.out().contains("placement: compact, " + host.pus().size() + " ranks"), r.out());
         // binding is tried for real on this machine
         assertTrue(r.out().contains("  threads: yes — helper thread bound to each of " + host.pus().size() + " PUs"), r.out());
-        assertTrue(r.out().contains("  memory:  yes — bound "), r.out());
+        assertTrue(r.out().matches("(?s).*  memory:  yes — \\S+ to NUMA node P#\\d+: bound .*"), r.out());
         assertTrue(r.out().contains("\nnt copy:   "), r.out());
         assertEquals("", r.err());
     }

@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * {@link ProcessSpan} over MPI: one MPI process per coll4j process, the world communicator, and per
  * local rank j a communicator of the processes' local ranks j (split once per team width, collectively,
- * in team-build order — which is why every process must build its teams in the same order).
+ * in team-build order — which is why every process must build its teams in the same order). A sub-team
+ * that spans processes ({@link #split}) gets a span of its own over a sub-communicator, with its own
+ * per-local-rank communicators, all freed when it closes.
  *
  * <p>MPI reads and writes native memory only: a heap segment is staged through a per-thread native
  * buffer (copied in before an input is read, out after an output is written).
@@ -22,10 +24,17 @@ final class MpiProcessSpan implements ProcessSpan {
     private static final int HOST_BYTES = 64;
 
     private final MpiSession mpi;
+    /** This span's communicator: 0 (the world) or a sub-team's, made by {@link #split}. */
+    private final int comm;
+    /** Processes of {@link #comm} and this one's index in it. */
+    private final int size;
+    private final int rank;
+    /** True for a sub-team's span: it frees its communicators when it closes, and MPI stays up. */
+    private final boolean sub;
     private final String[] hosts;
     private final int[] perLocal;
     /**
-     * The communicator of this team's requests (SpanRequest): a copy of world, so MPI's rule that every process
+     * The communicator of this team's requests (SpanRequest): a copy of {@link #comm}, so MPI's rule that every process
      * issues a communicator's collectives in the same order binds the requests among themselves (SpanQueue keeps
      * that) and not against the blocking calls, which a chain's later stages may meet in another order in
      * another process.
@@ -38,6 +47,10 @@ final class MpiProcessSpan implements ProcessSpan {
 
     MpiProcessSpan(MpiSession mpi, int localRanks) {
         this.mpi = mpi;
+        this.comm = 0;
+        this.size = mpi.size;
+        this.rank = mpi.rank;
+        this.sub = false;
         // shared: under FUNNELED the MPI thread, not this one, reads and writes these segments
         try (Arena a = Arena.ofShared()) {
             // every process must give the team the same width: global ids are process × width + local id
@@ -62,26 +75,51 @@ final class MpiProcessSpan implements ProcessSpan {
             }
         }
         perLocal = mpi.level == ThreadLevel.MULTIPLE && mpi.size > 1
-                ? mpi.perLocalRank.computeIfAbsent(localRanks, this::split) : null;
-        // the team's own copy of world for its requests (every process builds its teams in the same order)
-        requests = splitWorld(0);
+                ? mpi.perLocalRank.computeIfAbsent(localRanks, t -> split(0, t)) : null;
+        // the team's own copy of its communicator for its requests (every process builds its teams in the same order)
+        requests = commSplit(comm, 0, rank);
     }
 
-    private int[] split(int localRanks) {
+    /**
+     * The span of sub-communicator {@code comm} of {@code parent}, for a sub-team of {@code localRanks} ranks
+     * per process. Collective over {@code comm}: every member process builds it right after the split.
+     */
+    private MpiProcessSpan(MpiSession mpi, MpiProcessSpan parent, int comm, int localRanks) {
+        this.mpi = mpi;
+        this.comm = comm;
+        this.size = mpi.intOut("MPI_Comm_size", comm, false);
+        this.rank = mpi.intOut("MPI_Comm_rank", comm, true);
+        this.sub = true;
+        try (Arena a = Arena.ofShared()) {
+            // the parent index of every member process names its host
+            MemorySegment index = a.allocate(ValueLayout.JAVA_INT, size);
+            index.setAtIndex(ValueLayout.JAVA_INT, rank, parent.rank);
+            allgather(comm, null, index, 1, DType.I32);
+            hosts = new String[size];
+            for (int p = 0; p < size; p++) {
+                hosts[p] = parent.hosts[index.getAtIndex(ValueLayout.JAVA_INT, p)];
+            }
+        }
+        perLocal = mpi.level == ThreadLevel.MULTIPLE && localRanks > 1 ? split(comm, localRanks) : null;
+        requests = commSplit(comm, 0, rank);
+    }
+
+    /** One communicator per local rank j of {@code localRanks}: {@code MPI_Comm_split(base, color = j, key = process)}. */
+    private int[] split(int base, int localRanks) {
         int[] comms = new int[localRanks];
         for (int j = 0; j < localRanks; j++) {
-            comms[j] = splitWorld(j);
+            comms[j] = commSplit(base, j, rank);
         }
         return comms;
     }
 
-    /** MPI_Comm_split of world: the processes of {@code color}, in process order. Collective. */
-    private int splitWorld(int color) {
+    /** MPI_Comm_split of {@code base}; the new communicator's index, or -1 for a negative color (MPI_UNDEFINED). */
+    private int commSplit(int base, int color, int key) {
         int[] out = new int[1];
         int rc = mpi.call("MPI_Comm_split", () -> {
-            try (Arena a = Arena.ofConfined()) {
+            try (Arena a = Arena.ofShared()) {   // shared: under FUNNELED the MPI thread writes it
                 MemorySegment p = a.allocate(ValueLayout.JAVA_INT);
-                int r = (int) MpiShim.COMM_SPLIT.invokeExact(0, color, mpi.rank, p);
+                int r = (int) MpiShim.COMM_SPLIT.invokeExact(base, color, key, p);
                 out[0] = p.get(ValueLayout.JAVA_INT, 0);
                 return r;
             }
@@ -90,14 +128,25 @@ final class MpiProcessSpan implements ProcessSpan {
         return out[0];
     }
 
+    /**
+     * MPI_Comm_split of this span's communicator: every process of the span calls it (one thread each, in the
+     * same order); the processes passing the same {@code color} get a span over them ordered by {@code key},
+     * the others null.
+     */
+    @Override
+    public ProcessSpan split(int color, int key, int localRanks) {
+        int c = commSplit(comm, color, key);
+        return c < 0 ? null : new MpiProcessSpan(mpi, this, c, localRanks);
+    }
+
     @Override
     public int processes() {
-        return mpi.size;
+        return size;
     }
 
     @Override
     public int process() {
-        return mpi.rank;
+        return rank;
     }
 
     @Override
@@ -112,7 +161,7 @@ final class MpiProcessSpan implements ProcessSpan {
 
     @Override
     public String describe() {
-        return "MPI, " + mpi.size + " processes, " + switch (mpi.level) {
+        return "MPI, " + size + " processes" + (sub ? " (a sub-team's communicator)" : "") + ", " + switch (mpi.level) {
             case MULTIPLE -> "MPI_THREAD_MULTIPLE (every local rank may call MPI)";
             case SERIALIZED -> "MPI_THREAD_SERIALIZED (any rank calls MPI, one at a time)";
             case FUNNELED -> "MPI_THREAD_FUNNELED (calls funnelled through one thread)";
@@ -122,7 +171,7 @@ final class MpiProcessSpan implements ProcessSpan {
 
     @Override
     public int world() {
-        return 0;
+        return comm;
     }
 
     @Override
@@ -168,7 +217,7 @@ final class MpiProcessSpan implements ProcessSpan {
     public void bcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess) {
         long bytes = count * dtype.size();
         Staging s = staging(buf, null);
-        MemorySegment b = s.inOut(0, buf, bytes, rootProcess == mpi.rank);
+        MemorySegment b = s.inOut(0, buf, bytes, rootProcess == rank);
         int d = dtype.ordinal();
         int rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST.invokeExact(comm, b, count, d, rootProcess));
         mpi.check(rc, "MPI_Bcast");
@@ -194,7 +243,7 @@ final class MpiProcessSpan implements ProcessSpan {
     public void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         long bytes = recvCount * dtype.size();
         Staging s = staging(send, recv);
-        MemorySegment in = s.in(0, send, bytes * mpi.size);
+        MemorySegment in = s.in(0, send, bytes * size);
         MemorySegment out = s.inOut(1, recv, bytes, false);
         int d = dtype.ordinal();
         int o = op.ordinal();
@@ -244,7 +293,7 @@ final class MpiProcessSpan implements ProcessSpan {
     public void reduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, UserOp op) {
         long bytes = recvCount * op.dtype().size();
         Staging s = staging(send, recv);
-        MemorySegment in = s.in(0, send, bytes * mpi.size);
+        MemorySegment in = s.in(0, send, bytes * size);
         MemorySegment out = s.inOut(1, recv, bytes, false);
         int d = op.dtype().ordinal();
         int u = mpi.userOps.index(op);
@@ -259,11 +308,11 @@ final class MpiProcessSpan implements ProcessSpan {
         long bytes = count * dtype.size();
         Staging s = staging(send, recv);
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
-        MemorySegment out = s.inOut(1, recv, bytes * mpi.size, send == null);
+        MemorySegment out = s.inOut(1, recv, bytes * size, send == null);
         int d = dtype.ordinal();
         int rc = mpi.call("MPI_Allgather", () -> (int) MpiShim.ALLGATHER.invokeExact(comm, in, out, count, d));
         mpi.check(rc, "MPI_Allgather");
-        s.out(out, recv, bytes * mpi.size);
+        s.out(out, recv, bytes * size);
     }
 
     @Override
@@ -275,7 +324,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void gatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs,
                         int rootProcess) {
-        boolean root = rootProcess == mpi.rank;
+        boolean root = rootProcess == rank;
         long extent = root ? extent(counts, displs) : 0;
         Staging s = staging.get();   // the count arrays are staged whatever the segments
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, sendBytes);
@@ -292,7 +341,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void scatterv(int comm, MemorySegment send, long[] counts, long[] displs, MemorySegment recv, long recvBytes,
                          int rootProcess) {
-        boolean root = rootProcess == mpi.rank;
+        boolean root = rootProcess == rank;
         Staging s = staging.get();   // the count arrays are staged whatever the segments
         MemorySegment in = root ? s.in(0, send, extent(counts, displs)) : MemorySegment.NULL;
         MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, recvBytes, false);
@@ -438,10 +487,21 @@ final class MpiProcessSpan implements ProcessSpan {
 
     @Override
     public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            mpi.close();
+        if (closed) {
+            return;
         }
+        closed = true;
+        if (!sub) {
+            mpi.close();
+            return;
+        }
+        if (perLocal != null) {
+            for (int c : perLocal) {
+                mpi.free(c);
+            }
+        }
+        mpi.free(requests);
+        mpi.free(comm);
     }
 
     /**

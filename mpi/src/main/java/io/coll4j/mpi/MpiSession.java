@@ -237,6 +237,20 @@ final class MpiSession {
         }
     }
 
+    /**
+     * Frees a sub-team's communicator {@code comm}. A no-op once MPI is finalised (the shim freed every
+     * communicator before MPI_Finalize): a sub-team closed after its last mpi() team is no MPI call after it.
+     */
+    void free(int comm) {
+        synchronized (MpiSession.class) {
+            if (current != this) {
+                return;
+            }
+        }
+        int rc = call("MPI_Comm_free", () -> (int) MpiShim.COMM_FREE.invokeExact(comm));
+        check(rc, "MPI_Comm_free");
+    }
+
     /** Runs one MPI call on the thread allowed to make it, under the watchdog; returns its result. */
     int call(String what, MpiCall mpi) {
         InFlight mark = enter(what);
@@ -315,7 +329,7 @@ final class MpiSession {
         }
     }
 
-    private int intOut(String what, int comm, boolean rankOf) {
+    int intOut(String what, int comm, boolean rankOf) {
         int[] out = new int[1];
         int rc = call(what, () -> {
             try (Arena a = Arena.ofConfined()) {

@@ -25,6 +25,7 @@ final class MpiShim {
     static final MethodHandle COMM_RANK;
     static final MethodHandle COMM_SIZE;
     static final MethodHandle COMM_SPLIT;
+    static final MethodHandle COMM_FREE;
     static final MethodHandle PROCESSOR_NAME;
     static final MethodHandle ALLREDUCE;
     static final MethodHandle BCAST;
@@ -62,6 +63,7 @@ final class MpiShim {
         COMM_RANK = h(linker, lib, "coll4j_mpi_comm_rank", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
         COMM_SIZE = h(linker, lib, "coll4j_mpi_comm_size", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
         COMM_SPLIT = h(linker, lib, "coll4j_mpi_comm_split", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+        COMM_FREE = h(linker, lib, "coll4j_mpi_comm_free", i);
         PROCESSOR_NAME = h(linker, lib, "coll4j_mpi_processor_name", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         ALLREDUCE = h(linker, lib, "coll4j_mpi_allreduce",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));

@@ -22,7 +22,8 @@ import java.util.List;
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
  * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective;
  * {@code mismatch T} has process 0 allreduce one element more than the others (a checked size), and
- * {@code mismatch-nb T} the same with iallreduce, and {@code mismatch-plan T} has it plan an allreduce where the others plan a bcast.
+ * {@code mismatch-nb T} the same with iallreduce, {@code mismatch-plan T} has it plan an allreduce where the others
+ * plan a bcast; {@code split T} runs the sub-team checks ({@link SplitChecker}) alone.
  */
 public final class CrossProcessDriver {
     private CrossProcessDriver() {
@@ -39,6 +40,14 @@ public final class CrossProcessDriver {
                 });
                 if (team.processIndex() == 0) {
                     System.out.println("cross-process reproducible OK: " + team.processes() + " processes x " + t + " ranks");
+                }
+                return;
+            }
+            if (mode.equals("split")) {
+                // the sub-team checks alone (the check modes run them too): a quick run while working on split
+                team.run(rank -> new SplitChecker(rank).all());
+                if (team.processIndex() == 0) {
+                    System.out.println("cross-process split OK: " + team.processes() + " processes x " + t + " ranks, " + team.transport());
                 }
                 return;
             }
@@ -148,6 +157,7 @@ public final class CrossProcessDriver {
             sharedViews();
             checks += new UserOpChecker(rank).all();
             checks += new RequestChecker(rank).all();
+            checks += new SplitChecker(rank).all();
             vocabulary();
             inexactAgreement();
             rank.barrier();

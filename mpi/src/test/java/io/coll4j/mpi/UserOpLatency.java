@@ -76,11 +76,11 @@ public final class UserOpLatency {
         }
     }
 
-    private static double min(double[] a) {
+    static double min(double[] a) {
         return Arrays.stream(a).min().orElse(0);
     }
 
-    private static double median(double[] a) {
+    static double median(double[] a) {
         double[] s = a.clone();
         Arrays.sort(s);
         return s[s.length / 2];

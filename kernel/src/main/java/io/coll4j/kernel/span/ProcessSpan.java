@@ -182,6 +182,16 @@ public interface ProcessSpan {
 
     Pending ibarrier(int comm);
 
+    /**
+     * {@code MPI_Comm_split} of {@link #world()} for a sub-team that spans processes: collective over every
+     * process of this span — one thread per process calls it, every process in the same order. The processes
+     * passing the same {@code color} get a span of their own over them, indexed in {@code key} order, with
+     * per-local-rank communicators for {@code localRanks} ranks per process (under {@link ThreadLevel#MULTIPLE});
+     * a negative color (MPI_UNDEFINED) gets null. Its {@link #close} frees its communicators and leaves this
+     * span open.
+     */
+    ProcessSpan split(int color, int key, int localRanks);
+
     /** Ends every process of the job after printing {@code why} on stderr; does not return. */
     void abort(String why);
 
