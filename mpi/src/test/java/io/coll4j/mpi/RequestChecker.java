@@ -62,7 +62,33 @@ final class RequestChecker {
         Request b = rank.ibarrier();
         b.await();
         checks++;
+        onSubTeam();
         return checks;
+    }
+
+    /**
+     * Requests on a sub-team across processes: local rank 0 of every process (one spanning sub-team per process,
+     * which every thread level allows), on its own requests communicator; results as its blocking calls'.
+     */
+    private void onSubTeam() {
+        Rank sub = rank.split(rank.localId() == 0 ? 0 : io.coll4j.Team.UNDEFINED, g);
+        if (sub != null) {
+            long n = 7;
+            MemorySegment in = filled(DType.F64, n, g, 0, 5);
+            MemorySegment ref = buffers.of(DType.F64, n);
+            sub.allreduce(in, ref, n, DType.F64, Op.SUM);
+            MemorySegment out = buffers.of(DType.F64, n);
+            Request r = sub.iallreduce(in, out, n, DType.F64, Op.SUM);
+            Request q = sub.ibarrier();
+            q.await();
+            r.await();
+            same("iallreduce F64 on a sub-team over " + sub.team().processes() + " processes", longs(ref, n), longs(out, n));
+            sub.close();
+        }
+        rank.barrier();   // every member has detached: its local rank 0 frees the process's copy
+        if (sub != null && sub.localId() == 0) {
+            sub.team().close();
+        }
     }
 
     /** Rank r's element i: inexact for f64 (so the fold order shows in the bits), small and distinct for i64. */
