@@ -29,17 +29,20 @@ final class CallDiagnostics {
     private long[] announced(int q, long s) {
         ControlBlock ctrl = call.ctrl();
         MemorySegment control = ctrl.segment();
-        long off = ctrl.offset(q, ControlBlock.ANNOUNCE);
-        long v = ctrl.stampAcquire(off);
-        long payload = ControlBlock.payloadOffset(off, s);
+        // the stamp of s's own parity half: an odd collective publishes it before the line's stamp (the even
+        // half's header), so a peer that has just seen this half may read the line's stamp still behind s
+        long half = ControlBlock.halfOffset(ctrl.offset(q, ControlBlock.ANNOUNCE), s);
+        long v = ctrl.stampAcquire(half);
+        long payload = ControlBlock.payloadOffset(half, 0);
         long d = control.get(LONG, payload + CollectiveCall.ANNOUNCE_DESCRIPTOR);
         long n = control.get(LONG, payload + CollectiveCall.ANNOUNCE_COUNT);
         long a = control.get(LONG, payload + CollectiveCall.ANNOUNCE_ALGORITHM);
         VarHandle.loadLoadFence();
         long entered = Stamp.seq(v);
-        long after = Stamp.seq(ctrl.stampOpaque(off));
+        long after = Stamp.seq(ctrl.stampOpaque(half));
         // the half of s holds s's announcement from the rank's entry into s until its entry into s + 2: valid
-        // when the rank was in s or s + 1 both before and after the reads (stamps only grow)
+        // when the half's stamp (the odd half: odd collectives only; the even one: every collective) said s or
+        // s + 1 both before and after the reads (stamps only grow)
         if (entered < s || after > s + 1) {
             return null;
         }
@@ -90,8 +93,11 @@ final class CallDiagnostics {
         return now + "their calls differed in a collective before #" + (s > 1 ? s - 1 : s);
     }
 
+    /** The last collective {@code q} entered: the later of its two halves' stamps (an odd entry writes its half first). */
     private long entered(int q) {
-        return Stamp.seq(call.ctrl().stampAcquire(call.ctrl().offset(q, ControlBlock.ANNOUNCE)));
+        long off = call.ctrl().offset(q, ControlBlock.ANNOUNCE);
+        return Math.max(Stamp.seq(call.ctrl().stampAcquire(off)),
+                Stamp.seq(call.ctrl().stampAcquire(ControlBlock.halfOffset(off, 1))));
     }
 
     /** Where rank {@code q} is: the last collective it entered and what it called there, and where its thread is now. */
