@@ -103,6 +103,20 @@ public final class CollectivePlan {
     }
 
     /** True at the first call only; read and written by the owning rank's thread. */
+    /**
+     * Set at the first call on a team spanning processes when this plan is MPI_Allreduce itself (see
+     * Rank#executeSpanned); read by the owning rank's thread only.
+     */
+    private boolean mpiDirect;
+
+    boolean mpiDirect() {
+        return mpiDirect;
+    }
+
+    void mpiDirect(boolean direct) {
+        mpiDirect = direct;
+    }
+
     boolean firstSpannedCall() {
         boolean first = !spannedCalled;
         spannedCalled = true;
