@@ -154,6 +154,7 @@ public final class CrossProcessDriver {
             }
             reduceScatter(DType.F64, Op.SUM, big / p);
             plans();
+            reusedPlans();
             sharedViews();
             checks += new UserOpChecker(rank).all();
             checks += new RequestChecker(rank).all();
@@ -179,6 +180,33 @@ public final class CrossProcessDriver {
                 }
             }
             rank.plan(Collective.BARRIER, 0, null, null).execute(null, null);
+        }
+
+        /**
+         * One allreduce plan called again and again, as a hot loop does: after its first call a plan of one rank
+         * per process runs MPI_Allreduce directly (Rank#executeSpanned), in place and not; recv is overwritten
+         * before each call, so a call that did nothing fails.
+         */
+        private void reusedPlans() {
+            for (DType d : new DType[]{DType.F64, DType.I32}) {
+                for (Op op : new Op[]{Op.SUM, Op.MAX}) {
+                    for (long n : new long[]{1, 7}) {
+                        io.coll4j.CollectivePlan plan = rank.plan(Collective.ALLREDUCE, n, d, op);
+                        for (int call = 0; call < 4; call++) {
+                            boolean inPlace = call % 2 == 1;
+                            MemorySegment send = buffer(d, n);
+                            fill(send, d, g, 0, n, op);
+                            MemorySegment recv = inPlace ? send : buffer(d, n);
+                            if (!inPlace) {
+                                recv.fill((byte) 0x5a);
+                            }
+                            plan.execute(send, recv);
+                            expect("reused plan allreduce " + op + " call " + call + (inPlace ? " in place" : ""), recv, d,
+                                    0, n, i -> expected(d, op, i));
+                        }
+                    }
+                }
+            }
         }
 
         /**
