@@ -104,6 +104,11 @@ public final class Rank implements AutoCloseable {
     private volatile BindResult binding;
     /** Non-null when the team spans processes: the six hierarchical collectives go through it. */
     private final SpanGroup span;
+    /**
+     * The team spans processes with one rank in each and folds in MPI's order (not reproducible(true)): an
+     * allreduce of an op MPI folds is MPI_Allreduce itself ({@link LeaderAllreduce}'s one-rank case).
+     */
+    private final boolean oneRankPerProcess;
     /** Set by this rank's thread around the local half of a hierarchical collective (see {@link Local}). */
     private boolean inLocal;
     /** Shared-view calls on a spanning team so far: their parity picks the process's shared buffer. */
@@ -128,6 +133,7 @@ public final class Rank implements AutoCloseable {
         this.context = team.context();
         this.call = new CollectiveCall(context, id);
         this.span = team.spanGroup();
+        this.oneRankPerProcess = span != null && span.localSize() == 1 && !team.reproducible();
         this.local = span == null ? null : new Local();
     }
 
@@ -390,6 +396,12 @@ public final class Rank implements AutoCloseable {
         if (spanned()) {
             flushSpanned();
             Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
+            if (oneRankPerProcess && op != Op.AVG && op != Op.USER && !SpanCheck.due(count * dtype.size())) {
+                // MPI_Allreduce itself, as a plan's later calls (mpiDirect): ~10 ns less than the dispatch below
+                io.coll4j.kernel.span.ProcessSpan s = span.span();
+                s.allreduce(s.world(), send == recv ? null : send, recv, count, dtype, op);
+                return;
+            }
             spannedAllreduce(send, recv, count, dtype, op);
             return;
         }
