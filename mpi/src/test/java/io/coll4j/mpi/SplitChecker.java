@@ -147,6 +147,11 @@ final class SplitChecker {
         new OnSubTeam(sub, members, at).run();
         if (Arrays.stream(lengths).distinct().count() > 1) {
             new SubTeamVocabulary(sub, members, at).run();
+            if (multiple) {
+                // below MULTIPLE the left-out rank's next collective on the parent could hold the process's one MPI
+                // thread while its peers wait for the nested sub-team (design.md, sub-teams across processes)
+                nestedOfUneven(sub, members, at);
+            }
         }
         if (close) {
             sub.close();
@@ -157,6 +162,27 @@ final class SplitChecker {
         }
         checks++;
         return sub;
+    }
+
+    /**
+     * A split of an uneven sub-team, which numbers its parent's ranks by that parent's own layout: its rank 0 left out,
+     * the rest in reverse order; the nested sub-team is closed with its parent.
+     */
+    private void nestedOfUneven(Rank sub, int[] members, String at) {
+        Rank nested = sub.split(sub.id() == 0 ? Team.UNDEFINED : 0, -sub.id());
+        if (sub.id() == 0) {
+            return;
+        }
+        int[] rest = new int[members.length - 1];
+        for (int i = 0; i < rest.length; i++) {
+            rest[i] = members[members.length - 1 - i];
+        }
+        String where = at + ", nested split without its rank 0, reversed (members " + Arrays.toString(rest) + ")";
+        if (nested.size() != rest.length || rest[nested.id()] != g) {
+            throw new AssertionError(where + ": rank " + nested.id() + " of " + nested.size());
+        }
+        new OnSubTeam(nested, rest, where).run();
+        nested.close();
     }
 
     /** The collectives on one sub-team, checked against its members' parent ids. */
