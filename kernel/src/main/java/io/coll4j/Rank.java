@@ -139,7 +139,9 @@ public final class Rank implements AutoCloseable {
 
     /**
      * This rank's number, 0 .. size()-1. With {@link Team.Builder#mpi()} it is global: process index ×
-     * localSize() + localId(), so the ranks of one process are consecutive.
+     * localSize() + localId(), so the ranks of one process are consecutive; on a sub-team across processes
+     * ({@link #split}) the processes may hold different numbers of ranks, and it is the ranks of the processes
+     * before this one + localId().
      */
     public int id() {
         return span == null ? id : span.globalId(id);
@@ -1317,7 +1319,7 @@ public final class Rank implements AutoCloseable {
         reduceScatterV(null, k.segment("send", send), k.segment("recv", recv), Arguments.widen(recvCounts), k.dtype(), op);
     }
 
-    /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / localSize()} (must divide; same array: in place). */
+    /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / size()} (must divide; same array: in place). */
     public void alltoall(Object send, Object recv) {
         ArrayKind k = ArrayKind.of("send", send);
         alltoall(null, k.segment("send", send), k.segment("recv", recv), alltoallCount(send), k.dtype());
@@ -1367,10 +1369,10 @@ public final class Rank implements AutoCloseable {
 
     private long alltoallCount(Object send) {
         long n = ArrayKind.length(send);
-        if (n % localSize() != 0) {
-            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + localSize());
+        if (n % callSize() != 0) {
+            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + callSize());
         }
-        return n / localSize();
+        return n / callSize();
     }
 
     // ------------------------------------------------------------------ non-blocking, persistent and chained collectives
@@ -1825,7 +1827,10 @@ public final class Rank implements AutoCloseable {
                     + "processes: its fold runs in global rank order through a chain of blocking MPI calls (ChainAllreduce), "
                     + "which has no non-blocking form; use the blocking " + c.cliName());
         }
-        long perProcess = c == Collective.ALLGATHER || c == Collective.REDUCE_SCATTER ? count * localSize() : count;
+        // the most elements one MPI call moves: a process block (every process decides alike), or for reduce-scatter on
+        // processes holding different numbers of ranks the whole vector (the leaders allreduce it)
+        long perProcess = c == Collective.REDUCE_SCATTER && !span.even() ? count * size()
+                : c == Collective.ALLGATHER || c == Collective.REDUCE_SCATTER ? count * span.maxCount() : count;
         if (perProcess > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(what + " across processes moves " + perProcess + " elements per process in "
                     + "one MPI non-blocking call, more than MPI's int count allows; use the blocking form (it cuts chunks)");
@@ -2023,10 +2028,10 @@ public final class Rank implements AutoCloseable {
      * across them, over an MPI sub-communicator of exactly those processes (docs/design.md, "Across processes").
      *
      * @throws IllegalArgumentException      when {@code color} is negative and not {@link Team#UNDEFINED}
-     * @throws UnsupportedOperationException on every rank, across processes, when a color's processes hold different
-     *                                       numbers of members or one process's members are not consecutive in
-     *                                       (key, global id) order, or below MPI_THREAD_MULTIPLE one process would hold
-     *                                       members of two sub-teams across processes
+     * @throws UnsupportedOperationException on every rank, across processes, when one process's members of a color
+     *                                       are not consecutive in (key, global id) order (interleaved with another
+     *                                       process's), or below MPI_THREAD_MULTIPLE one process would hold members of
+     *                                       two sub-teams across processes
      */
     public Rank split(int color, int key) {
         checkCaller();

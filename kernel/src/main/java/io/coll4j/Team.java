@@ -132,7 +132,9 @@ public final class Team implements AutoCloseable {
                         + "(mpi()) cannot have a progress thread: its requests' MPI calls are made by local rank 0's thread "
                         + "when it polls or waits (MPI's order of calls is that rank's order of requests)");
             }
-            this.spanGroup = new io.coll4j.kernel.span.SpanGroup(processSpan, size, b.spanCost != null ? b.spanCost : spanCost(b));
+            io.coll4j.kernel.span.HierarchicalCost cost = b.spanCost != null ? b.spanCost : spanCost(b);
+            this.spanGroup = b.spanCounts != null ? new io.coll4j.kernel.span.SpanGroup(processSpan, b.spanCounts, cost)
+                    : new io.coll4j.kernel.span.SpanGroup(processSpan, size, cost);
         } else {
             this.spanGroup = null;
         }
@@ -183,9 +185,12 @@ public final class Team implements AutoCloseable {
         return processSpan == null ? 0 : processSpan.process();
     }
 
-    /** Total ranks over every process: {@code size()} (this process's ranks) × {@link #processes()}. */
+    /**
+     * Total ranks over every process: {@code size()} (this process's ranks) × {@link #processes()} for a team built
+     * with {@code mpi()}; a sub-team across processes may hold a different number in each.
+     */
     public int globalSize() {
-        return size * processes();
+        return spanGroup != null ? spanGroup.globalSize() : size * processes();
     }
 
     /** Host name of this process. */
@@ -562,9 +567,10 @@ public final class Team implements AutoCloseable {
      * and {@code color}: built once, by whichever member gets here first, on the members' own PUs (so its
      * placement, layout, selector and algorithms see its own topology), with this team's model, wait
      * strategy, timeout, forced algorithms and reproducibility. It has its own control block and arena, so
-     * it and this team can run collectives at the same time.
+     * it and this team can run collectives at the same time. Across processes ({@code span} non-null),
+     * {@code spanCounts} holds the sub-team's ranks in each process of the span.
      */
-    Team subTeam(long split, int color, int[] members, io.coll4j.kernel.span.ProcessSpan span) {
+    Team subTeam(long split, int color, int[] members, io.coll4j.kernel.span.ProcessSpan span, int[] spanCounts) {
         String key = split + "/" + color;
         java.util.concurrent.CompletableFuture<Team> mine = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.CompletableFuture<Team> f = forming.putIfAbsent(key, mine);
@@ -576,6 +582,7 @@ public final class Team implements AutoCloseable {
                 if (span != null) {
                     // across processes: over the sub-communicator the split made, with this team's α/β
                     b.span = span;
+                    b.spanCounts = spanCounts;
                     b.spanCost = spanGroup.cost();
                 }
                 if (plan.placement().binds()) {
@@ -667,6 +674,8 @@ public final class Team implements AutoCloseable {
         /** A sub-team's span across processes ({@link TeamSplit}), owned by the team built; null otherwise. */
         private io.coll4j.kernel.span.ProcessSpan span;
         private io.coll4j.kernel.span.HierarchicalCost spanCost;
+        /** A sub-team's ranks in each process of {@link #span} (split): not every process need hold as many. */
+        private int[] spanCounts;
 
         private Builder() {
         }

@@ -2,8 +2,10 @@ package io.coll4j;
 
 import io.coll4j.kernel.span.LocalOps;
 import io.coll4j.kernel.span.ProcessSpan;
+import io.coll4j.kernel.span.SpanGroup;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +13,7 @@ import java.util.TreeMap;
 
 /**
  * {@link Rank#split}: MPI_Comm_split semantics over the team's (global) ranks (docs/design.md, "Non-blocking
- * ...; sub-teams" and "Across processes"). Every rank knows every global rank's (color, key) from one
+ * ...; sub-teams" and "Across processes", sub-teams). Every rank knows every global rank's (color, key) from one
  * allgather of the parent, so every rank of every process takes the same decisions from the same table:
  * <ul>
  *   <li>a color whose members are all in one process is an ordinary sub-team of that process (no MPI);</li>
@@ -20,21 +22,30 @@ import java.util.TreeMap;
  *       {@link ProcessSpan#split} of the parent's communicator per spanning color in ascending color order (so
  *       the collective calls on it meet in the same order everywhere), before its local ranks go on.</li>
  * </ul>
- * The span model numbers ranks process × T + local id with the same T in every process, so a spanning color
- * must give each of its processes the same number of members, consecutive in the (key, global id) order; and
- * below MPI_THREAD_MULTIPLE one thread of a process at a time may be inside MPI, so two spanning sub-teams with
- * members in the same process could block each other there. Both are refused, on every rank alike, before any
- * MPI call.
+ * A spanning color's members of one process form its <em>block</em>; blocks may differ in length (the sub-team's
+ * span then carries every block's length: {@link SpanGroup}), and are ordered as their members are. Two layouts are
+ * refused, on every rank alike, before any MPI call: a process whose members are not consecutive in (key, global
+ * id) order (interleaved with another process's), since every span algorithm moves a process's ranks as one
+ * contiguous block of the rank-ordered buffers; and below MPI_THREAD_MULTIPLE one process holding members of two
+ * spanning sub-teams, whose blocking MPI calls could each hold the process's one MPI thread while waiting for the
+ * other's peer.
  */
 final class TeamSplit {
-    private final int perProcess;
+    /** The global id of each parent process's local rank 0 (one more: the total): the parent's layout. */
+    private final int[] firsts;
     private final int process;
-    /** Members of every color (global ids, in (key, global id) order), by ascending color. */
+    /** Members of every color (parent global ids, in (key, global id) order), by ascending color. */
     private final TreeMap<Integer, int[]> colors = new TreeMap<>();
 
-    /** {@code all}: color and key of every global rank, as the parent's allgather left them. */
-    TeamSplit(long[] all, int perProcess, int process) {
-        this.perProcess = perProcess;
+    /**
+     * {@code all}: color and key of every global rank, as the parent's allgather left them; {@code counts}: the
+     * parent's ranks in each of its processes; {@code process}: this one's index.
+     */
+    TeamSplit(long[] all, int[] counts, int process) {
+        this.firsts = new int[counts.length + 1];
+        for (int q = 0; q < counts.length; q++) {
+            firsts[q + 1] = firsts[q] + counts[q];
+        }
         this.process = process;
         Map<Integer, List<long[]>> by = new HashMap<>();
         for (int g = 0; g < all.length / 2; g++) {
@@ -51,7 +62,12 @@ final class TeamSplit {
 
     /** The calling rank's sub-team rank, or null for {@link Team#UNDEFINED}. */
     static Rank join(Rank rank, Team team, LocalOps local, long split, long[] all, int color) {
-        TeamSplit s = new TeamSplit(all, rank.localSize(), team.processIndex());
+        SpanGroup g = team.spanGroup();
+        int[] layout = new int[g == null ? 1 : g.processes()];
+        for (int q = 0; q < layout.length; q++) {
+            layout[q] = g == null ? rank.localSize() : g.count(q);
+        }
+        TeamSplit s = new TeamSplit(all, layout, g == null ? 0 : g.process());
         boolean anySpanning = s.colors.keySet().stream().anyMatch(s::spanning);
         if (anySpanning) {   // only on a team that spans processes
             ProcessSpan parent = team.spanGroup().span();
@@ -66,50 +82,81 @@ final class TeamSplit {
         if (color == Team.UNDEFINED) {
             return null;
         }
-        int[] block = s.localIds(s.colors.get(color));
-        ProcessSpan span = s.spanning(color) ? team.splitSpans().get(color) : null;
-        return team.subTeam(split, color, block, span).attach(indexOf(block, rank.localId()));
+        int[] members = s.colors.get(color);
+        int[] block = s.localIds(members);
+        boolean spanning = s.spanning(color);
+        ProcessSpan span = spanning ? team.splitSpans().get(color) : null;
+        int[] counts = spanning ? s.counts(color) : null;
+        return team.subTeam(split, color, block, span, counts).attach(indexOf(block, rank.localId()));
+    }
+
+    private int processOf(int g) {
+        int q = Arrays.binarySearch(firsts, g);
+        return q >= 0 ? q : -q - 2;   // the last first(q) <= g
     }
 
     /** True when {@code color}'s members are in more than one process. */
     private boolean spanning(int color) {
-        return processesOf(colors.get(color)) > 1;
+        return blocks(colors.get(color)) > 1;
     }
 
-    /**
-     * Refuses a spanning color unless its members form one block per process, all blocks as long: one run of
-     * consecutive members per process, and every run starting at a multiple of the block length.
-     */
-    private void refuseUneven(int color, int[] m) {
-        int blocks = processesOf(m);
-        int runs = 1;
+    /** Runs of consecutive members in one process: the blocks, when no process has two. */
+    private int blocks(int[] m) {
+        int runs = m.length == 0 ? 0 : 1;
         for (int i = 1; i < m.length; i++) {
-            runs += m[i] / perProcess != m[i - 1] / perProcess ? 1 : 0;
+            runs += processOf(m[i]) != processOf(m[i - 1]) ? 1 : 0;
         }
-        boolean even = runs == blocks && m.length % blocks == 0;
-        int each = m.length / blocks;
-        for (int i = 0; even && i < m.length; i++) {
-            even = m[i] / perProcess == m[i - i % each] / perProcess;
+        return runs;
+    }
+
+    /** The sub-team's ranks in each of its processes, in its process order: the lengths of {@code color}'s blocks. */
+    int[] counts(int color) {
+        return blockLengths(colors.get(color));
+    }
+
+    /** The length of every block of {@code m}, in block order. */
+    private int[] blockLengths(int[] m) {
+        int[] lengths = new int[blocks(m)];
+        int b = 0;
+        for (int i = 0; i < m.length; i++) {
+            if (i > 0 && processOf(m[i]) != processOf(m[i - 1])) {
+                b++;
+            }
+            lengths[b]++;
         }
-        if (!even) {
-            throw new UnsupportedOperationException("split: color " + color + " spans processes with an uneven layout; a sub-team "
-                    + "across processes needs the same number of members in each of its processes, consecutive in (key, rank) "
-                    + "order (global ids are process x ranks per process + local id); members in order: "
-                    + java.util.Arrays.toString(m));
+        return lengths;
+    }
+
+    /** The process of every block of {@code m}, in block order. */
+    private int[] blockProcesses(int[] m) {
+        int[] p = new int[blocks(m)];
+        int b = 0;
+        p[0] = processOf(m[0]);
+        for (int i = 1; i < m.length; i++) {
+            if (processOf(m[i]) != processOf(m[i - 1])) {
+                p[++b] = processOf(m[i]);
+            }
         }
+        return p;
     }
 
     /** Throws {@link UnsupportedOperationException} when a spanning color cannot be built (see the class comment). */
     void refuseUnsupported(ProcessSpan.ThreadLevel level) {
         Map<Integer, Integer> spanningPerProcess = new HashMap<>();
         for (Map.Entry<Integer, int[]> e : colors.entrySet()) {
-            int[] m = e.getValue();
             if (!spanning(e.getKey())) {
                 continue;
             }
-            refuseUneven(e.getKey(), m);
-            for (int i = 0; i < m.length; i += m.length / processesOf(m)) {
-                int p = m[i] / perProcess;
+            int[] m = e.getValue();
+            int[] processes = blockProcesses(m);
+            if (Arrays.stream(processes).distinct().count() != processes.length) {
+                throw new UnsupportedOperationException("split: color " + e.getKey() + " interleaves the members of its "
+                        + "processes in (key, rank) order: members in order " + Arrays.toString(m) + " are in processes "
+                        + Arrays.toString(Arrays.stream(m).map(this::processOf).toArray()) + "; a sub-team across processes "
+                        + "needs each process's members consecutive in that order (its algorithms move a process's ranks as "
+                        + "one block of every rank-ordered buffer); choose keys that keep each process's members together");
+            }
+            for (int p : processes) {
                 if (spanningPerProcess.merge(p, 1, Integer::sum) > 1 && level != ProcessSpan.ThreadLevel.MULTIPLE) {
                     throw new UnsupportedOperationException("split: process " + p + " would hold members of two sub-teams that "
                             + "span processes, which under " + level + " (one thread in MPI at a time) could block each other "
@@ -120,14 +167,11 @@ final class TeamSplit {
         }
     }
 
-    private int processesOf(int[] m) {
-        return (int) java.util.Arrays.stream(m).map(g -> g / perProcess).distinct().count();
-    }
-
     /**
      * Local rank 0's part: one split of the parent's communicator per spanning color, ascending, with every process
      * of the parent taking part (MPI_UNDEFINED where it holds no member); key = the process's block index, so
-     * the sub-communicator's ranks are the blocks in (key, global id) order.
+     * the sub-communicator's ranks are the blocks in (key, global id) order. Per-local-rank communicators (the
+     * multi-leader allreduce) only when every block is as long: local rank j is then in every process.
      */
     private Map<Integer, ProcessSpan> makeSpans(ProcessSpan parent) {
         Map<Integer, ProcessSpan> spans = new HashMap<>();
@@ -137,15 +181,16 @@ final class TeamSplit {
                 continue;
             }
             int[] m = e.getValue();
-            int blocks = processesOf(m);
-            int each = m.length / blocks;
+            int[] processes = blockProcesses(m);
+            int[] lengths = blockLengths(m);
+            boolean even = Arrays.stream(lengths).allMatch(l -> l == lengths[0]);
             int mine = -1;
-            for (int b = 0; b < blocks; b++) {
-                if (m[b * each] / perProcess == process) {
+            for (int b = 0; b < processes.length; b++) {
+                if (processes[b] == process) {
                     mine = b;
                 }
             }
-            ProcessSpan sub = parent.split(mine < 0 ? Team.UNDEFINED : color, Math.max(mine, 0), each);
+            ProcessSpan sub = parent.split(mine < 0 ? Team.UNDEFINED : color, Math.max(mine, 0), even ? lengths[0] : 1);
             if (sub != null) {
                 spans.put(color, sub);
             }
@@ -155,7 +200,8 @@ final class TeamSplit {
 
     /** This process's members of {@code members}, as local ids, in order. */
     private int[] localIds(int[] members) {
-        return java.util.Arrays.stream(members).filter(g -> g / perProcess == process).map(g -> g % perProcess).toArray();
+        int first = firsts[process];
+        return Arrays.stream(members).filter(g -> processOf(g) == process).map(g -> g - first).toArray();
     }
 
     private static int indexOf(int[] a, int v) {
@@ -164,6 +210,6 @@ final class TeamSplit {
                 return i;
             }
         }
-        throw new IllegalStateException("rank " + v + " is not among " + java.util.Arrays.toString(a));
+        throw new IllegalStateException("rank " + v + " is not among " + Arrays.toString(a));
     }
 }

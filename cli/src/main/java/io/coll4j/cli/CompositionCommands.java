@@ -148,7 +148,9 @@ final class CompositionCommands {
             description = "8-byte allreduce on the sub-teams of a split (p ranks into p/2 teams of 2) against a stand-alone "
                     + "team of 2, alternated: each sub-team alone, both sub-teams at once (each followed by the parent's barrier). "
                     + "With --mpi (under mpirun -np N): a parent of N processes x t ranks split by local rank into t sub-teams "
-                    + "across the processes (one rank in each) against a stand-alone mpi() team of N x 1.")
+                    + "across the processes (one rank in each) against a stand-alone mpi() team of N x 1; with --uneven the t + 1 "
+                    + "lowest global ranks (t of process 0, 1 of process 1) form one sub-team, timed against the stand-alone "
+                    + "team and the whole parent.")
     static final class Split implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -166,8 +168,15 @@ final class CompositionCommands {
                 + "global rank 0 prints")
         boolean mpi;
 
+        @Option(names = "--uneven", description = "with --mpi: one sub-team of the t + 1 lowest global ranks, whose processes hold "
+                + "t ranks and 1 (-t >= 2)")
+        boolean uneven;
+
         @Override
         public Integer call() {
+            if (uneven && (!mpi || threads < 2)) {
+                throw new IllegalArgumentException("--uneven needs --mpi and --threads >= 2 (got " + (mpi ? "-t " + threads : "no --mpi") + ")");
+            }
             if (!mpi && (threads < 2 || threads % 2 != 0)) {
                 throw new IllegalArgumentException("--threads must be even and >= 2, got " + threads);
             }
@@ -189,13 +198,21 @@ final class CompositionCommands {
                  Team pairSame = builder(pairRanks).waitStrategy(team.waitStrategy()).build()) {
                 printer = team.processIndex() == 0;
                 allRanks = team.globalSize();
-                layout = mpi ? team.processes() + " processes x " + threads + " ranks split by local rank into " + threads
+                if (uneven && team.processes() < 2) {
+                    throw new IllegalArgumentException("--uneven needs a job of 2 or more processes (mpirun -np N), got " + team.processes());
+                }
+                layout = uneven ? team.processes() + " processes x " + threads + " ranks; the sub-team of global ranks 0.." + threads
+                        + ": " + threads + " ranks in process 0 and 1 in process 1; stand-alone team " + team.processes() + " x 1"
+                        : mpi ? team.processes() + " processes x " + threads + " ranks split by local rank into " + threads
                         + " teams of " + team.processes() + " across the processes; stand-alone team " + team.processes() + " x 1"
                         : threads + " ranks split in teams of 2";
                 Rank[] subs = new Rank[threads];
                 team.run(rank -> {
-                    Rank s = rank.split(mpi ? rank.localId() : rank.id() / 2, rank.id());
-                    s.close();                   // detach: each batch below attaches its thread anew
+                    Rank s = rank.split(uneven ? (rank.id() <= threads ? 0 : Team.UNDEFINED) : mpi ? rank.localId() : rank.id() / 2,
+                            rank.id());
+                    if (s != null) {
+                        s.close();               // detach: each batch below attaches its thread anew
+                    }
                     subs[rank.localId()] = s;
                 });
                 for (int rep = -2; rep < repetitions; rep++) {
@@ -215,6 +232,21 @@ final class CompositionCommands {
                     for (boolean both : new boolean[]{false, true}) {
                         team.run(rank -> {
                             Rank sub = subs[rank.localId()];
+                            if (uneven) {
+                                // the uneven sub-team alone (its members), then the whole parent
+                                rank.barrier();
+                                long t = both ? loop(rank, it, wrong) : -1;
+                                if (!both && sub != null) {
+                                    try (Rank attached = sub.team().attach(sub.localId())) {
+                                        t = loop(attached, it, wrong);
+                                    }
+                                }
+                                if (r >= 0 && rank.id() == 0) {
+                                    (both ? subBoth : subAlone)[r] = t;
+                                }
+                                rank.barrier();
+                                return;
+                            }
                             try (Rank attached = sub.team().attach(sub.localId())) {
                                 rank.barrier();
                                 if (both || (mpi ? rank.localId() == 0 : rank.id() < 2)) {
@@ -237,9 +269,17 @@ final class CompositionCommands {
                     iterations, repetitions, layout, Runtime.getRuntime().availableProcessors());
             out.println(stats("stand-alone team, per allreduce", alone, 1e3, "ns"));
             out.println(stats("stand-alone team, parent's wait strategy", aloneSame, 1e3, "ns"));
+            double ref = Math.min(median(alone), median(aloneSame));
+            if (uneven) {
+                out.println(stats("uneven sub-team (" + threads + " + 1 ranks), per allreduce", subAlone, 1e3, "ns"));
+                out.println(stats("parent (" + allRanks + " ranks), per allreduce", subBoth, 1e3, "ns"));
+                out.printf(Locale.ROOT, "uneven sub-team / best stand-alone (median): %.3f   parent / best stand-alone (median): %.3f   wrong: %d%n",
+                        median(subAlone) / ref, median(subBoth) / ref, wrong[0]);
+                out.flush();
+                return wrong[0] == 0 ? 0 : Errors.VALIDATION_FAILED;
+            }
             out.println(stats("one sub-team alone, per allreduce", subAlone, 1e3, "ns"));
             out.println(stats("sub-teams all at once, per allreduce", subBoth, 1e3, "ns"));
-            double ref = Math.min(median(alone), median(aloneSame));
             out.printf(Locale.ROOT, "sub-team alone / best stand-alone (median): %.3f   all at once / best stand-alone (median): %.3f   wrong: %d%n",
                     median(subAlone) / ref, median(subBoth) / ref, wrong[0]);
             out.printf(Locale.ROOT, "# a sub-team inherits its parent's wait strategy; all at once puts %d ranks on %d CPUs%s%n",

@@ -57,6 +57,10 @@ class NonBlockingCliTest {
         assertEquals(0, split.code(), split.err());
         assertTrue(split.out().contains("wrong: 0"), split.out());
         assertEquals(Errors.USAGE, CliRun.of("split", "-t", "3").code());
+        // --uneven needs --mpi and two ranks per process at least (checked before any team is built)
+        CliRun unevenAlone = CliRun.of("split", "-t", "4", "--uneven");
+        assertTrue(unevenAlone.code() == Errors.USAGE && unevenAlone.err().contains("--uneven needs --mpi"), unevenAlone.err());
+        assertEquals(Errors.USAGE, CliRun.of("split", "-t", "1", "--mpi", "--uneven").code());
         // --mpi outside mpirun: the team build says what is missing (the suite has no mpirun job for collbench)
         CliRun noMpi = CliRun.of("split", "-t", "2", "--mpi", "-i", "10", "-n", "1");
         assertTrue(noMpi.code() != 0 && noMpi.err().contains("mpirun"), noMpi.code() + ": " + noMpi.err());

@@ -440,7 +440,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public Pending ibcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess) {
         long bytes = count * dtype.size();
-        boolean root = rootProcess == mpi.rank;
+        boolean root = rootProcess == rank;
         MemorySegment b = MpiPending.nativeOf(buf, bytes, root);
         int d = dtype.ordinal();
         return MpiPending.post(mpi, "MPI_Ibcast", null, b, root ? null : MpiPending.heapTarget(buf),
@@ -450,7 +450,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public Pending ireduce(int comm, MemorySegment buf, long count, DType dtype, Op op, int rootProcess) {
         long bytes = count * dtype.size();
-        boolean root = rootProcess == mpi.rank;
+        boolean root = rootProcess == rank;
         MemorySegment b = MpiPending.nativeOf(buf, bytes, true);
         // at the root in place (send NULL = MPI_IN_PLACE, the contribution in recv); elsewhere b is the send buffer
         MemorySegment in = root ? MemorySegment.NULL : b;
@@ -464,7 +464,7 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public Pending ireduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         long bytes = recvCount * dtype.size();
-        MemorySegment in = MpiPending.nativeOf(send, bytes * mpi.size, true);
+        MemorySegment in = MpiPending.nativeOf(send, bytes * size, true);
         MemorySegment out = MpiPending.nativeOf(recv, bytes, false);
         int d = dtype.ordinal();
         int o = op.ordinal();
@@ -474,7 +474,7 @@ final class MpiProcessSpan implements ProcessSpan {
 
     @Override
     public Pending iallgather(int comm, MemorySegment recv, long count, DType dtype) {
-        MemorySegment out = MpiPending.nativeOf(recv, count * dtype.size() * mpi.size, true);
+        MemorySegment out = MpiPending.nativeOf(recv, count * dtype.size() * size, true);
         int d = dtype.ordinal();
         return MpiPending.post(mpi, "MPI_Iallgather", null, out, MpiPending.heapTarget(recv),
                 slot -> (int) MpiShim.IALLGATHER.invokeExact(comm, MemorySegment.NULL, out, count, d, slot));

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The cross-process suite: launches {@link CrossProcessDriver} under {@code mpirun --oversubscribe} on
- * 2 and 3 processes with 1 and 2 ranks each, with MPI_THREAD_MULTIPLE, SERIALIZED, SINGLE and funnelled, and the error
+ * 2 and 3 processes with 1 and 2 ranks each, with MPI_THREAD_MULTIPLE, SERIALIZED, SINGLE and funnelled, the sub-team
+ * checks alone on 2 processes of 3 ranks (uneven splits), and the error
  * contract (a rank that throws, or a user op's function inside MPI, ends the whole job, naming it, in bounded time). Skipped, saying so,
  * when mpirun is not installed.
  */
@@ -81,6 +82,15 @@ class MpiJobTest {
         assertEquals(0, job.exit(), job.output());
         assertTrue(job.output().contains("cross-process OK: " + processes + " processes x " + ranks + " ranks"), job.output());
         assertTrue(job.output().contains("MPI_THREAD_" + level.toUpperCase(java.util.Locale.ROOT)), job.output());
+    }
+
+    @Test
+    void subTeamsOfThreeRanksPerProcessSplitUnevenly() throws Exception {
+        // 2 x 3: id mod 2 gives blocks of 2 and 1 (both colors in every process: MULTIPLE, the default for T > 1), the
+        // 4 lowest ranks blocks of 3 and 1, with the vocabulary on each (SplitChecker, SubTeamVocabulary)
+        Job job = mpirun(2, List.of(), "split", "3");
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("cross-process split OK: 2 processes x 3 ranks"), job.output());
     }
 
     @Test

@@ -15,13 +15,15 @@ import java.util.stream.IntStream;
 /**
  * One rank's side of the cross-process suite for {@link Rank#split} on a team that spans processes: colors that
  * give sub-teams across processes (global id mod 2; local id, one rank per process; the whole team, reversed)
- * and inside one (process index), a rank passing {@link Team#UNDEFINED}, keys reversing the order, and the
- * splits that must be refused (uneven or interleaved process blocks; two spanning sub-teams in one process
- * below THREAD_MULTIPLE), on one-package machines splitLeaders (local rank 0 of each process) and splitByPackage
+ * and inside one (process index), processes holding different numbers of members (the last rank undefined; the
+ * t + 1 lowest ranks, in both orders; id mod 2 with an odd t), a rank passing {@link Team#UNDEFINED}, keys
+ * reversing the order, and the splits that must be refused (interleaved process blocks; two spanning sub-teams in
+ * one process below THREAD_MULTIPLE), on one-package machines splitLeaders (local rank 0 of each process) and splitByPackage
  * (each process's ranks), and a split of a sub-team across processes (closed with it). On each sub-team: its size,
  * every member's id (the (key, parent id) order), then allreduce (f64 sum, i64 max), bcast, allgather, reduce-scatter, barrier and an allreduce plan at counts 0, 1
  * and odd, heap and native, in place and not, against a scalar reference over the members' parent ids (so a
- * contribution from a non-member shows). Sub-teams are closed by their members, except the last split's, which
+ * contribution from a non-member shows); on sub-teams whose processes hold different numbers of members also the
+ * rest of the vocabulary ({@link SubTeamVocabulary}). Sub-teams are closed by their members, except the last split's, which
  * the parent's close must close before MPI is finalised; the parent's allreduce is checked after them.
  */
 final class SplitChecker {
@@ -51,7 +53,12 @@ final class SplitChecker {
         check("local id, keys reversed, last rank undefined", q -> q == last ? Team.UNDEFINED : q % t, q -> -q,
                 !multiple && t > 1 && p / t > 2, true);
         if (t > 1) {
-            check("uneven blocks", q -> q == last ? Team.UNDEFINED : 0, q -> q, true, true);
+            // processes holding different numbers of members: the last one a rank fewer; the first process's ranks and
+            // one of the second's (t and 1), and reversed (1 and t) — every collective of the vocabulary on these
+            check("uneven blocks", q -> q == last ? Team.UNDEFINED : 0, q -> q, false, true);
+            check("t + 1 lowest ranks", q -> q <= t ? 0 : Team.UNDEFINED, q -> q, false, true);
+            check("t + 1 lowest ranks, keys reversed", q -> q <= t ? 0 : Team.UNDEFINED, q -> -q, false, true);
+            // one process's members between another's in (key, rank) order: refused on every rank
             check("interleaved blocks", q -> 0, q -> (q % t) * p + q / t, true, true);
         }
         if (parent.team().topology().packages().size() == 1) {
@@ -118,13 +125,34 @@ final class SplitChecker {
         if (sub.size() != members.length || members[sub.id()] != g) {
             throw new AssertionError(at + ": sub-team rank " + sub.id() + " of " + sub.size());
         }
-        // members in one process: an ordinary sub-team (no MPI); in several: one across exactly those processes
+        // members in one process: an ordinary sub-team (no MPI); in several: one across exactly those processes, its
+        // processes in the order of their members' blocks, each holding as many ranks as its block
         int processes = (int) Arrays.stream(members).map(q -> q / t).distinct().count();
-        if (sub.team().processes() != processes || sub.processIndex() != sub.id() / sub.localSize()) {
+        int block = 0;
+        int[] lengths = new int[processes];
+        for (int i = 0; i < members.length; i++) {
+            block += i > 0 && members[i] / t != members[i - 1] / t ? 1 : 0;
+            lengths[block]++;
+        }
+        int mine = 0;
+        for (int i = 1; i <= sub.id(); i++) {
+            mine += members[i] / t != members[i - 1] / t ? 1 : 0;
+        }
+        if (sub.team().processes() != processes || sub.processIndex() != mine || sub.localSize() != lengths[mine]
+                || sub.team().globalSize() != members.length) {
             throw new AssertionError(at + ": sub-team over " + sub.team().processes() + " processes, this one "
-                    + sub.processIndex() + " (" + sub.localSize() + " ranks each)");
+                    + sub.processIndex() + " with " + sub.localSize() + " ranks; want block " + mine + " of "
+                    + Arrays.toString(lengths));
         }
         new OnSubTeam(sub, members, at).run();
+        if (Arrays.stream(lengths).distinct().count() > 1) {
+            new SubTeamVocabulary(sub, members, at).run();
+            if (multiple) {
+                // below MULTIPLE the left-out rank's next collective on the parent could hold the process's one MPI
+                // thread while its peers wait for the nested sub-team (design.md, sub-teams across processes)
+                nestedOfUneven(sub, members, at);
+            }
+        }
         if (close) {
             sub.close();
             parent.barrier();   // every member has detached: local rank 0 of each process frees its copy
@@ -134,6 +162,27 @@ final class SplitChecker {
         }
         checks++;
         return sub;
+    }
+
+    /**
+     * A split of an uneven sub-team, which numbers its parent's ranks by that parent's own layout: its rank 0 left out,
+     * the rest in reverse order; the nested sub-team is closed with its parent.
+     */
+    private void nestedOfUneven(Rank sub, int[] members, String at) {
+        Rank nested = sub.split(sub.id() == 0 ? Team.UNDEFINED : 0, -sub.id());
+        if (sub.id() == 0) {
+            return;
+        }
+        int[] rest = new int[members.length - 1];
+        for (int i = 0; i < rest.length; i++) {
+            rest[i] = members[members.length - 1 - i];
+        }
+        String where = at + ", nested split without its rank 0, reversed (members " + Arrays.toString(rest) + ")";
+        if (nested.size() != rest.length || rest[nested.id()] != g) {
+            throw new AssertionError(where + ": rank " + nested.id() + " of " + nested.size());
+        }
+        new OnSubTeam(nested, rest, where).run();
+        nested.close();
     }
 
     /** The collectives on one sub-team, checked against its members' parent ids. */

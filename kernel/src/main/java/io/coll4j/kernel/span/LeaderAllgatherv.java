@@ -27,22 +27,22 @@ public final class LeaderAllgatherv {
         int t = local.localSize();
         int me = local.localId();
         int processes = g.processes();
-        int n = t * processes;
+        int n = g.globalSize();
         long es = dtype.size();
         int mine = g.globalId(me);
-        if (t == 1) {
+        if (g.oneEach()) {
             long[] counts = VectorCounts.bytes(recvCounts, es);
             long[] at = VectorCounts.bytes(displs, es);
             boolean inPlace = SpanGroup.startsAt(send, recv, at[mine]);
             span.allgatherv(span.world(), inPlace ? null : send, counts[mine], recv, counts, at);
             return;
         }
-        long[] processCounts = VectorCounts.perProcess(recvCounts, t, processes, es);
+        long[] processCounts = g.processSums(recvCounts, es);
         long[] processStarts = SpanGroup.starts(processCounts, 0, processes, 1);
         long[] packed = SpanGroup.starts(recvCounts, 0, n, es);   // each rank's block in the packed whole
         long total = processStarts[processes - 1] + processCounts[processes - 1];
         MemorySegment whole = me == 0 ? g.scratch(0, total) : g.scratch(me, total);
-        int first = g.process() * t;
+        int first = g.globalId(0);
         long[] localCounts = java.util.Arrays.copyOfRange(recvCounts, first, first + t);
         long[] localDispls = SpanGroup.starts(recvCounts, first, t, 1);
         MemorySegment mineBlock = me == 0 ? whole.asSlice(processStarts[g.process()], processCounts[g.process()]) : null;

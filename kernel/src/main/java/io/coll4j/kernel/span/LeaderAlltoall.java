@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
  * exchanged with one MPI_Alltoallv of T·T blocks per pair of processes, regrouped by destination rank, and
  * scattered — local and leader steps composed as PAMI composes its hybrid collectives [PAMI §4.3]: P messages per
  * process cross MPI instead of T·T·P.
- * With one rank per process it is MPI_Alltoallv itself (through a copy when in place).
+ * With one rank per process it is MPI_Alltoallv itself (through a copy when in place). When the processes hold
+ * different numbers of ranks (a sub-team from {@code split}) it is {@link LeaderAlltoallv} with equal counts.
  *
  * <p>Cost: 2·local(T, T·s) + α(P−1) + β·T·s(P−1)/P + 2 regrouping copies of T·s; s is one rank's send.
  */
@@ -25,6 +26,12 @@ public final class LeaderAlltoall {
     }
 
     public static void run(SpanGroup g, LocalOps local, MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        if (!g.even()) {
+            long[] counts = SpanGroup.equal(g.globalSize(), count);
+            long[] displs = SpanGroup.starts(counts, 0, counts.length, 1);
+            LeaderAlltoallv.run(g, local, send, counts, displs, recv, counts, displs, dtype);
+            return;
+        }
         ProcessSpan span = g.span();
         int t = local.localSize();
         int processes = g.processes();

@@ -31,9 +31,9 @@ public final class LeaderAlltoallv {
         int t = local.localSize();
         int me = local.localId();
         int processes = g.processes();
-        int n = t * processes;
+        int n = g.globalSize();
         long es = dtype.size();
-        if (t == 1) {
+        if (g.oneEach()) {
             long[] sd = VectorCounts.bytes(sendDispls, es);
             MemorySegment in = send;
             if (SpanGroup.startsAt(send, recv, 0)) {
@@ -104,14 +104,14 @@ public final class LeaderAlltoallv {
                                           long[][] rc, long es) {
         int t = sc.length;
         int processes = g.processes();
-        int n = t * processes;
+        int n = g.globalSize();
         long[] sourceAt = SpanGroup.starts(sourceTotals, 0, t, es);
         long[] toProcess = new long[processes];
         long[] fromProcess = new long[processes];
         for (int q = 0; q < processes; q++) {
             for (int j = 0; j < t; j++) {
-                toProcess[q] += SpanGroup.sum(sc[j], q * t, t) * es;
-                fromProcess[q] += SpanGroup.sum(rc[j], q * t, t) * es;
+                toProcess[q] += SpanGroup.sum(sc[j], g.first(q), g.count(q)) * es;
+                fromProcess[q] += SpanGroup.sum(rc[j], g.first(q), g.count(q)) * es;
             }
         }
         long[] toAt = SpanGroup.starts(toProcess, 0, processes, 1);
@@ -120,14 +120,14 @@ public final class LeaderAlltoallv {
         long w = 0;
         for (int q = 0; q < processes; q++) {
             for (int j = 0; j < t; j++) {
-                long run = SpanGroup.sum(sc[j], q * t, t) * es;
-                MemorySegment.copy(sources, sourceAt[j] + SpanGroup.sum(sc[j], 0, q * t) * es, grouped, w, run);
+                long run = SpanGroup.sum(sc[j], g.first(q), g.count(q)) * es;
+                MemorySegment.copy(sources, sourceAt[j] + SpanGroup.sum(sc[j], 0, g.first(q)) * es, grouped, w, run);
                 w += run;
             }
         }
         MemorySegment arrived = g.scratch(0, fromAt[processes - 1] + fromProcess[processes - 1]);
         span.alltoallv(span.world(), grouped, toProcess, toAt, arrived, fromProcess, fromAt);
-        // arrived from process p: for each of its ranks j, for each local destination d, rc[d][p·t + j] elements
+        // arrived from process p: for each of its ranks j, for each local destination d, rc[d][first(p) + j] elements
         long[] destAt = new long[t];
         long[] destStart = new long[t];
         for (int d = 1; d < t; d++) {
@@ -136,9 +136,9 @@ public final class LeaderAlltoallv {
         MemorySegment byDest = g.result(0, destStart[t - 1] + SpanGroup.sum(rc[t - 1], 0, n) * es);
         long r = 0;
         for (int p = 0; p < processes; p++) {
-            for (int j = 0; j < t; j++) {
+            for (int j = 0; j < g.count(p); j++) {
                 for (int d = 0; d < t; d++) {
-                    long bytes = rc[d][p * t + j] * es;
+                    long bytes = rc[d][g.first(p) + j] * es;
                     MemorySegment.copy(arrived, r, byDest, destStart[d] + destAt[d], bytes);
                     destAt[d] += bytes;
                     r += bytes;

@@ -25,11 +25,11 @@ public final class LeaderBcast {
 
     public static void run(SpanGroup g, LocalOps local, MemorySegment buf, long count, DType dtype, int root) {
         ProcessSpan span = g.span();
-        int t = local.localSize();
-        int rootProcess = root / t;
-        boolean rootHere = rootProcess == g.process();
+        Rooted r = Rooted.of(g, local, root);
+        int rootProcess = r.rootProcess();
+        boolean rootHere = r.atRoot();
         if (rootHere) {
-            local.bcast(buf, count, dtype, root % t);
+            local.bcast(buf, count, dtype, r.rootLocal());
         }
         if (local.localId() == 0) {
             span.bcast(span.world(), buf, count, dtype, rootProcess);
@@ -44,11 +44,12 @@ public final class LeaderBcast {
                                                    long count, DType dtype, int root) {
         ProcessSpan span = g.span();
         int t = local.localSize();
-        int rootProcess = root / t;
-        boolean rootHere = rootProcess == g.process();
+        Rooted r = Rooted.of(g, local, root);
+        int rootProcess = r.rootProcess();
+        boolean rootHere = r.atRoot();
         List<SpanRequest.Stage> s = new ArrayList<>(2);
         if (rootHere && t > 1) {
-            s.add(new SpanRequest.Local(join.join(Collective.BCAST, buf, buf, count, dtype, null, root % t)));
+            s.add(new SpanRequest.Local(join.join(Collective.BCAST, buf, buf, count, dtype, null, r.rootLocal())));
         }
         if (local.localId() == 0) {
             s.add(new SpanRequest.Inter(() -> span.ibcast(span.requests(), buf, count, dtype, rootProcess)));

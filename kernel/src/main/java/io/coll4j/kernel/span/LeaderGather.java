@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Gather across processes, in the leader shape [HMPI §2.5]: each process's ranks gather into local rank 0
- * (its process block: a process's ranks are consecutive global ids), the leaders MPI_Gatherv those blocks to
+ * (its process block: a process's ranks are consecutive global ids; blocks differ in length when the processes
+ * hold different numbers of ranks), the leaders MPI_Gatherv those blocks to
  * the root's process, in place there, and when the root is not local rank 0 one local scatterv hands it the
  * whole result (every other count zero). Only local rank 0 calls MPI, so the job's calls on the world
  * communicator keep one order in every process. With one rank per process it is MPI_Gatherv itself.
@@ -26,21 +27,22 @@ public final class LeaderGather {
         int t = local.localSize();
         Rooted r = Rooted.of(g, local, root);
         long processBytes = count * dtype.size() * t;
-        long[][] blocks = SpanGroup.equalBlocks(g.processes(), processBytes);
-        if (t == 1) {
-            boolean inPlace = r.atRoot() && SpanGroup.startsAt(send, recv, r.rootProcess() * processBytes);
+        long[][] blocks = g.processBlocks(count * dtype.size());   // by process: {bytes, start}
+        long wholeBytes = count * dtype.size() * g.globalSize();
+        if (g.oneEach()) {
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(send, recv, blocks[1][r.rootProcess()]);
             g.span().gatherv(g.span().world(), inPlace ? null : send, processBytes, r.atRoot() ? recv : null, blocks[0], blocks[1], r.rootProcess());
             return;
         }
         int me = local.localId();
-        MemorySegment all = me != 0 || !r.atRoot() ? null : r.rootLocal() == 0 ? recv : g.result(0, processBytes * g.processes());
-        MemorySegment block = me != 0 ? null : r.atRoot() ? all.asSlice(r.rootProcess() * processBytes, processBytes) : g.scratch(0, processBytes);
+        MemorySegment all = me != 0 || !r.atRoot() ? null : r.rootLocal() == 0 ? recv : g.result(0, wholeBytes);
+        MemorySegment block = me != 0 ? null : r.atRoot() ? all.asSlice(blocks[1][r.rootProcess()], processBytes) : g.scratch(0, processBytes);
         local.gather(send, block, count, dtype, 0);
         if (me == 0) {
             g.span().gatherv(g.span().world(), r.atRoot() ? null : block, processBytes, all, blocks[0], blocks[1], r.rootProcess());
         }
         if (r.atRoot() && r.rootLocal() != 0) {
-            long[] only = r.only(t, count * t * g.processes());
+            long[] only = r.only(t, count * g.globalSize());
             local.scatterv(all, only, new long[t], me == r.rootLocal() ? recv : g.scratch(me, 0), only[me], dtype, 0);
         }
     }

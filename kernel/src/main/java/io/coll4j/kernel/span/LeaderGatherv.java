@@ -29,7 +29,7 @@ public final class LeaderGatherv {
         int processes = g.processes();
         long es = dtype.size();
         Rooted r = Rooted.of(g, local, root);
-        if (t == 1) {
+        if (g.oneEach()) {
             long[] at = r.atRoot() ? VectorCounts.bytes(displs, es) : null;
             boolean inPlace = r.atRoot() && SpanGroup.startsAt(send, recv, at[r.rootProcess()]);
             g.span().gatherv(g.span().world(), inPlace ? null : send, sendCount * es, r.atRoot() ? recv : null,
@@ -38,7 +38,7 @@ public final class LeaderGatherv {
         }
         long[] shared = VectorCounts.share(g, local, r.atRoot(), r.rootLocal(), recvCounts, sendCount);
         long[] localCounts = me == 0 || r.atRoot() ? VectorCounts.localPart(g, t, r.atRoot(), shared) : null;
-        long[] processCounts = r.atRoot() ? VectorCounts.perProcess(shared, t, processes, es) : null;
+        long[] processCounts = r.atRoot() ? g.processSums(shared, es) : null;
         long[] processStarts = r.atRoot() ? SpanGroup.starts(processCounts, 0, processes, 1) : null;
         long total = r.atRoot() ? SpanGroup.sum(shared, 0, shared.length) * es : 0;
         long mine = me == 0 ? SpanGroup.sum(localCounts, 0, t) * es : 0;

@@ -28,9 +28,10 @@ public final class LeaderReduce {
                            int root) {
         ProcessSpan span = g.span();
         int t = local.localSize();
-        int rootProcess = root / t;
-        boolean rootHere = rootProcess == g.process();
-        int localRoot = rootHere ? root % t : 0;
+        Rooted r = Rooted.of(g, local, root);
+        int rootProcess = r.rootProcess();
+        boolean rootHere = r.atRoot();
+        int localRoot = rootHere ? r.rootLocal() : 0;
         boolean joins = local.localId() == localRoot;   // the one rank of this process that calls MPI
         if (t == 1) {
             span.reduce(span.world(), rootHere && send == recv ? null : send, rootHere ? recv : null, count, dtype, op, local.userOp(), rootProcess);
@@ -56,10 +57,11 @@ public final class LeaderReduce {
                                                    MemorySegment recv, long count, DType dtype, Op op, int root) {
         ProcessSpan span = g.span();
         int t = local.localSize();
-        int rootProcess = root / t;
-        boolean rootHere = rootProcess == g.process();
+        Rooted r = Rooted.of(g, local, root);
+        int rootProcess = r.rootProcess();
+        boolean rootHere = r.atRoot();
         int l = local.localId();
-        boolean isRoot = rootHere && l == root % t;
+        boolean isRoot = rootHere && l == r.rootLocal();
         long bytes = count * dtype.size();
         List<SpanRequest.Stage> s = new ArrayList<>(3);
         if (t == 1) {
@@ -72,7 +74,7 @@ public final class LeaderReduce {
             }));
             return s;
         }
-        boolean handOver = rootHere && root % t != 0;
+        boolean handOver = rootHere && r.rootLocal() != 0;
         MemorySegment into = l != 0 ? null : isRoot ? recv : Arena.ofAuto().allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
         s.add(new SpanRequest.Local(join.join(Collective.REDUCE, send, into, count, dtype, op, 0)));
         if (l == 0) {

@@ -34,7 +34,7 @@ public final class LeaderReduceScatterV {
         if (me == 0) {
             span.allreduce(span.world(), null, whole, total, dtype, op, local.userOp());
         }
-        int first = g.process() * t;
+        int first = g.globalId(0);
         long[] offsets = SpanGroup.starts(recvCounts, 0, n, 1);
         long[] localCounts = java.util.Arrays.copyOfRange(recvCounts, first, first + t);
         long[] localDispls = java.util.Arrays.copyOfRange(offsets, first, first + t);

@@ -24,17 +24,17 @@ public final class LeaderScatter {
         int t = local.localSize();
         Rooted r = Rooted.of(g, local, root);
         long processBytes = count * dtype.size() * t;
-        long[][] blocks = SpanGroup.equalBlocks(g.processes(), processBytes);
-        if (t == 1) {
-            boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, r.rootProcess() * processBytes);
+        long[][] blocks = g.processBlocks(count * dtype.size());   // by process: {bytes, start}
+        if (g.oneEach()) {
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, blocks[1][r.rootProcess()]);
             g.span().scatterv(g.span().world(), r.atRoot() ? send : null, blocks[0], blocks[1], inPlace ? null : recv, processBytes, r.rootProcess());
             return;
         }
         int me = local.localId();
         MemorySegment all = null;
         if (r.atRoot() && r.rootLocal() != 0) {
-            long[] only = r.only(t, count * t * g.processes());
-            all = me == 0 ? g.result(0, processBytes * g.processes()) : null;
+            long[] only = r.only(t, count * g.globalSize());
+            all = me == 0 ? g.result(0, count * dtype.size() * g.globalSize()) : null;
             local.gatherv(me == r.rootLocal() ? send : g.scratch(me, 0), only[me], all, only, new long[t], dtype, 0);
         } else if (r.atRoot() && me == 0) {
             all = send;

@@ -28,7 +28,7 @@ public final class LeaderScatterv {
         int processes = g.processes();
         long es = dtype.size();
         Rooted r = Rooted.of(g, local, root);
-        if (t == 1) {
+        if (g.oneEach()) {
             long[] at = r.atRoot() ? VectorCounts.bytes(displs, es) : null;
             boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, at[r.rootProcess()]);
             g.span().scatterv(g.span().world(), r.atRoot() ? send : null, r.atRoot() ? VectorCounts.bytes(sendCounts, es) : null, at,
@@ -40,7 +40,7 @@ public final class LeaderScatterv {
         MemorySegment all = null;
         long[] processCounts = null;
         if (r.atRoot()) {
-            processCounts = VectorCounts.perProcess(shared, t, processes, es);
+            processCounts = g.processSums(shared, es);
             long total = SpanGroup.sum(shared, 0, shared.length) * es;
             MemorySegment packed = me == r.rootLocal() ? g.result(me, total) : null;
             if (packed != null) {

@@ -32,11 +32,16 @@ public final class LeaderSharedAllgather {
         ProcessSpan span = g.span();
         long esize = dtype.size();
         long processBlock = sendCount * local.localSize();
-        long total = processBlock * g.processes() * esize;
+        long total = sendCount * g.globalSize() * esize;
         if (local.localId() == 0) {
             MemorySegment shared = g.shared(parity, total);
-            local.gather(send, shared.asSlice(g.process() * processBlock * esize, processBlock * esize), sendCount, dtype, 0);
-            span.allgather(span.world(), null, shared, processBlock, dtype);
+            local.gather(send, shared.asSlice(g.globalId(0) * sendCount * esize, processBlock * esize), sendCount, dtype, 0);
+            if (g.even()) {
+                span.allgather(span.world(), null, shared, processBlock, dtype);
+            } else {   // processes with different numbers of ranks: blocks of different lengths
+                long[][] blocks = g.processBlocks(sendCount * esize);
+                span.allgatherv(span.world(), null, processBlock * esize, shared, blocks[0], blocks[1]);
+            }
         } else {
             local.gather(send, null, sendCount, dtype, 0);
         }

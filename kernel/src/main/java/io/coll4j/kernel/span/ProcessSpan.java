@@ -186,7 +186,8 @@ public interface ProcessSpan {
      * {@code MPI_Comm_split} of {@link #world()} for a sub-team that spans processes: collective over every
      * process of this span — one thread per process calls it, every process in the same order. The processes
      * passing the same {@code color} get a span of their own over them, indexed in {@code key} order, with
-     * per-local-rank communicators for {@code localRanks} ranks per process (under {@link ThreadLevel#MULTIPLE});
+     * per-local-rank communicators for {@code localRanks} ranks per process (under {@link ThreadLevel#MULTIPLE}; 1,
+     * none, for a sub-team whose processes hold different numbers of ranks, which never runs the multi-leader allreduce);
      * a negative color (MPI_UNDEFINED) gets null. Its {@link #close} frees its communicators and leaves this
      * span open.
      */

@@ -1,14 +1,14 @@
 package io.coll4j.kernel.span;
 
 /**
- * Where a rooted collective's root sits in the process layout: global root = {@code rootProcess} × T +
+ * Where a rooted collective's root sits in the process layout: global root = first({@code rootProcess}) +
  * {@code rootLocal}; {@code atRoot} when this process holds it.
  */
 record Rooted(int rootProcess, int rootLocal, boolean atRoot) {
 
     static Rooted of(SpanGroup g, LocalOps local, int root) {
-        int t = local.localSize();
-        return new Rooted(root / t, root % t, g.process() == root / t);
+        int q = g.processOf(root);
+        return new Rooted(q, root - g.first(q), g.process() == q);
     }
 
     /**

@@ -5,9 +5,12 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * What the thread ranks of one process share about a team that spans processes: the {@link ProcessSpan},
- * the layout (T local ranks in each of P processes; global rank = process × T + local id, so a process's
- * ranks are one contiguous block of every rank-indexed buffer), each local rank's native scratch, and the
- * choice between the leader-based and the multi-leader allreduce (docs/design.md, "Across processes").
+ * the layout (T_q local ranks in process q; global rank = first(q) + local id with first(q) = T_0 + … + T_(q−1),
+ * so a process's ranks are one contiguous block of every rank-indexed buffer), each local rank's native
+ * scratch, and the choice between the leader-based and the multi-leader allreduce (docs/design.md, "Across
+ * processes"). A team built with {@code mpi()} has one T everywhere (<em>even</em>); a sub-team across
+ * processes from {@code split} may hold different numbers of ranks in its processes, and the algorithms whose
+ * blocks follow the process layout then take the v-forms of MPI's calls with per-process counts.
  */
 public final class SpanGroup implements AutoCloseable {
     /** Read once, at class initialisation: not a property lookup on every spanned allreduce. */
@@ -15,6 +18,13 @@ public final class SpanGroup implements AutoCloseable {
 
     private final ProcessSpan span;
     private final int localSize;
+    /** Ranks of every process, in process order, and the global id of each process's local rank 0 (one more: the total). */
+    private final int[] counts;
+    private final int[] firsts;
+    /** firsts[process()]: a global id is one add, as it was with process × T. */
+    private final int base;
+    /** Every process holds localSize ranks (the layout of a team built with mpi()). */
+    private final boolean even;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] scratch;
     private final MemorySegment[] results;
@@ -26,10 +36,34 @@ public final class SpanGroup implements AutoCloseable {
     /** Local rank 0's 32 bytes for {@link SpanCheck}: native, as MPI needs, and never resized. */
     private final MemorySegment checkCell;
 
+    /** The even layout: {@code localSize} ranks in every process of {@code span}. */
     public SpanGroup(ProcessSpan span, int localSize, HierarchicalCost cost) {
+        this(span, equalCounts(span.processes(), localSize), cost);
+    }
+
+    /**
+     * {@code counts[q]} ranks in process q of {@code span} (each at least 1; this process's entry is its local
+     * size): the same array in every process.
+     */
+    public SpanGroup(ProcessSpan span, int[] counts, HierarchicalCost cost) {
+        if (counts.length != span.processes()) {
+            throw new IllegalArgumentException("counts: " + counts.length + " entries for " + span.processes() + " processes");
+        }
         this.span = span;
         this.checkCell = arena.allocate(32, 8);
-        this.localSize = localSize;
+        this.counts = counts.clone();
+        this.firsts = new int[counts.length + 1];
+        boolean same = true;
+        for (int q = 0; q < counts.length; q++) {
+            if (counts[q] < 1) {
+                throw new IllegalArgumentException("counts: process " + q + " holds " + counts[q] + " ranks");
+            }
+            firsts[q + 1] = firsts[q] + counts[q];
+            same &= counts[q] == counts[0];
+        }
+        this.even = same;
+        this.localSize = counts[span.process()];
+        this.base = firsts[span.process()];
         this.scratch = new MemorySegment[localSize];
         this.results = new MemorySegment[localSize];
         this.cost = cost;
@@ -52,11 +86,78 @@ public final class SpanGroup implements AutoCloseable {
     }
 
     public int globalSize() {
-        return localSize * span.processes();
+        return firsts[counts.length];
     }
 
     public int globalId(int localId) {
-        return span.process() * localSize + localId;
+        return base + localId;
+    }
+
+    /** True when every process holds the same number of ranks. */
+    public boolean even() {
+        return even;
+    }
+
+    /** True when every process holds one rank: per-rank arrays are per-process arrays, and MPI's call is the whole collective. */
+    boolean oneEach() {
+        return firsts[counts.length] == counts.length;
+    }
+
+    /** Ranks of process {@code q}. */
+    public int count(int q) {
+        return counts[q];
+    }
+
+    /** The global id of process {@code q}'s local rank 0 ({@code q == processes()}: the total). */
+    public int first(int q) {
+        return firsts[q];
+    }
+
+    /** The most ranks any process holds. */
+    public int maxCount() {
+        int m = 0;
+        for (int c : counts) {
+            m = Math.max(m, c);
+        }
+        return m;
+    }
+
+    /** The process that holds global rank {@code g}. */
+    public int processOf(int g) {
+        if (even) {
+            return g / localSize;
+        }
+        int q = java.util.Arrays.binarySearch(firsts, g);
+        return q >= 0 ? q : -q - 2;   // the last first(q) <= g
+    }
+
+    /**
+     * {count, start} in bytes of every process's block when each rank contributes {@code bytesPerRank}: the
+     * counts and displacements of the leaders' v-calls over a rank-ordered buffer.
+     */
+    long[][] processBlocks(long bytesPerRank) {
+        long[] c = new long[counts.length];
+        long[] d = new long[counts.length];
+        for (int q = 0; q < counts.length; q++) {
+            c[q] = counts[q] * bytesPerRank;
+            d[q] = firsts[q] * bytesPerRank;
+        }
+        return new long[][]{c, d};
+    }
+
+    /** Each process's sum of the per-rank {@code perRank} (global rank order) times {@code unit}: the leaders' MPI counts. */
+    long[] processSums(long[] perRank, long unit) {
+        long[] c = new long[counts.length];
+        for (int q = 0; q < counts.length; q++) {
+            c[q] = sum(perRank, firsts[q], counts[q]) * unit;
+        }
+        return c;
+    }
+
+    private static int[] equalCounts(int processes, int each) {
+        int[] c = new int[processes];
+        java.util.Arrays.fill(c, each);
+        return c;
     }
 
     public HierarchicalCost cost() {
@@ -64,12 +165,14 @@ public final class SpanGroup implements AutoCloseable {
     }
 
     /**
-     * The allreduce for {@code bytes}: multi-leader when MPI allows concurrent calls, there is more than one
-     * local rank, and its predicted time is lower; {@code -Dcoll4j.mpi.allreduce=leader|multi-leader} forces
+     * The allreduce for {@code bytes}: multi-leader when MPI allows concurrent calls, every process holds the
+     * same number of ranks, more than one, and its predicted time is lower; {@code -Dcoll4j.mpi.allreduce=leader|multi-leader} forces
      * one (multi-leader still needs THREAD_MULTIPLE). The same inputs give the same answer in every process.
      */
     public boolean multiLeader(long bytes) {
-        if (localSize == 1 || span.threadLevel() != ProcessSpan.ThreadLevel.MULTIPLE) {
+        // uneven: no per-local-rank communicators (local rank j is not in every process), and the choice must not
+        // depend on this process's T
+        if (!even || localSize == 1 || span.threadLevel() != ProcessSpan.ThreadLevel.MULTIPLE) {
             return false;
         }
         if (!FORCED_ALLREDUCE.equals("auto")) {
@@ -133,12 +236,6 @@ public final class SpanGroup implements AutoCloseable {
         long[] c = new long[n];
         java.util.Arrays.fill(c, each);
         return c;
-    }
-
-    /** {@code n} equal blocks of {@code bytes}, back to back: {counts, displacements} of MPI's v-calls. */
-    static long[][] equalBlocks(int n, long bytes) {
-        long[] counts = equal(n, bytes);
-        return new long[][]{counts, starts(counts, 0, n, 1)};
     }
 
     /** The packed start of every block: the prefix sums of {@code counts} (times {@code unit}). */

@@ -23,7 +23,7 @@ final class VectorCounts {
         int t = local.localSize();
         int me = local.localId();
         if (atRootProcess) {
-            int n = t * g.processes();
+            int n = g.globalSize();
             MemorySegment cell = g.scratch(me, 8L * n);
             if (me == rootLocal) {
                 MemorySegment.copy(globalCounts, 0, cell, ValueLayout.JAVA_LONG, 0, n);
@@ -40,17 +40,8 @@ final class VectorCounts {
 
     /** Local rank 0's view: its process's counts, from what {@link #share} returned. */
     static long[] localPart(SpanGroup g, int t, boolean atRootProcess, long[] shared) {
-        int first = g.process() * t;
+        int first = g.globalId(0);
         return atRootProcess ? java.util.Arrays.copyOfRange(shared, first, first + t) : shared;
-    }
-
-    /** Each process's sum of {@code counts} (global, per rank) times {@code unit}: the leaders' MPI counts. */
-    static long[] perProcess(long[] counts, int t, int processes, long unit) {
-        long[] c = new long[processes];
-        for (int q = 0; q < processes; q++) {
-            c[q] = SpanGroup.sum(counts, q * t, t) * unit;
-        }
-        return c;
     }
 
     /** {@code counts} and {@code displs} in elements, as bytes. */
