@@ -1416,14 +1416,14 @@ public final class Rank implements AutoCloseable {
     public Request igather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         checkGather(send, recv, count, dtype, root);
-        return issue(Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root);
+        return issue(Collective.GATHER, send, callId() == root ? recv : null, count, dtype, null, root);
     }
 
     /** Non-blocking {@link #scatter(MemorySegment, MemorySegment, long, DType, int)}. */
     public Request iscatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         checkScatter(send, recv, count, dtype, root);
-        return issue(Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root);
+        return issue(Collective.SCATTER, callId() == root ? send : null, recv, count, dtype, null, root);
     }
 
     /** Non-blocking {@link #alltoall(MemorySegment, MemorySegment, long, DType)}. */
@@ -1500,7 +1500,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
         // the root's arrays only at the root (ignored elsewhere, may be null there)
-        boolean atRoot = id == root;
+        boolean atRoot = callId() == root;
         return new VectorArgs(Collective.GATHERV, send, atRoot ? recv : null, dtype, null, root,
                 VectorCall.copyOf(sendCount, null, null, atRoot ? recvCounts : null, atRoot ? displs : null));
     }
@@ -1509,7 +1509,7 @@ public final class Rank implements AutoCloseable {
                                     long recvCount, DType dtype, int root) {
         checkCaller();
         checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
-        boolean atRoot = id == root;
+        boolean atRoot = callId() == root;
         return new VectorArgs(Collective.SCATTERV, atRoot ? send : null, recv, dtype, null, root,
                 VectorCall.copyOf(recvCount, atRoot ? sendCounts : null, atRoot ? displs : null, null, null));
     }
@@ -1582,14 +1582,14 @@ public final class Rank implements AutoCloseable {
     public PersistentRequest gatherInit(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         checkGather(send, recv, count, dtype, root);
-        return init(Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root);
+        return init(Collective.GATHER, send, callId() == root ? recv : null, count, dtype, null, root);
     }
 
     /** Persistent {@link #scatter(MemorySegment, MemorySegment, long, DType, int)} bound to its buffers. */
     public PersistentRequest scatterInit(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         checkScatter(send, recv, count, dtype, root);
-        return init(Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root);
+        return init(Collective.SCATTER, callId() == root ? send : null, recv, count, dtype, null, root);
     }
 
     /** Persistent {@link #alltoall(MemorySegment, MemorySegment, long, DType)} bound to its buffers. */
@@ -1818,12 +1818,17 @@ public final class Rank implements AutoCloseable {
             throw new IllegalArgumentException(what + " across processes moves " + perProcess + " elements per process in "
                     + "one MPI non-blocking call, more than MPI's int count allows; use the blocking form (it cuts chunks)");
         }
+        long movedBytes = bytesOfOneMpiCall(c, count, dtype);
+        if (movedBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(what + " across processes spans " + movedBytes + " bytes in one MPI call (its "
+                    + "byte counts and displacements), more than MPI's int allows");
+        }
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        LocalJoin join = (lc, ls, lr, n, t, o, r) -> io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
-                engine.join(++issued, id, lc, n, t, o, r, true, ls, lr), id);
+        LocalJoin join = (lc, ls, lr, n, t, o, r, v) -> io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
+                engine.join(++issued, id, lc, n, t, o, r, true, ls, lr, v), id);
         return switch (c) {
             case BARRIER -> LeaderBarrier.schedule(span, local, join);
             case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
@@ -1831,7 +1836,28 @@ public final class Rank implements AutoCloseable {
             case ALLREDUCE -> LeaderAllreduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
             case REDUCE_SCATTER -> LeaderReduceScatter.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
             case ALLGATHER -> LeaderAllgather.schedule(span, local, join, send, recv, count, dtype);
+            case GATHER -> LeaderGather.schedule(span, local, join, send, recv, count, dtype, root);
+            case SCATTER -> LeaderScatter.schedule(span, local, join, send, recv, count, dtype, root);
+            case ALLTOALL -> LeaderAlltoall.schedule(span, local, join, send, recv, count, dtype);
+            case SCAN, EXSCAN -> LeaderScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype,
+                    op.foldOp());
             default -> throw singleProcessOnly(what);
+        };
+    }
+
+    /**
+     * The extent in bytes of the data-movement MPI call of collective {@code c}'s schedule (the whole buffer its
+     * byte displacements index; 0 for the typed calls): gather and scatter move P process blocks of T·count
+     * elements, alltoall P blocks of T·T·count per process, scan P process totals of count.
+     */
+    private long bytesOfOneMpiCall(Collective c, long count, DType dtype) {
+        int t = localSize();
+        long processes = team.processes();
+        return switch (c) {
+            case GATHER, SCATTER -> count * dtype.size() * t * processes;
+            case ALLTOALL -> count * dtype.size() * t * t * processes;
+            case SCAN, EXSCAN -> count * dtype.size() * processes;
+            default -> 0;
         };
     }
 
@@ -1868,7 +1894,8 @@ public final class Rank implements AutoCloseable {
 
     /** The collectives whose requests work across processes (the rest are single-process only). */
     private static final java.util.Set<Collective> SPANNED_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
-            Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER);
+            Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER,
+            Collective.GATHER, Collective.SCATTER, Collective.ALLTOALL, Collective.SCAN, Collective.EXSCAN);
 
     /**
      * Before a blocking call of local rank 0 across processes: its outstanding requests' MPI calls go first, so
@@ -1953,7 +1980,7 @@ public final class Rank implements AutoCloseable {
             case REDUCE -> {
                 long bytes = Arguments.bytes(count, dtype, 1);
                 Arguments.readable("send", send, bytes, callId());
-                if (id == root) {
+                if (callId() == root) {
                     Arguments.writable("recv", recv, bytes, callId());
                     Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
                 }

@@ -22,8 +22,10 @@ import java.util.List;
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
  * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective;
  * {@code mismatch T} has process 0 allreduce one element more than the others (a checked size), and
- * {@code mismatch-nb T} the same with iallreduce, {@code mismatch-plan T} has it plan an allreduce where the others
- * plan a bcast; {@code split T} runs the sub-team checks ({@link SplitChecker}) alone.
+ * {@code mismatch-nb T} the same with iallreduce, {@code mismatch-nb-rest T} has process 0 start a gatherInit where the
+ * others start a scatterInit (a persistent request's first round is checked), {@code mismatch-plan T} has it plan an allreduce where the others
+ * plan a bcast; {@code split T} runs the sub-team checks ({@link SplitChecker}) alone, {@code requests T} the
+ * request checks ({@link RequestChecker}).
  */
 public final class CrossProcessDriver {
     private CrossProcessDriver() {
@@ -51,6 +53,16 @@ public final class CrossProcessDriver {
                 }
                 return;
             }
+            if (mode.equals("requests")) {
+                // the request checks alone (the check modes run them too): a quick run while working on requests
+                java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+                team.run(rank -> checks.addAndGet(new RequestChecker(rank).all()));
+                if (team.processIndex() == 0) {
+                    System.out.println("cross-process requests OK: " + team.processes() + " processes x " + t + " ranks, "
+                            + checks.get() + " checks in process 0, " + team.transport());
+                }
+                return;
+            }
             if (mode.equals("mismatch")) {
                 // a call large enough to be checked: process 0 reduces one element more than the others
                 team.run(rank -> {
@@ -64,6 +76,19 @@ public final class CrossProcessDriver {
                 team.run(rank -> {
                     long n = SpanCheckSize.ELEMENTS + (team.processIndex() == 0 ? 1 : 0);
                     rank.iallreduce(rank.allocate(n * 8), rank.allocate(n * 8), n, DType.F64, Op.SUM).await();
+                });
+                return;
+            }
+            if (mode.equals("mismatch-nb-rest")) {
+                // persistent requests, checked at their first round: process 0 gathers, the others scatter
+                team.run(rank -> {
+                    MemorySegment one = rank.allocate(8);
+                    MemorySegment all = rank.allocate(8L * rank.size());
+                    try (io.coll4j.PersistentRequest r = team.processIndex() == 0 ? rank.gatherInit(one, all, 1, DType.I64, 0)
+                            : rank.scatterInit(all, one, 1, DType.I64, 0)) {
+                        r.start();
+                        r.await();
+                    }
                 });
                 return;
             }

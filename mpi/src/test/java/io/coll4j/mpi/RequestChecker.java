@@ -53,8 +53,25 @@ final class RequestChecker {
             bcast(DType.I64, n, (int) (n % p));
             bcast(DType.F64, n, p - 1);
         }
+        for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+            buffers.of(DType.I64, 0);
+            int off = p / 2 == 0 ? p - 1 : p / 2;   // a root off local rank 0 when T > 1 (and in another process)
+            for (boolean inPlace : new boolean[]{false, true}) {
+                gather(DType.F64, n, 0, inPlace);
+                gather(DType.I64, n, (int) ((n + off) % p), inPlace);
+                scatter(DType.I64, n, p - 1, inPlace);
+                scatter(DType.F64, n, (int) ((n + off) % p), inPlace);
+                alltoall(DType.F64, n, inPlace);
+                scan(DType.F64, Op.SUM, n, false, inPlace);
+                scan(DType.I64, Op.SUM, n, true, inPlace);
+                scan(DType.I64, Op.MAX, n, false, inPlace);
+                scan(DType.F64, Op.SUM, n, true, inPlace);
+            }
+        }
         outOfOrder(3L * p + 1);
+        restOutOfOrder(3L * p + 1);
         persistent(7);
+        persistentRest(7);
         for (long n : new long[]{1, 7, 3L * p + 1}) {
             chain(n);
         }
@@ -200,6 +217,161 @@ final class RequestChecker {
         same("ibcast " + d + " n=" + n + " root " + root, want, longs(buf, n));
     }
 
+    /** Rank r's send of an alltoall or scatter: element i of its n·p. */
+    private MemorySegment filledWhole(DType d, long n, int r, int round) {
+        return filled(d, n * p, r, 0, round);
+    }
+
+    /** The reference gather: block j is rank j's input. */
+    private long[] gathered(DType d, long n, int round) {
+        long[] want = new long[(int) (n * p)];
+        for (int j = 0; j < p; j++) {
+            for (int i = 0; i < n; i++) {
+                want[(int) (j * n + i)] = input(d, j, i, round);
+            }
+        }
+        return want;
+    }
+
+    /** The reference scan (exclusive: exscan) of rank g, element-wise left fold over ranks 0..g (0..g−1). */
+    private long[] scanned(DType d, Op op, long n, boolean exclusive, int round) {
+        long[] want = new long[(int) n];
+        int last = exclusive ? g - 1 : g;
+        for (int i = 0; i < n; i++) {
+            long acc = input(d, 0, i, round);
+            for (int r = 1; r <= last; r++) {
+                long x = input(d, r, i, round);
+                acc = op == Op.MAX ? Math.max(acc, x) : acc + x;
+            }
+            want[i] = acc;
+        }
+        return want;
+    }
+
+    private void gather(DType d, long n, int root, boolean inPlace) {
+        long es = d.size();
+        MemorySegment recv = buffers.of(d, n * p);
+        MemorySegment send = inPlace && g == root ? recv.asSlice(root * n * es, n * es) : buffers.of(d, n);
+        MemorySegment.copy(filled(d, n, g, 0, 0), 0, send, 0, n * es);
+        rank.igather(send, recv, n, d, root).await();
+        if (g == root) {
+            same("igather " + d + " n=" + n + " root " + root + (inPlace ? " in place" : ""), gathered(d, n, 0), longs(recv, n * p));
+        }
+    }
+
+    private void scatter(DType d, long n, int root, boolean inPlace) {
+        long es = d.size();
+        MemorySegment send = g == root ? filledWhole(d, n, root, 0) : null;
+        MemorySegment recv = inPlace && g == root ? send.asSlice(root * n * es, n * es) : buffers.of(d, n);
+        Request r = rank.iscatter(send, recv, n, d, root);
+        while (!r.isDone()) {
+            Thread.onSpinWait();   // polling moves it as waiting does
+        }
+        long[] want = new long[(int) n];
+        for (int i = 0; i < n; i++) {
+            want[i] = input(d, root, g * n + i, 0);
+        }
+        same("iscatter " + d + " n=" + n + " root " + root + (inPlace ? " in place" : ""), want, longs(recv, n));
+    }
+
+    private void alltoall(DType d, long n, boolean inPlace) {
+        MemorySegment send = filledWhole(d, n, g, 0);
+        MemorySegment recv = inPlace ? send : buffers.of(d, n * p);
+        rank.ialltoall(send, recv, n, d).await();
+        long[] want = new long[(int) (n * p)];
+        for (int j = 0; j < p; j++) {
+            for (int i = 0; i < n; i++) {
+                want[(int) (j * n + i)] = input(d, j, g * n + i, 0);
+            }
+        }
+        same("ialltoall " + d + " n=" + n + (inPlace ? " in place" : ""), want, longs(recv, n * p));
+    }
+
+    /**
+     * iscan/iexscan: i64 against the reference left fold; f64 (inexact) bitwise the blocking call's (the same
+     * local folds and the same ascending fold of the process totals) and the same bits on every rank.
+     */
+    private void scan(DType d, Op op, long n, boolean exclusive, boolean inPlace) {
+        String what = (exclusive ? "iexscan " : "iscan ") + d + " " + op + " n=" + n + (inPlace ? " in place" : "");
+        MemorySegment send = filled(d, n, g, 0, 0);
+        MemorySegment recv = inPlace ? send : buffers.of(d, n);
+        (exclusive ? rank.iexscan(send, recv, n, d, op) : rank.iscan(send, recv, n, d, op)).await();
+        MemorySegment ref = d == DType.I64 ? null : buffers.of(d, n);
+        if (ref != null && exclusive) {
+            rank.exscan(filled(d, n, g, 0, 0), ref, n, d, op);   // every rank calls the blocking one
+        } else if (ref != null) {
+            rank.scan(filled(d, n, g, 0, 0), ref, n, d, op);
+        }
+        if (exclusive && g == 0) {
+            return;   // rank 0's exscan result is undefined (MPI), not written
+        }
+        if (ref == null) {
+            same(what, scanned(d, op, n, exclusive, 0), longs(recv, n));
+            return;
+        }
+        long[] got = longs(recv, n);
+        if (!Arrays.equals(longs(ref, n), got)) {
+            throw new AssertionError(what + " on global rank " + g + ": " + Arrays.toString(got)
+                    + " is not bitwise the blocking call's " + Arrays.toString(longs(ref, n)));
+        }
+        checks++;
+    }
+
+    /**
+     * One request of each new collective outstanding at once (gather, scatter, alltoall, scan, exscan), a blocking
+     * allreduce issued after them, awaited in reverse order, each checked against the reference.
+     */
+    private void restOutOfOrder(long n) {
+        Buffers own = new Buffers(rank);   // fresh buffers: the ring would hand one out twice while all are in flight
+        int root = p - 1;
+        MemorySegment gRecv = own.of(DType.I64, n * p);
+        MemorySegment gSend = own.of(DType.I64, n);
+        MemorySegment.copy(filled(DType.I64, n, g, 0, 5), 0, gSend, 0, n * 8);
+        MemorySegment sSend = own.of(DType.I64, n * p);
+        MemorySegment.copy(filledWhole(DType.I64, n, 0, 5), 0, sSend, 0, n * p * 8);
+        MemorySegment sRecv = own.of(DType.I64, n);
+        MemorySegment aSend = own.of(DType.I64, n * p);
+        MemorySegment.copy(filledWhole(DType.I64, n, g, 5), 0, aSend, 0, n * p * 8);
+        MemorySegment aRecv = own.of(DType.I64, n * p);
+        MemorySegment cBuf = own.of(DType.I64, n);
+        MemorySegment.copy(filled(DType.I64, n, g, 0, 5), 0, cBuf, 0, n * 8);
+        MemorySegment eSend = own.of(DType.I64, n);
+        MemorySegment.copy(filled(DType.I64, n, g, 0, 5), 0, eSend, 0, n * 8);
+        MemorySegment eRecv = own.of(DType.I64, n);
+        Request rg = rank.igather(gSend, gRecv, n, DType.I64, root);
+        Request rs = rank.iscatter(sSend, sRecv, n, DType.I64, 0);
+        Request ra = rank.ialltoall(aSend, aRecv, n, DType.I64);
+        Request rc = rank.iscan(cBuf, cBuf, n, DType.I64, Op.SUM);
+        Request re = rank.iexscan(eSend, eRecv, n, DType.I64, Op.SUM);
+        long[] x = {g};
+        rank.allreduce(x, x, Op.SUM);   // a blocking collective while five requests are outstanding
+        if (x[0] != (long) p * (p - 1) / 2) {
+            throw new AssertionError("blocking allreduce between requests on global rank " + g + ": " + x[0]);
+        }
+        re.await();
+        rc.await();
+        ra.await();
+        rs.await();
+        rg.await();
+        if (g == root) {
+            same("igather awaited last", gathered(DType.I64, n, 5), longs(gRecv, n * p));
+        }
+        long[] sWant = new long[(int) n];
+        long[] aWant = new long[(int) (n * p)];
+        for (int i = 0; i < n; i++) {
+            sWant[i] = input(DType.I64, 0, g * n + i, 5);
+            for (int j = 0; j < p; j++) {
+                aWant[(int) (j * n + i)] = input(DType.I64, j, g * n + i, 5);
+            }
+        }
+        same("iscatter out of order", sWant, longs(sRecv, n));
+        same("ialltoall out of order", aWant, longs(aRecv, n * p));
+        same("iscan in place out of order", scanned(DType.I64, Op.SUM, n, false, 5), longs(cBuf, n));
+        if (g > 0) {
+            same("iexscan awaited first", scanned(DType.I64, Op.SUM, n, true, 5), longs(eRecv, n));
+        }
+    }
+
     /**
      * Three requests outstanding, a blocking allreduce issued after them (local rank 0 posts their MPI calls
      * first), awaited in another order than issued; then one request per collective polled to completion
@@ -284,6 +456,64 @@ final class RequestChecker {
             throw new AssertionError("allreducePipelined on global rank " + g + ": the steps saw " + seen[0] + " of " + n);
         }
         same("allreducePipelined F64 n=" + n, longs(ref, n), longs(recv, n));
+    }
+
+    /**
+     * gatherInit (root off local rank 0 when T > 1), scatterInit, init(plan) of an alltoall and of an exscan, and
+     * scanInit, started three times together with new inputs each round; each round against the reference.
+     */
+    private void persistentRest(long n) {
+        Buffers own = new Buffers(rank);
+        int root = p / 2;
+        MemorySegment gSend = own.of(DType.I64, n);
+        MemorySegment gRecv = own.of(DType.I64, n * p);
+        MemorySegment sSend = own.of(DType.I64, n * p);
+        MemorySegment sRecv = own.of(DType.I64, n);
+        MemorySegment aSend = own.of(DType.I64, n * p);
+        MemorySegment aRecv = own.of(DType.I64, n * p);
+        MemorySegment cSend = own.of(DType.I64, n);
+        MemorySegment cRecv = own.of(DType.I64, n);
+        MemorySegment eBuf = own.of(DType.I64, n);
+        try (PersistentRequest gr = rank.gatherInit(gSend, gRecv, n, DType.I64, root);
+             PersistentRequest sr = rank.scatterInit(sSend, sRecv, n, DType.I64, root);
+             PersistentRequest ar = rank.init(rank.plan(Collective.ALLTOALL, n, DType.I64, null), aSend, aRecv);
+             PersistentRequest cr = rank.scanInit(cSend, cRecv, n, DType.I64, Op.MAX);
+             PersistentRequest er = rank.init(rank.plan(Collective.EXSCAN, n, DType.I64, Op.SUM), eBuf, eBuf)) {
+            for (int round = 1; round <= 3; round++) {
+                MemorySegment.copy(filled(DType.I64, n, g, 0, round), 0, gSend, 0, n * 8);
+                MemorySegment.copy(filledWhole(DType.I64, n, root, round), 0, sSend, 0, n * p * 8);
+                MemorySegment.copy(filledWhole(DType.I64, n, g, round), 0, aSend, 0, n * p * 8);
+                MemorySegment.copy(filled(DType.I64, n, g, 0, round), 0, cSend, 0, n * 8);
+                MemorySegment.copy(filled(DType.I64, n, g, 0, round), 0, eBuf, 0, n * 8);
+                gr.start();
+                sr.start();
+                ar.start();
+                cr.start();
+                er.start();
+                er.await();
+                ar.await();
+                gr.await();
+                cr.await();
+                sr.await();
+                if (g == root) {
+                    same("gatherInit round " + round, gathered(DType.I64, n, round), longs(gRecv, n * p));
+                }
+                long[] sWant = new long[(int) n];
+                long[] aWant = new long[(int) (n * p)];
+                for (int i = 0; i < n; i++) {
+                    sWant[i] = input(DType.I64, root, g * n + i, round);
+                    for (int j = 0; j < p; j++) {
+                        aWant[(int) (j * n + i)] = input(DType.I64, j, g * n + i, round);
+                    }
+                }
+                same("scatterInit round " + round, sWant, longs(sRecv, n));
+                same("init(plan) alltoall round " + round, aWant, longs(aRecv, n * p));
+                same("scanInit MAX round " + round, scanned(DType.I64, Op.MAX, n, false, round), longs(cRecv, n));
+                if (g > 0) {
+                    same("init(plan) exscan in place round " + round, scanned(DType.I64, Op.SUM, n, true, round), longs(eBuf, n));
+                }
+            }
+        }
     }
 
     /** allreduceInit and init(plan) started three times, the input changed between rounds; results as blocking. */
