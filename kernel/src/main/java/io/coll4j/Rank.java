@@ -1785,15 +1785,18 @@ public final class Rank implements AutoCloseable {
     private SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                        int root, VectorCall call, boolean persistent) {
         String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
-        if (call != null) {
-            throw singleProcessOnly(what);
-        }
-        List<SpanRequest.Stage> stages = spannedStages(c, send, recv, count, dtype, op, root, what);
+        List<SpanRequest.Stage> stages = spannedStages(c, send, recv, count, dtype, op, root, what, call);
         // the cross-process mismatch check where the blocking call would run it: a one-shot call of SpanCheck's
-        // size, a persistent request's first round (as a plan's first call)
+        // size, a persistent request's first round (as a plan's first call); a v-variant's count word and size
+        // as its blocking call's (the hash of recvCounts and their bytes where every rank knows them, else 0)
         long bytes = dtype == null ? 0 : count * dtype.size();
+        long word = count;
+        if (call != null && (c == Collective.ALLGATHERV || c == Collective.REDUCE_SCATTER_V)) {
+            word = Signature.countsWord(call.recvCounts());
+            bytes = java.util.Arrays.stream(call.recvCounts()).sum() * dtype.size();
+        }
         if (persistent ? SpanCheck.dueForPlan() : SpanCheck.due(bytes)) {
-            stages = checked(stages, Signature.descriptor(c, dtype, op, root), count);
+            stages = checked(stages, Signature.descriptor(c, dtype, op, root), word);
         }
         return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what)
                 : SpanRequest.oneShot(stages, spanQueue(), context, id, what);
@@ -1805,6 +1808,13 @@ public final class Rank implements AutoCloseable {
      */
     List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
                                           Op op, int root, String what) {
+        return spannedStages(c, send, recv, count, dtype, op, root, what, null);
+    }
+
+    /** {@link #spannedStages(Collective, MemorySegment, MemorySegment, long, DType, Op, int, String)} of a v-variant's {@code call}. */
+    private List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count,
+                                                  DType dtype, Op op, int root, String what,
+                                                  io.coll4j.kernel.nb.VectorCall v) {
         if (!SPANNED_REQUESTS.contains(c)) {
             throw singleProcessOnly(what);
         }
@@ -1827,8 +1837,20 @@ public final class Rank implements AutoCloseable {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        LocalJoin join = (lc, ls, lr, n, t, o, r, v) -> io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
-                engine.join(++issued, id, lc, n, t, o, r, true, ls, lr, v), id);
+        LocalJoin join = new LocalJoin() {
+            @Override
+            public long reserve() {
+                return ++issued;
+            }
+
+            @Override
+            public io.coll4j.kernel.nb.CollectiveRequest joinAt(long n, Collective lc, MemorySegment ls, MemorySegment lr,
+                                                                long count, DType t, Op o, int r,
+                                                                io.coll4j.kernel.nb.VectorCall v) {
+                return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
+                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v), id);
+            }
+        };
         return switch (c) {
             case BARRIER -> LeaderBarrier.schedule(span, local, join);
             case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
@@ -1841,6 +1863,16 @@ public final class Rank implements AutoCloseable {
             case ALLTOALL -> LeaderAlltoall.schedule(span, local, join, send, recv, count, dtype);
             case SCAN, EXSCAN -> LeaderScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype,
                     op.foldOp());
+            case GATHERV -> LeaderGatherv.schedule(span, local, join, send, v.own(), recv, v.recvCounts(), v.recvDispls(), dtype,
+                    root);
+            case SCATTERV -> LeaderScatterv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv, v.own(),
+                    dtype, root);
+            case ALLGATHERV -> LeaderAllgatherv.schedule(span, local, join, send, v.own(), recv, v.recvCounts(),
+                    v.recvDispls(), dtype);
+            case REDUCE_SCATTER_V -> LeaderReduceScatterV.schedule(span, local, join, send, recv, v.recvCounts(), dtype,
+                    op.foldOp());
+            case ALLTOALLV -> LeaderAlltoallv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv,
+                    v.recvCounts(), v.recvDispls(), dtype);
             default -> throw singleProcessOnly(what);
         };
     }
@@ -1857,7 +1889,7 @@ public final class Rank implements AutoCloseable {
             case GATHER, SCATTER -> count * dtype.size() * t * processes;
             case ALLTOALL -> count * dtype.size() * t * t * processes;
             case SCAN, EXSCAN -> count * dtype.size() * processes;
-            default -> 0;
+            default -> 0;   // the v-variants: their MPI calls refuse a byte count beyond int (MPI_ERR_COUNT) when posted
         };
     }
 
@@ -1895,7 +1927,8 @@ public final class Rank implements AutoCloseable {
     /** The collectives whose requests work across processes (the rest are single-process only). */
     private static final java.util.Set<Collective> SPANNED_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
             Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER,
-            Collective.GATHER, Collective.SCATTER, Collective.ALLTOALL, Collective.SCAN, Collective.EXSCAN);
+            Collective.GATHER, Collective.SCATTER, Collective.ALLTOALL, Collective.SCAN, Collective.EXSCAN,
+            Collective.GATHERV, Collective.SCATTERV, Collective.ALLGATHERV, Collective.REDUCE_SCATTER_V, Collective.ALLTOALLV);
 
     /**
      * Before a blocking call of local rank 0 across processes: its outstanding requests' MPI calls go first, so

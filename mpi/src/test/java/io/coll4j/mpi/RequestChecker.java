@@ -68,10 +68,24 @@ final class RequestChecker {
                 scan(DType.F64, Op.SUM, n, true, inPlace);
             }
         }
+        for (int n : new int[]{0, 1, 5}) {
+            buffers.of(DType.I64, 0);
+            int off = p / 2 == 0 ? p - 1 : p / 2;
+            for (boolean inPlace : new boolean[]{false, true}) {
+                gatherv(DType.F64, n, (n + off) % p, inPlace);
+                scatterv(DType.I64, n, (n + 1) % p, inPlace);
+                allgatherv(DType.F64, n, inPlace);
+                alltoallv(DType.I64, n, inPlace);
+            }
+            reduceScatterV(DType.F64, Op.SUM, n);
+            reduceScatterV(DType.I64, Op.MAX, n);
+        }
         outOfOrder(3L * p + 1);
         restOutOfOrder(3L * p + 1);
+        vectorOutOfOrder(3);
         persistent(7);
         persistentRest(7);
+        persistentVector(2);
         for (long n : new long[]{1, 7, 3L * p + 1}) {
             chain(n);
         }
@@ -135,7 +149,7 @@ final class RequestChecker {
                 return;
             }
             throw new AssertionError(what + " on global rank " + g + ": the request's result " + Arrays.toString(nonBlocking)
-                    + " is not bitwise the blocking collective's " + Arrays.toString(blocking));
+                    + " is not bitwise the expected (the reference, or the blocking collective's) " + Arrays.toString(blocking));
         }
         checks++;
     }
@@ -369,6 +383,312 @@ final class RequestChecker {
         same("iscan in place out of order", scanned(DType.I64, Op.SUM, n, false, 5), longs(cBuf, n));
         if (g > 0) {
             same("iexscan awaited first", scanned(DType.I64, Op.SUM, n, true, 5), longs(eRecv, n));
+        }
+    }
+
+    // ---- the v-variants: uneven counts with zeros, blocks laid out in reverse rank order with gaps ----
+
+    /** Rank r's count in a v-variant of size class n: uneven, zero for some ranks, all zero for n = 0. */
+    private static long countOf(int r, int n) {
+        return n == 0 ? 0 : (r * 3L + n) % 4;
+    }
+
+    private long[] countsOf(int n) {
+        long[] c = new long[p];
+        for (int r = 0; r < p; r++) {
+            c[r] = countOf(r, n);
+        }
+        return c;
+    }
+
+    /** Packed displacements (prefix sums) of {@code counts}; [p] is the extent. */
+    private static long[] packedLayout(long[] counts) {
+        long[] d = new long[counts.length + 1];
+        for (int r = 0; r < counts.length; r++) {
+            d[r + 1] = d[r] + counts[r];
+        }
+        return d;
+    }
+
+    /** Displacements of blocks of {@code counts} in reverse rank order, one element apart; [p] is the extent. */
+    private static long[] gapped(long[] counts) {
+        long[] d = new long[counts.length + 1];
+        long at = 0;
+        for (int r = counts.length - 1; r >= 0; r--) {
+            d[r] = at;
+            at += counts[r] + 1;
+        }
+        d[counts.length] = at;
+        return d;
+    }
+
+    /** The elements of {@code buf} at the blocks of {@code counts}/{@code displs}, block after block. */
+    private static long[] blocks(MemorySegment buf, long[] counts, long[] displs) {
+        long total = 0;
+        for (long c : counts) {
+            total += c;
+        }
+        long[] out = new long[(int) total];
+        int k = 0;
+        for (int r = 0; r < counts.length; r++) {
+            for (int i = 0; i < counts[r]; i++) {
+                out[k++] = buf.getAtIndex(L, displs[r] + i);
+            }
+        }
+        return out;
+    }
+
+    /** The reference: block r holds rank r's input {@code input(d, r, i)} (gatherv, allgatherv). */
+    private static long[] eachOwn(DType d, long[] counts, int round) {
+        long total = 0;
+        for (long c : counts) {
+            total += c;
+        }
+        long[] out = new long[(int) total];
+        int k = 0;
+        for (int r = 0; r < counts.length; r++) {
+            for (int i = 0; i < counts[r]; i++) {
+                out[k++] = input(d, r, i, round);
+            }
+        }
+        return out;
+    }
+
+    private void gatherv(DType d, int n, int root, boolean inPlace) {
+        long[] counts = countsOf(n);
+        long[] displs = gapped(counts);
+        long mine = counts[g];
+        MemorySegment recv = g == root ? buffers.of(d, displs[p]) : null;
+        MemorySegment send = inPlace && g == root ? recv.asSlice(displs[g] * 8, mine * 8) : buffers.of(d, mine);
+        MemorySegment.copy(filled(d, mine, g, 0, 0), 0, send, 0, mine * 8);
+        long[] d0 = Arrays.copyOf(displs, p);
+        rank.igatherv(send, mine, recv, g == root ? counts : null, g == root ? d0 : null, d, root).await();
+        if (g == root) {
+            same("igatherv " + d + " n=" + n + " root " + root + (inPlace ? " in place" : ""), eachOwn(d, counts, 0),
+                    blocks(recv, counts, d0));
+        }
+    }
+
+    private void scatterv(DType d, int n, int root, boolean inPlace) {
+        long[] counts = countsOf(n);
+        long[] displs = gapped(counts);
+        long[] d0 = Arrays.copyOf(displs, p);
+        long mine = counts[g];
+        MemorySegment send = g == root ? filled(d, displs[p], root, 0, 0) : null;
+        MemorySegment recv = inPlace && g == root ? send.asSlice(displs[g] * 8, mine * 8) : buffers.of(d, mine);
+        Request r = rank.iscatterv(send, g == root ? counts : null, g == root ? d0 : null, recv, mine, d, root);
+        while (!r.isDone()) {
+            Thread.onSpinWait();
+        }
+        long[] want = new long[(int) mine];
+        for (int i = 0; i < mine; i++) {
+            want[i] = input(d, root, displs[g] + i, 0);
+        }
+        same("iscatterv " + d + " n=" + n + " root " + root + (inPlace ? " in place" : ""), want, longs(recv, mine));
+    }
+
+    private void allgatherv(DType d, int n, boolean inPlace) {
+        long[] counts = countsOf(n);
+        long[] displs = g % 2 == 0 ? gapped(counts) : packedLayout(counts);   // each rank's own layout
+        long[] d0 = Arrays.copyOf(displs, p);
+        long mine = counts[g];
+        MemorySegment recv = buffers.of(d, displs[p]);
+        MemorySegment send = inPlace ? recv.asSlice(displs[g] * 8, mine * 8) : buffers.of(d, mine);
+        MemorySegment.copy(filled(d, mine, g, 0, 0), 0, send, 0, mine * 8);
+        rank.iallgatherv(send, mine, recv, counts, d0, d).await();
+        same("iallgatherv " + d + " n=" + n + (inPlace ? " in place" : ""), eachOwn(d, counts, 0), blocks(recv, counts, d0));
+    }
+
+    private void reduceScatterV(DType d, Op op, int n) {
+        long[] counts = countsOf(n);
+        long total = 0;
+        for (long c : counts) {
+            total += c;
+        }
+        MemorySegment send = filled(d, total, g, 0, 0);
+        MemorySegment ref = buffers.of(d, counts[g]);
+        rank.reduceScatterV(send, ref, counts, d, op);
+        MemorySegment recv = buffers.of(d, counts[g]);
+        rank.ireduceScatterV(send, recv, counts, d, op).await();
+        same("ireduceScatterV " + d + " " + op + " n=" + n, longs(ref, counts[g]), longs(recv, counts[g]));
+        if (d == DType.I64) {
+            long at = 0;
+            for (int r = 0; r < g; r++) {
+                at += counts[r];
+            }
+            long[] want = new long[(int) counts[g]];
+            for (int i = 0; i < want.length; i++) {
+                long m = op == Op.MAX ? Long.MIN_VALUE : 0;
+                for (int r = 0; r < p; r++) {
+                    long x = input(d, r, at + i, 0);
+                    m = op == Op.MAX ? Math.max(m, x) : m + x;
+                }
+                want[i] = m;
+            }
+            same("ireduceScatterV reference " + d + " " + op + " n=" + n, want, longs(recv, counts[g]));
+        }
+    }
+
+    /** Elements rank {@code from} sends rank {@code to} in an alltoallv of size class n (symmetric when in place). */
+    private static long pairCount(int from, int to, int n, boolean symmetric) {
+        return n == 0 ? 0 : symmetric ? (from + to + n) % 4 : (from + 2L * to + n) % 4;
+    }
+
+    private void alltoallv(DType d, int n, boolean inPlace) {
+        MemorySegment[] io = alltoallvBuffers(d, n, inPlace, 0, buffers);
+        long[][] layout = alltoallvLayout(n, inPlace);
+        rank.ialltoallv(io[0], layout[0], layout[1], io[1], layout[2], layout[3], d).await();
+        same("ialltoallv " + d + " n=" + n + (inPlace ? " in place" : ""), alltoallvWant(d, n, inPlace, 0),
+                blocks(io[1], layout[2], layout[3]));
+    }
+
+    /** {sendCounts, sendDispls, recvCounts, recvDispls} of this rank (in place: the same layout both ways). */
+    private long[][] alltoallvLayout(int n, boolean inPlace) {
+        long[] sc = new long[p];
+        long[] rc = new long[p];
+        for (int j = 0; j < p; j++) {
+            sc[j] = pairCount(g, j, n, inPlace);
+            rc[j] = pairCount(j, g, n, inPlace);
+        }
+        long[] sd = Arrays.copyOf(gapped(sc), p);
+        long[] rd = inPlace ? sd : Arrays.copyOf(packedLayout(rc), p);
+        return new long[][]{sc, sd, rc, rd};
+    }
+
+    /** This rank's send (block j: {@code input(d, g, j·1000 + i)}) and receive buffers (the same when in place). */
+    private MemorySegment[] alltoallvBuffers(DType d, int n, boolean inPlace, int round, Buffers from) {
+        long[][] l = alltoallvLayout(n, inPlace);
+        long extent = 0;
+        for (int j = 0; j < p; j++) {
+            extent = Math.max(extent, l[1][j] + l[0][j]);
+            extent = Math.max(extent, l[3][j] + l[2][j]);
+        }
+        MemorySegment send = from.of(d, extent);
+        fillAlltoallv(send, d, n, inPlace, round);
+        return new MemorySegment[]{send, inPlace ? send : from.of(d, extent)};
+    }
+
+    private void fillAlltoallv(MemorySegment send, DType d, int n, boolean inPlace, int round) {
+        long[][] l = alltoallvLayout(n, inPlace);
+        for (int j = 0; j < p; j++) {
+            for (int i = 0; i < l[0][j]; i++) {
+                send.setAtIndex(L, l[1][j] + i, input(d, g, j * 1000L + i, round));
+            }
+        }
+    }
+
+    private long[] alltoallvWant(DType d, int n, boolean inPlace, int round) {
+        long[][] l = alltoallvLayout(n, inPlace);
+        long total = 0;
+        for (long c : l[2]) {
+            total += c;
+        }
+        long[] want = new long[(int) total];
+        int k = 0;
+        for (int j = 0; j < p; j++) {
+            for (int i = 0; i < l[2][j]; i++) {
+                want[k++] = input(d, j, g * 1000L + i, round);
+            }
+        }
+        return want;
+    }
+
+    /** One request of each v-variant outstanding at once, a blocking barrier after them, awaited in reverse order. */
+    private void vectorOutOfOrder(int n) {
+        Buffers own = new Buffers(rank);
+        int root = p - 1;
+        long[] counts = countsOf(n);
+        long[] displs = gapped(counts);
+        long[] d0 = Arrays.copyOf(displs, p);
+        long mine = counts[g];
+        MemorySegment gSend = own.of(DType.I64, mine);
+        MemorySegment.copy(filled(DType.I64, mine, g, 0, 0), 0, gSend, 0, mine * 8);
+        MemorySegment gRecv = own.of(DType.I64, displs[p]);
+        MemorySegment sSend = own.of(DType.I64, displs[p]);
+        MemorySegment.copy(filled(DType.I64, displs[p], 0, 0, 0), 0, sSend, 0, displs[p] * 8);
+        MemorySegment sRecv = own.of(DType.I64, mine);
+        MemorySegment aRecv = own.of(DType.I64, displs[p]);
+        MemorySegment[] io = alltoallvBuffers(DType.I64, n, false, 0, own);
+        long[][] l = alltoallvLayout(n, false);
+        long total = displs[p] - p;
+        MemorySegment rsSend = own.of(DType.I64, total);
+        MemorySegment.copy(filled(DType.I64, total, g, 0, 0), 0, rsSend, 0, total * 8);
+        MemorySegment rsRecv = own.of(DType.I64, mine);
+        MemorySegment rsRef = own.of(DType.I64, mine);
+        rank.reduceScatterV(rsSend, rsRef, counts, DType.I64, Op.SUM);
+        Request rg = rank.igatherv(gSend, mine, gRecv, counts, d0, DType.I64, root);
+        Request rs = rank.iscatterv(sSend, counts, d0, sRecv, mine, DType.I64, 0);
+        Request ra = rank.iallgatherv(gSend, mine, aRecv, counts, d0, DType.I64);
+        Request rv = rank.ialltoallv(io[0], l[0], l[1], io[1], l[2], l[3], DType.I64);
+        Request rr = rank.ireduceScatterV(rsSend, rsRecv, counts, DType.I64, Op.SUM);
+        rank.barrier();   // a blocking collective while five requests are outstanding
+        rr.await();
+        rv.await();
+        ra.await();
+        rs.await();
+        rg.await();
+        if (g == root) {
+            same("igatherv awaited last", eachOwn(DType.I64, counts, 0), blocks(gRecv, counts, d0));
+        }
+        long[] sWant = new long[(int) mine];
+        for (int i = 0; i < mine; i++) {
+            sWant[i] = input(DType.I64, 0, displs[g] + i, 0);
+        }
+        same("iscatterv out of order", sWant, longs(sRecv, mine));
+        same("iallgatherv out of order", eachOwn(DType.I64, counts, 0), blocks(aRecv, counts, d0));
+        same("ialltoallv out of order", alltoallvWant(DType.I64, n, false, 0), blocks(io[1], l[2], l[3]));
+        same("ireduceScatterV awaited first", longs(rsRef, mine), longs(rsRecv, mine));
+    }
+
+    /**
+     * gathervInit (root off local rank 0 when T > 1), scattervInit, alltoallvInit, and init(plan, …) of an
+     * allgatherv, started three times together with new inputs each round; each round against the reference.
+     */
+    private void persistentVector(int n) {
+        Buffers own = new Buffers(rank);
+        int root = p / 2;
+        long[] counts = countsOf(n);
+        long[] displs = gapped(counts);
+        long[] d0 = Arrays.copyOf(displs, p);
+        long mine = counts[g];
+        MemorySegment gSend = own.of(DType.I64, mine);
+        MemorySegment gRecv = own.of(DType.I64, displs[p]);
+        MemorySegment sSend = own.of(DType.I64, displs[p]);
+        MemorySegment sRecv = own.of(DType.I64, mine);
+        MemorySegment aRecv = own.of(DType.I64, displs[p]);
+        MemorySegment[] io = alltoallvBuffers(DType.I64, n, true, 1, own);
+        long[][] l = alltoallvLayout(n, true);
+        long[] sendCounts = new long[p];
+        sendCounts[g] = mine;
+        try (PersistentRequest gr = rank.gathervInit(gSend, mine, gRecv, counts, d0, DType.I64, root);
+             PersistentRequest sr = rank.scattervInit(sSend, counts, d0, sRecv, mine, DType.I64, root);
+             PersistentRequest vr = rank.alltoallvInit(io[0], l[0], l[1], io[1], l[2], l[3], DType.I64);
+             PersistentRequest ar = rank.init(rank.plan(Collective.ALLGATHERV, 0, DType.I64, null), gSend, sendCounts, null,
+                     aRecv, counts, d0)) {
+            for (int round = 1; round <= 3; round++) {
+                MemorySegment.copy(filled(DType.I64, mine, g, 0, round), 0, gSend, 0, mine * 8);
+                MemorySegment.copy(filled(DType.I64, displs[p], root, 0, round), 0, sSend, 0, displs[p] * 8);
+                fillAlltoallv(io[0], DType.I64, n, true, round);
+                gr.start();
+                sr.start();
+                vr.start();
+                ar.start();
+                ar.await();
+                vr.await();
+                gr.await();
+                sr.await();
+                if (g == root) {
+                    same("gathervInit round " + round, eachOwn(DType.I64, counts, round), blocks(gRecv, counts, d0));
+                }
+                long[] sWant = new long[(int) mine];
+                for (int i = 0; i < mine; i++) {
+                    sWant[i] = input(DType.I64, root, displs[g] + i, round);
+                }
+                same("scattervInit round " + round, sWant, longs(sRecv, mine));
+                same("alltoallvInit in place round " + round, alltoallvWant(DType.I64, n, true, round),
+                        blocks(io[1], l[2], l[3]));
+                same("init(plan) allgatherv round " + round, eachOwn(DType.I64, counts, round), blocks(aRecv, counts, d0));
+            }
         }
     }
 
