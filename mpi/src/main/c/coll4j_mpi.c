@@ -337,7 +337,21 @@ int coll4j_mpi_init(int required, int *provided) {
     return init_types_and_ops();
 }
 
+static int reqs_in_flight(void);
+
 int coll4j_mpi_finalize(void) {
+    if (reqs_in_flight() > 0) {
+        /*
+         * A request left un-awaited (never completed here; it may never complete if another process did not post
+         * its part): freeing the communicator or op it uses would leave libnbc's schedule pointing at freed
+         * objects, which MPI_Finalize then progresses (a segfault in Open MPI 4.1). MPI_Finalize frees them.
+         */
+        ncomms = 0;
+        nuser_ops = 0;
+        nown_ops = 0;
+        nown_types = 0;
+        return MPI_Finalize();
+    }
     for (int i = 1; i < ncomms; i++) {
         if (comms[i] != MPI_COMM_NULL) {
             MPI_Comm_free(&comms[i]);
@@ -704,6 +718,15 @@ static void req_give(int r) {
     }
     free_reqs[nfree++] = r;
     __sync_lock_release(&reqs_lock);
+}
+
+/* Requests posted and not yet found complete by coll4j_mpi_test. */
+static int reqs_in_flight(void) {
+    while (__sync_lock_test_and_set(&reqs_lock, 1)) {
+    }
+    int n = next_req - nfree;
+    __sync_lock_release(&reqs_lock);
+    return n;
 }
 
 /* Stores the slot of a posted request in *index, or gives the slot back when posting failed. */

@@ -1779,8 +1779,8 @@ public final class Rank implements AutoCloseable {
 
     /**
      * A non-blocking or persistent collective of a team that spans processes: the non-blocking schedule of its
-     * leader algorithm ({@link SpanRequest}). Barrier, bcast, reduce, allreduce, reduce-scatter and allgather; the other
-     * collectives, and the reductions of a team that folds in global rank order, are refused by name.
+     * leader algorithm ({@link SpanRequest}), every collective and v-variant; the reductions of a team that folds
+     * in global rank order are refused by name.
      */
     private SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                        int root, VectorCall call, boolean persistent) {
@@ -1820,8 +1820,8 @@ public final class Rank implements AutoCloseable {
         }
         if (c.reduces() && inRankOrder(op)) {
             throw new UnsupportedOperationException(what + " is not available on a reproducible(true) team that spans "
-                    + "processes: its fold runs in global rank order through a chain of blocking MPI calls (ChainAllreduce), "
-                    + "which has no non-blocking form; use the blocking " + c.cliName());
+                    + "processes: its fold runs in global rank order through a chain of blocking MPI calls (ChainAllreduce, "
+                    + "ChainScan), which has no non-blocking form; use the blocking " + c.cliName());
         }
         long perProcess = c == Collective.ALLGATHER || c == Collective.REDUCE_SCATTER ? count * localSize() : count;
         if (perProcess > Integer.MAX_VALUE) {

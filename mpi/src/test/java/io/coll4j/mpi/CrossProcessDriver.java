@@ -24,11 +24,29 @@ import java.util.List;
  * {@code mismatch T} has process 0 allreduce one element more than the others (a checked size), and
  * {@code mismatch-nb T} the same with iallreduce, {@code mismatch-nb-rest T} has process 0 start a gatherInit where the
  * others start a scatterInit (a persistent request's first round is checked), {@code mismatch-plan T} has it plan an allreduce where the others
- * plan a bcast; {@code split T} runs the sub-team checks ({@link SplitChecker}) alone, {@code requests T} the
+ * plan a bcast; {@code throw-nb T} has global rank 1 throw while
+ * requests of every kind are outstanding, {@code unawaited T} leaves requests un-awaited when the team closes;
+ * {@code split T} runs the sub-team checks ({@link SplitChecker}) alone, {@code requests T} the
  * request checks ({@link RequestChecker}).
  */
 public final class CrossProcessDriver {
     private CrossProcessDriver() {
+    }
+
+    /** {@code n} ones (one element per rank). */
+    private static long[] ones(int n) {
+        long[] a = new long[n];
+        java.util.Arrays.fill(a, 1);
+        return a;
+    }
+
+    /** 0, 1, …, n − 1 (packed displacements of one element per rank). */
+    private static long[] iota(int n) {
+        long[] a = new long[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = i;
+        }
+        return a;
     }
 
     public static void main(String[] args) {
@@ -114,6 +132,48 @@ public final class CrossProcessDriver {
                     rank.allreduce(x, x, 8, boom);
                     rank.barrier();
                 });
+                return;
+            }
+            if (mode.equals("throw-nb")) {
+                // global rank 1 throws while requests of every kind are outstanding on every rank; the others wait
+                team.run(rank -> {
+                    int p = rank.size();
+                    MemorySegment one = rank.allocate(8);
+                    MemorySegment all = rank.allocate(8L * p);
+                    io.coll4j.Request a = rank.igather(one, all, 1, DType.I64, 0);
+                    io.coll4j.Request b = rank.ialltoall(all, rank.allocate(8L * p), 1, DType.I64);
+                    io.coll4j.Request c = rank.iscan(one, rank.allocate(8), 1, DType.I64, Op.SUM);
+                    io.coll4j.Request d = rank.iallgatherv(one, 1, all, ones(p), iota(p), DType.I64);
+                    if (rank.id() == 1) {
+                        throw new IllegalStateException("planned failure of global rank 1 with requests outstanding");
+                    }
+                    d.await();
+                    c.await();
+                    b.await();
+                    a.await();
+                    rank.barrier();
+                });
+                return;
+            }
+            if (mode.equals("unawaited")) {
+                // requests of every kind left un-awaited on every rank (one-shot and persistent, some started twice):
+                // the team's close and MPI_Finalize must neither hang nor fail
+                team.run(rank -> {
+                    int p = rank.size();
+                    MemorySegment one = rank.allocate(8);
+                    MemorySegment all = rank.allocate(8L * p);
+                    rank.igatherv(one, 1, all, ones(p), iota(p), DType.I64, p - 1);
+                    rank.ialltoallv(all, ones(p), iota(p), rank.allocate(8L * p), ones(p), iota(p), DType.I64);
+                    rank.iexscan(one, rank.allocate(8), 1, DType.I64, Op.SUM);
+                    io.coll4j.PersistentRequest r = rank.scatterInit(all, rank.allocate(8), 1, DType.I64, 0);
+                    r.start();
+                    r.await();
+                    r.start();
+                    rank.iallreduce(one, rank.allocate(8), 1, DType.I64, Op.SUM);
+                });
+                if (team.processIndex() == 0) {
+                    System.out.println("un-awaited requests closed: " + team.processes() + " processes x " + t + " ranks");
+                }
                 return;
             }
             if (mode.equals("throw")) {
@@ -664,6 +724,27 @@ public final class CrossProcessDriver {
                             i -> leftFold(d, i, p - 1));
                 }
             }
+            // the reductions' requests are refused by name (their global-rank-order chain is blocking only), before
+            // anything is shared, so the team goes on; a data-movement request still runs
+            MemorySegment x = buffer(DType.F64, 4);
+            for (String what : new String[]{"non-blocking scan", "persistent reduce-scatter-v"}) {
+                try {
+                    if (what.startsWith("non-blocking")) {
+                        rank.iscan(x, x, 1, DType.F64, Op.SUM);
+                    } else {
+                        rank.reduceScatterVInit(x, buffer(DType.F64, 1), new long[p], DType.F64, Op.SUM);
+                    }
+                    throw new AssertionError(what + " on a reproducible team across processes was not refused");
+                } catch (UnsupportedOperationException e) {
+                    if (!e.getMessage().contains(what) || !e.getMessage().contains("reproducible(true)")) {
+                        throw new AssertionError("the refusal does not name " + what + ": " + e.getMessage());
+                    }
+                }
+            }
+            MemorySegment all = buffer(DType.F64, 4L * p);
+            put(x, DType.F64, 0, g);
+            rank.iallgather(x, all, 1, DType.F64).await();
+            expect("iallgather on a reproducible team", all, DType.F64, 0, p, i -> Double.doubleToRawLongBits(i));
         }
 
         /** The left fold over global ranks 0..last of inexact element i. */

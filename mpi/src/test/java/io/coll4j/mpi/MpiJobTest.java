@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The cross-process suite: launches {@link CrossProcessDriver} under {@code mpirun --oversubscribe} on
  * 2 and 3 processes with 1 and 2 ranks each, with MPI_THREAD_MULTIPLE, SERIALIZED, SINGLE and funnelled, and the error
- * contract (a rank that throws, or a user op's function inside MPI, ends the whole job, naming it, in bounded time). Skipped, saying so,
+ * contract (a rank that throws, with requests outstanding or not, or a user op's function inside MPI, ends the whole
+ * job, naming it, in bounded time; requests left un-awaited neither hang nor crash the close). Skipped, saying so,
  * when mpirun is not installed.
  */
 class MpiJobTest {
@@ -96,6 +97,28 @@ class MpiJobTest {
         assertTrue(job.exit() != 0, job.output());
         assertTrue(job.output().contains("global rank 1") && job.output().contains("planned failure of global rank 1"), job.output());
         assertTrue(job.millis() < 60_000, "took " + job.millis() + " ms");
+    }
+
+    @ParameterizedTest(name = "{0} ranks per process")
+    @CsvSource({"1", "2"})
+    void aRankThatThrowsWithRequestsOutstandingEndsEveryProcessNamingIt(int ranks) throws Exception {
+        // the other ranks wait on requests whose MPI part global rank 1's process never completes
+        Job job = mpirun(2, List.of(), "throw-nb", String.valueOf(ranks));
+        assertTrue(job.exit() != 0, job.output());
+        assertTrue(job.output().contains("global rank 1") && job.output().contains("planned failure of global rank 1 with "
+                + "requests outstanding"), job.output());
+        assertTrue(job.millis() < 60_000, "took " + job.millis() + " ms");
+    }
+
+    @ParameterizedTest(name = "{0} processes x {1} ranks")
+    @CsvSource({"2,2", "3,1"})
+    void unAwaitedRequestsAcrossProcessesNeitherHangNorCrashTheClose(int processes, int ranks) throws Exception {
+        // in flight in some processes, never posted in others: the close and MPI_Finalize must still end cleanly
+        Job job = mpirun(processes, List.of(), "unawaited", String.valueOf(ranks));
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("un-awaited requests closed: " + processes + " processes x " + ranks + " ranks"),
+                job.output());
+        assertTrue(!job.output().contains("fatal error"), job.output());
     }
 
     @Test
