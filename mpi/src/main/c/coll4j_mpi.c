@@ -865,6 +865,21 @@ int coll4j_mpi_ialltoallv_bytes(int comm, const void *send, const int64_t *send_
     return posted(MPI_Ialltoallv(send, a[0], a[1], MPI_BYTE, recv, a[2], a[3], MPI_BYTE, comm_of(comm), &reqs[r]), r, index);
 }
 
+/*
+ * Non-blocking point-to-point of bytes, tag 0 (the chain of a reproducible fold across processes): MPI keeps
+ * messages of one (source, tag, communicator) in order, and the requests are posted in the same order in every
+ * process, so consecutive chains never mix their partials.
+ */
+int coll4j_mpi_isend(int comm, const void *buf, int64_t bytes, int dest, int *index) {
+    TAKE_SLOT(bytes)
+    return posted(MPI_Isend(buf, (int) bytes, MPI_BYTE, dest, 0, comm_of(comm), &reqs[r]), r, index);
+}
+
+int coll4j_mpi_irecv(int comm, void *buf, int64_t bytes, int src, int *index) {
+    TAKE_SLOT(bytes)
+    return posted(MPI_Irecv(buf, (int) bytes, MPI_BYTE, src, 0, comm_of(comm), &reqs[r]), r, index);
+}
+
 /* MPI_Test of slot `index`: *flag = 1 when complete (the slot is then free for the next request). */
 int coll4j_mpi_test(int index, int *flag) {
     if (index < 0 || index >= MAX_REQS) {

@@ -1779,8 +1779,8 @@ public final class Rank implements AutoCloseable {
 
     /**
      * A non-blocking or persistent collective of a team that spans processes: the non-blocking schedule of its
-     * leader algorithm ({@link SpanRequest}), every collective and v-variant; the reductions of a team that folds
-     * in global rank order are refused by name.
+     * leader algorithm ({@link SpanRequest}), every collective and v-variant; on a team that folds in global rank
+     * order the reductions' chain of the leaders instead.
      */
     private SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                        int root, VectorCall call, boolean persistent) {
@@ -1818,17 +1818,13 @@ public final class Rank implements AutoCloseable {
         if (!SPANNED_REQUESTS.contains(c)) {
             throw singleProcessOnly(what);
         }
-        if (c.reduces() && inRankOrder(op)) {
-            throw new UnsupportedOperationException(what + " is not available on a reproducible(true) team that spans "
-                    + "processes: its fold runs in global rank order through a chain of blocking MPI calls (ChainAllreduce, "
-                    + "ChainScan), which has no non-blocking form; use the blocking " + c.cliName());
-        }
+        boolean ordered = c.reduces() && inRankOrder(op);
         long perProcess = c == Collective.ALLGATHER || c == Collective.REDUCE_SCATTER ? count * localSize() : count;
         if (perProcess > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(what + " across processes moves " + perProcess + " elements per process in "
                     + "one MPI non-blocking call, more than MPI's int count allows; use the blocking form (it cuts chunks)");
         }
-        long movedBytes = bytesOfOneMpiCall(c, count, dtype);
+        long movedBytes = ordered ? orderedBytes(c, count, dtype, v) : bytesOfOneMpiCall(c, count, dtype);
         if (movedBytes > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(what + " across processes spans " + movedBytes + " bytes in one MPI call (its "
                     + "byte counts and displacements), more than MPI's int allows");
@@ -1851,6 +1847,9 @@ public final class Rank implements AutoCloseable {
                         engine.join(n, id, lc, count, t, o, r, true, ls, lr, v), id);
             }
         };
+        if (ordered) {
+            return orderedStages(join, c, send, recv, count, dtype, op.foldOp(), root, v);
+        }
         return switch (c) {
             case BARRIER -> LeaderBarrier.schedule(span, local, join);
             case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
@@ -1875,6 +1874,49 @@ public final class Rank implements AutoCloseable {
                     v.recvCounts(), v.recvDispls(), dtype);
             default -> throw singleProcessOnly(what);
         };
+    }
+
+    /**
+     * A reduction's stages on a team that folds in global rank order: the non-blocking chain of the leaders
+     * (ChainAllreduce, ChainScan), bitwise the blocking call's. Reduce keeps the root's copy of the allreduced
+     * vector, reduce-scatter(-v) each rank's block of it, as the blocking forms do.
+     */
+    private List<SpanRequest.Stage> orderedStages(LocalJoin join, Collective c, MemorySegment send, MemorySegment recv,
+                                                  long count, DType dtype, Op op, int root, io.coll4j.kernel.nb.VectorCall v) {
+        long es = dtype.size();
+        switch (c) {
+            case ALLREDUCE -> {
+                return ChainAllreduce.schedule(span, local, join, send, recv, count, dtype, op);
+            }
+            case REDUCE -> {
+                MemorySegment out = id() == root ? recv : SpanGroup.requestBuffer(count * es);
+                return ChainAllreduce.schedule(span, local, join, send, out, count, dtype, op);
+            }
+            case SCAN, EXSCAN -> {
+                return ChainScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype, op);
+            }
+            default -> {   // REDUCE_SCATTER, REDUCE_SCATTER_V: this rank's block of the whole
+                long[] counts = v != null ? v.recvCounts() : null;
+                long total = counts != null ? java.util.Arrays.stream(counts).sum() : count * size();
+                long at = counts != null ? java.util.Arrays.stream(counts).limit(id()).sum() : count * id();
+                long mine = counts != null ? counts[id()] : count;
+                MemorySegment all = SpanGroup.requestBuffer(total * es);
+                List<SpanRequest.Stage> s = new java.util.ArrayList<>(
+                        ChainAllreduce.schedule(span, local, join, send, all, total, dtype, op));
+                s.add(new SpanRequest.Step(() -> MemorySegment.copy(all, at * es, recv, 0, mine * es)));
+                return s;
+            }
+        }
+    }
+
+    /** The bytes of one point-to-point message of an ordered reduction's chain: the vector the chain folds. */
+    private long orderedBytes(Collective c, long count, DType dtype, io.coll4j.kernel.nb.VectorCall v) {
+        long elements = switch (c) {
+            case REDUCE_SCATTER -> count * size();
+            case REDUCE_SCATTER_V -> java.util.Arrays.stream(v.recvCounts()).sum();
+            default -> count;
+        };
+        return elements * dtype.size();
     }
 
     /**

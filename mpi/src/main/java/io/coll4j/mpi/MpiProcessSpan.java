@@ -534,6 +534,20 @@ final class MpiProcessSpan implements ProcessSpan {
                 slot -> (int) MpiShim.IALLTOALLV_BYTES.invokeExact(comm, in, a, sd, out, rc, rd, slot));
     }
 
+    @Override
+    public Pending isend(int comm, MemorySegment buf, long bytes, int dest) {
+        MemorySegment b = MpiPending.nativeOf(buf, bytes, true);
+        return MpiPending.post(mpi, "MPI_Isend", b, null, null,
+                slot -> (int) MpiShim.ISEND.invokeExact(comm, b, bytes, dest, slot));
+    }
+
+    @Override
+    public Pending irecv(int comm, MemorySegment buf, long bytes, int source) {
+        MemorySegment b = MpiPending.nativeOf(buf, bytes, false);
+        return MpiPending.post(mpi, "MPI_Irecv", null, b, MpiPending.heapTarget(buf),
+                slot -> (int) MpiShim.IRECV.invokeExact(comm, b, bytes, source, slot));
+    }
+
     /** The arrays one after the other in one native segment (auto: any thread may read it while posting). */
     private static MemorySegment longs(long[]... arrays) {
         int n = arrays[0].length;

@@ -56,6 +56,8 @@ final class MpiShim {
     static final MethodHandle ISCATTERV_BYTES;
     static final MethodHandle IALLGATHERV_BYTES;
     static final MethodHandle IALLTOALLV_BYTES;
+    static final MethodHandle ISEND;
+    static final MethodHandle IRECV;
     static final MethodHandle TEST;
 
     static {
@@ -118,6 +120,8 @@ final class MpiShim {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         IALLTOALLV_BYTES = h(linker, lib, "coll4j_mpi_ialltoallv_bytes",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        ISEND = h(linker, lib, "coll4j_mpi_isend", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
+        IRECV = h(linker, lib, "coll4j_mpi_irecv", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
         TEST = h(linker, lib, "coll4j_mpi_test", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
 

@@ -724,27 +724,55 @@ public final class CrossProcessDriver {
                             i -> leftFold(d, i, p - 1));
                 }
             }
-            // the reductions' requests are refused by name (their global-rank-order chain is blocking only), before
-            // anything is shared, so the team goes on; a data-movement request still runs
-            MemorySegment x = buffer(DType.F64, 4);
-            for (String what : new String[]{"non-blocking scan", "persistent reduce-scatter-v"}) {
-                try {
-                    if (what.startsWith("non-blocking")) {
-                        rank.iscan(x, x, 1, DType.F64, Op.SUM);
-                    } else {
-                        rank.reduceScatterVInit(x, buffer(DType.F64, 1), new long[p], DType.F64, Op.SUM);
-                    }
-                    throw new AssertionError(what + " on a reproducible team across processes was not refused");
-                } catch (UnsupportedOperationException e) {
-                    if (!e.getMessage().contains(what) || !e.getMessage().contains("reproducible(true)")) {
-                        throw new AssertionError("the refusal does not name " + what + ": " + e.getMessage());
+            // the reductions' requests run the leaders' chain too (MPI_Irecv → fold → MPI_Isend): bitwise the same left
+            // fold, one-shot and persistent, in place, several outstanding and awaited out of order
+            for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+                DType d = DType.F64;
+                MemorySegment send = buffer(d, n * p);
+                for (long i = 0; i < n * p; i++) {
+                    put(send, d, i, inexact(g, i));
+                }
+                MemorySegment all = buffer(d, n * p);
+                MemorySegment root = buffer(d, n);
+                MemorySegment block = buffer(d, n);
+                MemorySegment prefix = buffer(d, n);
+                MemorySegment inPlace = buffer(d, n);
+                MemorySegment.copy(send, 0, inPlace, 0, n * d.size());
+                io.coll4j.Request a = rank.iallreduce(send, all, n * p, d, Op.SUM);
+                io.coll4j.Request r = rank.ireduce(send, g == p - 1 ? root : null, n, d, Op.SUM, p - 1);
+                io.coll4j.Request b = rank.ireduceScatter(send, block, n, d, Op.SUM);
+                io.coll4j.Request e = rank.iexscan(send.asSlice(0, n * d.size()), prefix, n, d, Op.SUM);
+                io.coll4j.Request q = rank.iscan(inPlace, inPlace, n, d, Op.SUM);
+                q.await();
+                e.await();
+                b.await();
+                r.await();
+                a.await();
+                expect("reproducible iallreduce", all, d, 0, n * p, i -> leftFold(d, i, p - 1));
+                if (g == p - 1) {
+                    expect("reproducible ireduce", root, d, 0, n, i -> leftFold(d, i, p - 1));
+                }
+                expect("reproducible ireduceScatter", block, d, 0, n, i -> leftFold(d, g * n + i, p - 1));
+                if (g > 0) {
+                    expect("reproducible iexscan", prefix, d, 0, n, i -> leftFold(d, i, g - 1));
+                }
+                expect("reproducible iscan in place", inPlace, d, 0, n, i -> leftFold(d, i, g));
+                long[] counts = unevenCounts(n);
+                long at = java.util.Arrays.stream(counts).limit(g).sum();
+                long total = java.util.Arrays.stream(counts).sum();
+                MemorySegment whole = buffer(d, total);
+                for (long i = 0; i < total; i++) {
+                    put(whole, d, i, inexact(g, i));
+                }
+                MemorySegment v = buffer(d, counts[g]);
+                try (io.coll4j.PersistentRequest pr = rank.reduceScatterVInit(whole, v, counts, d, Op.SUM)) {
+                    for (int round = 0; round < 2; round++) {
+                        pr.start();
+                        pr.await();
+                        expect("reproducible reduceScatterVInit", v, d, 0, counts[g], i -> leftFold(d, at + i, p - 1));
                     }
                 }
             }
-            MemorySegment all = buffer(DType.F64, 4L * p);
-            put(x, DType.F64, 0, g);
-            rank.iallgather(x, all, 1, DType.F64).await();
-            expect("iallgather on a reproducible team", all, DType.F64, 0, p, i -> Double.doubleToRawLongBits(i));
         }
 
         /** The left fold over global ranks 0..last of inexact element i. */

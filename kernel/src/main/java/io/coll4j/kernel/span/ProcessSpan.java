@@ -198,6 +198,12 @@ public interface ProcessSpan {
     /** MPI_Iallgatherv; {@code send == null} means in place. */
     Pending iallgatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs);
 
+    /** MPI_Isend of {@code bytes} of {@code buf} to process {@code dest} (tag 0): the chain of a reproducible fold. */
+    Pending isend(int comm, MemorySegment buf, long bytes, int dest);
+
+    /** MPI_Irecv of {@code bytes} from process {@code source} into {@code buf} (tag 0). */
+    Pending irecv(int comm, MemorySegment buf, long bytes, int source);
+
     /** MPI_Ialltoallv; {@code send} and {@code recv} distinct. */
     Pending ialltoallv(int comm, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                        long[] recvCounts, long[] recvDispls);

@@ -132,7 +132,7 @@ public final class SpanGroup implements AutoCloseable {
      * A native buffer of a request's own, {@code bytes} long: MPI reads native memory only, and the blocking calls'
      * scratch is reused by the next call while a request may still be in flight. Freed with the request.
      */
-    static MemorySegment requestBuffer(long bytes) {
+    public static MemorySegment requestBuffer(long bytes) {
         return Arena.ofAuto().allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
     }
 
