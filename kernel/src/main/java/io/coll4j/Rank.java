@@ -1815,9 +1815,6 @@ public final class Rank implements AutoCloseable {
     private List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count,
                                                   DType dtype, Op op, int root, String what,
                                                   io.coll4j.kernel.nb.VectorCall v) {
-        if (!SPANNED_REQUESTS.contains(c)) {
-            throw singleProcessOnly(what);
-        }
         boolean ordered = c.reduces() && inRankOrder(op);
         long perProcess = c == Collective.ALLGATHER || c == Collective.REDUCE_SCATTER ? count * localSize() : count;
         if (perProcess > Integer.MAX_VALUE) {
@@ -1872,7 +1869,6 @@ public final class Rank implements AutoCloseable {
                     op.foldOp());
             case ALLTOALLV -> LeaderAlltoallv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv,
                     v.recvCounts(), v.recvDispls(), dtype);
-            default -> throw singleProcessOnly(what);
         };
     }
 
@@ -1965,12 +1961,6 @@ public final class Rank implements AutoCloseable {
         }
         return out;
     }
-
-    /** The collectives whose requests work across processes (the rest are single-process only). */
-    private static final java.util.Set<Collective> SPANNED_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
-            Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER,
-            Collective.GATHER, Collective.SCATTER, Collective.ALLTOALL, Collective.SCAN, Collective.EXSCAN,
-            Collective.GATHERV, Collective.SCATTERV, Collective.ALLGATHERV, Collective.REDUCE_SCATTER_V, Collective.ALLTOALLV);
 
     /**
      * Before a blocking call of local rank 0 across processes: its outstanding requests' MPI calls go first, so
@@ -2298,8 +2288,7 @@ public final class Rank implements AutoCloseable {
 
     private static UnsupportedOperationException singleProcessOnly(String what) {
         return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
-                + "every blocking collective and its plan is, and the non-blocking, persistent and chained forms of barrier, "
-                + "bcast, reduce, allreduce, reduce-scatter and allgather");
+                + "every blocking collective and its plan is, and every collective's non-blocking, persistent and chained forms");
     }
 
     /**
