@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_COMMS 1024
@@ -336,7 +337,21 @@ int coll4j_mpi_init(int required, int *provided) {
     return init_types_and_ops();
 }
 
+static int reqs_in_flight(void);
+
 int coll4j_mpi_finalize(void) {
+    if (reqs_in_flight() > 0) {
+        /*
+         * A request left un-awaited (never completed here; it may never complete if another process did not post
+         * its part): freeing the communicator or op it uses would leave libnbc's schedule pointing at freed
+         * objects, which MPI_Finalize then progresses (a segfault in Open MPI 4.1). MPI_Finalize frees them.
+         */
+        ncomms = 0;
+        nuser_ops = 0;
+        nown_ops = 0;
+        nown_types = 0;
+        return MPI_Finalize();
+    }
     for (int i = 1; i < ncomms; i++) {
         if (comms[i] != MPI_COMM_NULL) {
             MPI_Comm_free(&comms[i]);
@@ -677,6 +692,12 @@ int coll4j_mpi_alltoallv_bytes(int comm, const void *send, const int64_t *send_c
  */
 #define MAX_REQS 65536
 static MPI_Request reqs[MAX_REQS];
+/*
+ * The int counts and displacements of a posted v-collective (NULL for the others): MPI may read them until
+ * the request completes (MPI-3.1 §5.12: the arguments of a non-blocking call must not change while it is
+ * active), so they live with the slot and are freed when coll4j_mpi_test finds it complete.
+ */
+static int *req_ints[MAX_REQS];
 static int free_reqs[MAX_REQS];
 static int nfree;
 static int next_req;
@@ -691,10 +712,21 @@ static int req_take(void) {
 }
 
 static void req_give(int r) {
+    free(req_ints[r]);
+    req_ints[r] = NULL;
     while (__sync_lock_test_and_set(&reqs_lock, 1)) {
     }
     free_reqs[nfree++] = r;
     __sync_lock_release(&reqs_lock);
+}
+
+/* Requests posted and not yet found complete by coll4j_mpi_test. */
+static int reqs_in_flight(void) {
+    while (__sync_lock_test_and_set(&reqs_lock, 1)) {
+    }
+    int n = next_req - nfree;
+    __sync_lock_release(&reqs_lock);
+    return n;
 }
 
 /* Stores the slot of a posted request in *index, or gives the slot back when posting failed. */
@@ -748,6 +780,104 @@ int coll4j_mpi_iallgather(int comm, const void *send, void *recv, int64_t count,
 int coll4j_mpi_ibarrier(int comm, int *index) {
     TAKE_SLOT(0)
     return posted(MPI_Ibarrier(comm_of(comm), &reqs[r]), r, index);
+}
+
+/*
+ * The int arrays of a non-blocking v-collective: `arrays` int64 byte arrays of n entries each (NULL where this
+ * process passes none, e.g. a gatherv's counts off the root), converted into one allocation owned by slot r.
+ * out[k] points at array k's ints (NULL where the input was NULL). MPI_ERR_COUNT when an entry does not fit an
+ * int, MPI_ERR_NO_MEM when malloc fails.
+ */
+static int slot_ints(int r, int n, int arrays, const int64_t *const *in, int **out) {
+    int *all = malloc(sizeof(int) * (size_t) (n > 0 ? n : 1) * (size_t) arrays);
+    if (all == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    req_ints[r] = all;
+    for (int k = 0; k < arrays; k++) {
+        out[k] = NULL;
+        if (in[k] != NULL) {
+            out[k] = all + (size_t) k * (size_t) n;
+            if (to_ints(in[k], out[k], n) != MPI_SUCCESS) {
+                return MPI_ERR_COUNT;
+            }
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* MPI_Igatherv of bytes; at the root send == NULL means in place; counts and displs are read at the root only. */
+int coll4j_mpi_igatherv_bytes(int comm, const void *send, int64_t send_bytes, void *recv, const int64_t *counts,
+                              const int64_t *displs, int root, int *index) {
+    TAKE_SLOT(send_bytes)
+    int me = -1;
+    MPI_Comm_rank(comm_of(comm), &me);
+    const int64_t *in[2] = {me == root ? counts : NULL, me == root ? displs : NULL};
+    int *a[2];
+    int rc = slot_ints(r, comm_size_of(comm), 2, in, a);
+    if (rc != MPI_SUCCESS) {
+        return posted(rc, r, index);
+    }
+    return posted(MPI_Igatherv(send ? send : MPI_IN_PLACE, (int) send_bytes, MPI_BYTE, recv, a[0], a[1], MPI_BYTE, root,
+                               comm_of(comm), &reqs[r]), r, index);
+}
+
+/* MPI_Iscatterv of bytes; at the root recv == NULL means in place; send, counts and displs are read at the root only. */
+int coll4j_mpi_iscatterv_bytes(int comm, const void *send, const int64_t *counts, const int64_t *displs, void *recv,
+                               int64_t recv_bytes, int root, int *index) {
+    TAKE_SLOT(recv_bytes)
+    int me = -1;
+    MPI_Comm_rank(comm_of(comm), &me);
+    const int64_t *in[2] = {me == root ? counts : NULL, me == root ? displs : NULL};
+    int *a[2];
+    int rc = slot_ints(r, comm_size_of(comm), 2, in, a);
+    if (rc != MPI_SUCCESS) {
+        return posted(rc, r, index);
+    }
+    return posted(MPI_Iscatterv(send, a[0], a[1], MPI_BYTE, recv ? recv : MPI_IN_PLACE, (int) recv_bytes, MPI_BYTE, root,
+                                comm_of(comm), &reqs[r]), r, index);
+}
+
+/* MPI_Iallgatherv of bytes; send == NULL means in place. */
+int coll4j_mpi_iallgatherv_bytes(int comm, const void *send, int64_t send_bytes, void *recv, const int64_t *counts,
+                                 const int64_t *displs, int *index) {
+    TAKE_SLOT(send_bytes)
+    const int64_t *in[2] = {counts, displs};
+    int *a[2];
+    int rc = slot_ints(r, comm_size_of(comm), 2, in, a);
+    if (rc != MPI_SUCCESS) {
+        return posted(rc, r, index);
+    }
+    return posted(MPI_Iallgatherv(send ? send : MPI_IN_PLACE, (int) send_bytes, MPI_BYTE, recv, a[0], a[1], MPI_BYTE,
+                                  comm_of(comm), &reqs[r]), r, index);
+}
+
+/* MPI_Ialltoallv of bytes (send and recv distinct). */
+int coll4j_mpi_ialltoallv_bytes(int comm, const void *send, const int64_t *send_counts, const int64_t *send_displs,
+                                void *recv, const int64_t *recv_counts, const int64_t *recv_displs, int *index) {
+    TAKE_SLOT(0)
+    const int64_t *in[4] = {send_counts, send_displs, recv_counts, recv_displs};
+    int *a[4];
+    int rc = slot_ints(r, comm_size_of(comm), 4, in, a);
+    if (rc != MPI_SUCCESS) {
+        return posted(rc, r, index);
+    }
+    return posted(MPI_Ialltoallv(send, a[0], a[1], MPI_BYTE, recv, a[2], a[3], MPI_BYTE, comm_of(comm), &reqs[r]), r, index);
+}
+
+/*
+ * Non-blocking point-to-point of bytes, tag 0 (the chain of a reproducible fold across processes): MPI keeps
+ * messages of one (source, tag, communicator) in order, and the requests are posted in the same order in every
+ * process, so consecutive chains never mix their partials.
+ */
+int coll4j_mpi_isend(int comm, const void *buf, int64_t bytes, int dest, int *index) {
+    TAKE_SLOT(bytes)
+    return posted(MPI_Isend(buf, (int) bytes, MPI_BYTE, dest, 0, comm_of(comm), &reqs[r]), r, index);
+}
+
+int coll4j_mpi_irecv(int comm, void *buf, int64_t bytes, int src, int *index) {
+    TAKE_SLOT(bytes)
+    return posted(MPI_Irecv(buf, (int) bytes, MPI_BYTE, src, 0, comm_of(comm), &reqs[r]), r, index);
 }
 
 /* MPI_Test of slot `index`: *flag = 1 when complete (the slot is then free for the next request). */

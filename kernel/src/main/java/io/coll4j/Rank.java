@@ -1430,14 +1430,14 @@ public final class Rank implements AutoCloseable {
     public Request igather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         checkGather(send, recv, count, dtype, root);
-        return issue(Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root);
+        return issue(Collective.GATHER, send, callId() == root ? recv : null, count, dtype, null, root);
     }
 
     /** Non-blocking {@link #scatter(MemorySegment, MemorySegment, long, DType, int)}. */
     public Request iscatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         checkScatter(send, recv, count, dtype, root);
-        return issue(Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root);
+        return issue(Collective.SCATTER, callId() == root ? send : null, recv, count, dtype, null, root);
     }
 
     /** Non-blocking {@link #alltoall(MemorySegment, MemorySegment, long, DType)}. */
@@ -1514,7 +1514,7 @@ public final class Rank implements AutoCloseable {
         checkCaller();
         checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
         // the root's arrays only at the root (ignored elsewhere, may be null there)
-        boolean atRoot = id == root;
+        boolean atRoot = callId() == root;
         return new VectorArgs(Collective.GATHERV, send, atRoot ? recv : null, dtype, null, root,
                 VectorCall.copyOf(sendCount, null, null, atRoot ? recvCounts : null, atRoot ? displs : null));
     }
@@ -1523,7 +1523,7 @@ public final class Rank implements AutoCloseable {
                                     long recvCount, DType dtype, int root) {
         checkCaller();
         checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
-        boolean atRoot = id == root;
+        boolean atRoot = callId() == root;
         return new VectorArgs(Collective.SCATTERV, atRoot ? send : null, recv, dtype, null, root,
                 VectorCall.copyOf(recvCount, atRoot ? sendCounts : null, atRoot ? displs : null, null, null));
     }
@@ -1596,14 +1596,14 @@ public final class Rank implements AutoCloseable {
     public PersistentRequest gatherInit(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         checkGather(send, recv, count, dtype, root);
-        return init(Collective.GATHER, send, id == root ? recv : null, count, dtype, null, root);
+        return init(Collective.GATHER, send, callId() == root ? recv : null, count, dtype, null, root);
     }
 
     /** Persistent {@link #scatter(MemorySegment, MemorySegment, long, DType, int)} bound to its buffers. */
     public PersistentRequest scatterInit(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
         checkScatter(send, recv, count, dtype, root);
-        return init(Collective.SCATTER, id == root ? send : null, recv, count, dtype, null, root);
+        return init(Collective.SCATTER, callId() == root ? send : null, recv, count, dtype, null, root);
     }
 
     /** Persistent {@link #alltoall(MemorySegment, MemorySegment, long, DType)} bound to its buffers. */
@@ -1793,21 +1793,24 @@ public final class Rank implements AutoCloseable {
 
     /**
      * A non-blocking or persistent collective of a team that spans processes: the non-blocking schedule of its
-     * leader algorithm ({@link SpanRequest}). Barrier, bcast, reduce, allreduce, reduce-scatter and allgather; the other
-     * collectives, and the reductions of a team that folds in global rank order, are refused by name.
+     * leader algorithm ({@link SpanRequest}), every collective and v-variant; on a team that folds in global rank
+     * order the reductions' chain of the leaders instead.
      */
     private SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                        int root, VectorCall call, boolean persistent) {
         String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
-        if (call != null) {
-            throw singleProcessOnly(what);
-        }
-        List<SpanRequest.Stage> stages = spannedStages(c, send, recv, count, dtype, op, root, what);
+        List<SpanRequest.Stage> stages = spannedStages(c, send, recv, count, dtype, op, root, what, call);
         // the cross-process mismatch check where the blocking call would run it: a one-shot call of SpanCheck's
-        // size, a persistent request's first round (as a plan's first call)
+        // size, a persistent request's first round (as a plan's first call); a v-variant's count word and size
+        // as its blocking call's (the hash of recvCounts and their bytes where every rank knows them, else 0)
         long bytes = dtype == null ? 0 : count * dtype.size();
+        long word = count;
+        if (call != null && (c == Collective.ALLGATHERV || c == Collective.REDUCE_SCATTER_V)) {
+            word = Signature.countsWord(call.recvCounts());
+            bytes = java.util.Arrays.stream(call.recvCounts()).sum() * dtype.size();
+        }
         if (persistent ? SpanCheck.dueForPlan() : SpanCheck.due(bytes)) {
-            stages = checked(stages, Signature.descriptor(c, dtype, op, root), count);
+            stages = checked(stages, Signature.descriptor(c, dtype, op, root), word);
         }
         return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what)
                 : SpanRequest.oneShot(stages, spanQueue(), context, id, what);
@@ -1819,13 +1822,19 @@ public final class Rank implements AutoCloseable {
      */
     List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
                                           Op op, int root, String what) {
-        if (!SPANNED_REQUESTS.contains(c)) {
-            throw singleProcessOnly(what);
-        }
-        if (c.reduces() && inRankOrder(op)) {
-            throw new UnsupportedOperationException(what + " is not available on a reproducible(true) team that spans "
-                    + "processes: its fold runs in global rank order through a chain of blocking MPI calls (ChainAllreduce), "
-                    + "which has no non-blocking form; use the blocking " + c.cliName());
+        return spannedStages(c, send, recv, count, dtype, op, root, what, null);
+    }
+
+    /** {@link #spannedStages(Collective, MemorySegment, MemorySegment, long, DType, Op, int, String)} of a v-variant's {@code call}. */
+    private List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count,
+                                                  DType dtype, Op op, int root, String what,
+                                                  io.coll4j.kernel.nb.VectorCall v) {
+        boolean ordered = c.reduces() && inRankOrder(op);
+        if (!span.even() && (ordered || !UNEVEN_REQUESTS.contains(c))) {
+            // the request schedules of these assume one T in every process (their blocks and counts per process)
+            throw new UnsupportedOperationException(what + (ordered ? " of a reproducible(true) team" : "") + " is not "
+                    + "available on a sub-team across processes whose processes hold different numbers of ranks; the "
+                    + "blocking form is, and the requests of barrier, bcast, reduce, allreduce, reduce-scatter and allgather");
         }
         // the most elements one MPI call moves: a process block (every process decides alike), or for reduce-scatter on
         // processes holding different numbers of ranks the whole vector (the leaders allreduce it)
@@ -1835,12 +1844,32 @@ public final class Rank implements AutoCloseable {
             throw new IllegalArgumentException(what + " across processes moves " + perProcess + " elements per process in "
                     + "one MPI non-blocking call, more than MPI's int count allows; use the blocking form (it cuts chunks)");
         }
+        long movedBytes = ordered ? orderedBytes(c, count, dtype, v) : bytesOfOneMpiCall(c, count, dtype);
+        if (movedBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(what + " across processes spans " + movedBytes + " bytes in one MPI call (its "
+                    + "byte counts and displacements), more than MPI's int allows");
+        }
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        LocalJoin join = (lc, ls, lr, n, t, o, r) -> io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
-                engine.join(++issued, id, lc, n, t, o, r, true, ls, lr), id);
+        LocalJoin join = new LocalJoin() {
+            @Override
+            public long reserve() {
+                return ++issued;
+            }
+
+            @Override
+            public io.coll4j.kernel.nb.CollectiveRequest joinAt(long n, Collective lc, MemorySegment ls, MemorySegment lr,
+                                                                long count, DType t, Op o, int r,
+                                                                io.coll4j.kernel.nb.VectorCall v) {
+                return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
+                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v), id);
+            }
+        };
+        if (ordered) {
+            return orderedStages(join, c, send, recv, count, dtype, op.foldOp(), root, v);
+        }
         return switch (c) {
             case BARRIER -> LeaderBarrier.schedule(span, local, join);
             case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
@@ -1848,7 +1877,80 @@ public final class Rank implements AutoCloseable {
             case ALLREDUCE -> LeaderAllreduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
             case REDUCE_SCATTER -> LeaderReduceScatter.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
             case ALLGATHER -> LeaderAllgather.schedule(span, local, join, send, recv, count, dtype);
-            default -> throw singleProcessOnly(what);
+            case GATHER -> LeaderGather.schedule(span, local, join, send, recv, count, dtype, root);
+            case SCATTER -> LeaderScatter.schedule(span, local, join, send, recv, count, dtype, root);
+            case ALLTOALL -> LeaderAlltoall.schedule(span, local, join, send, recv, count, dtype);
+            case SCAN, EXSCAN -> LeaderScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype,
+                    op.foldOp());
+            case GATHERV -> LeaderGatherv.schedule(span, local, join, send, v.own(), recv, v.recvCounts(), v.recvDispls(), dtype,
+                    root);
+            case SCATTERV -> LeaderScatterv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv, v.own(),
+                    dtype, root);
+            case ALLGATHERV -> LeaderAllgatherv.schedule(span, local, join, send, v.own(), recv, v.recvCounts(),
+                    v.recvDispls(), dtype);
+            case REDUCE_SCATTER_V -> LeaderReduceScatterV.schedule(span, local, join, send, recv, v.recvCounts(), dtype,
+                    op.foldOp());
+            case ALLTOALLV -> LeaderAlltoallv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv,
+                    v.recvCounts(), v.recvDispls(), dtype);
+        };
+    }
+
+    /**
+     * A reduction's stages on a team that folds in global rank order: the non-blocking chain of the leaders
+     * (ChainAllreduce, ChainScan), bitwise the blocking call's. Reduce keeps the root's copy of the allreduced
+     * vector, reduce-scatter(-v) each rank's block of it, as the blocking forms do.
+     */
+    private List<SpanRequest.Stage> orderedStages(LocalJoin join, Collective c, MemorySegment send, MemorySegment recv,
+                                                  long count, DType dtype, Op op, int root, io.coll4j.kernel.nb.VectorCall v) {
+        long es = dtype.size();
+        switch (c) {
+            case ALLREDUCE -> {
+                return ChainAllreduce.schedule(span, local, join, send, recv, count, dtype, op);
+            }
+            case REDUCE -> {
+                MemorySegment out = id() == root ? recv : SpanGroup.requestBuffer(count * es);
+                return ChainAllreduce.schedule(span, local, join, send, out, count, dtype, op);
+            }
+            case SCAN, EXSCAN -> {
+                return ChainScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype, op);
+            }
+            default -> {   // REDUCE_SCATTER, REDUCE_SCATTER_V: this rank's block of the whole
+                long[] counts = v != null ? v.recvCounts() : null;
+                long total = counts != null ? java.util.Arrays.stream(counts).sum() : count * size();
+                long at = counts != null ? java.util.Arrays.stream(counts).limit(id()).sum() : count * id();
+                long mine = counts != null ? counts[id()] : count;
+                MemorySegment all = SpanGroup.requestBuffer(total * es);
+                List<SpanRequest.Stage> s = new java.util.ArrayList<>(
+                        ChainAllreduce.schedule(span, local, join, send, all, total, dtype, op));
+                s.add(new SpanRequest.Step(() -> MemorySegment.copy(all, at * es, recv, 0, mine * es)));
+                return s;
+            }
+        }
+    }
+
+    /** The bytes of one point-to-point message of an ordered reduction's chain: the vector the chain folds. */
+    private long orderedBytes(Collective c, long count, DType dtype, io.coll4j.kernel.nb.VectorCall v) {
+        long elements = switch (c) {
+            case REDUCE_SCATTER -> count * size();
+            case REDUCE_SCATTER_V -> java.util.Arrays.stream(v.recvCounts()).sum();
+            default -> count;
+        };
+        return elements * dtype.size();
+    }
+
+    /**
+     * The extent in bytes of the data-movement MPI call of collective {@code c}'s schedule (the whole buffer its
+     * byte displacements index; 0 for the typed calls): gather and scatter move P process blocks of T·count
+     * elements, alltoall P blocks of T·T·count per process, scan P process totals of count.
+     */
+    private long bytesOfOneMpiCall(Collective c, long count, DType dtype) {
+        int t = localSize();
+        long processes = team.processes();
+        return switch (c) {
+            case GATHER, SCATTER -> count * dtype.size() * t * processes;
+            case ALLTOALL -> count * dtype.size() * t * t * processes;
+            case SCAN, EXSCAN -> count * dtype.size() * processes;
+            default -> 0;   // the v-variants: their MPI calls refuse a byte count beyond int (MPI_ERR_COUNT) when posted
         };
     }
 
@@ -1882,10 +1984,6 @@ public final class Rank implements AutoCloseable {
         }
         return out;
     }
-
-    /** The collectives whose requests work across processes (the rest are single-process only). */
-    private static final java.util.Set<Collective> SPANNED_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
-            Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER);
 
     /**
      * Before a blocking call of local rank 0 across processes: its outstanding requests' MPI calls go first, so
@@ -1970,7 +2068,7 @@ public final class Rank implements AutoCloseable {
             case REDUCE -> {
                 long bytes = Arguments.bytes(count, dtype, 1);
                 Arguments.readable("send", send, bytes, callId());
-                if (id == root) {
+                if (callId() == root) {
                     Arguments.writable("recv", recv, bytes, callId());
                     Arguments.inPlaceOrDisjoint("send", send, "recv", recv, bytes);
                 }
@@ -2211,10 +2309,13 @@ public final class Rank implements AutoCloseable {
         return spanned() ? size() : localSize();
     }
 
+    /** The requests a sub-team across processes with different numbers of ranks per process takes (their schedules follow the layout). */
+    private static final java.util.Set<Collective> UNEVEN_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
+            Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER);
+
     private static UnsupportedOperationException singleProcessOnly(String what) {
         return new UnsupportedOperationException(what + " is not available on a team that spans processes (Team.Builder.mpi()); "
-                + "every blocking collective and its plan is, and the non-blocking, persistent and chained forms of barrier, "
-                + "bcast, reduce, allreduce, reduce-scatter and allgather");
+                + "every blocking collective and its plan is, and every collective's non-blocking, persistent and chained forms");
     }
 
     /**

@@ -465,8 +465,10 @@ public final class Team implements AutoCloseable {
         if (parent != null) {
             parent.childClosed(this);
         }
-        closeArena();
+        // the span first: a request left un-awaited may still be in MPI, which MPI_Finalize (the last team's span
+        // close) may progress into the team's memory
         closeSpan();
+        closeArena();
     }
 
     private void closeSpan() {

@@ -135,14 +135,9 @@ final class CollectiveCommands {
                 boolean hierarchical = algs.stream().allMatch(a -> a.equals("auto")
                         || a.equals(CollectiveBenchmark.NONBLOCKING) || a.equals(CollectiveBenchmark.PERSISTENT)
                         || (CollectiveBenchmark.hasSharedView(c) && a.equals(SharedViewAllgather.NAME)));
-                // the requests across processes cover these (the others are single-process only)
-                boolean requestsSpan = java.util.EnumSet.of(Collective.BARRIER, Collective.BCAST, Collective.REDUCE,
-                        Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER).contains(c);
-                if (spans && (!hierarchical || (nonblocking || persistent) && !requestsSpan)) {
+                if (spans && !hierarchical) {
                     throw new IllegalArgumentException("--mpi over " + team.processes() + " processes runs the hierarchical "
-                            + "algorithms (leader, multi-leader; -a shared-view for allgather and allreduce): no other -a; "
-                            + "--nonblocking and --persistent for barrier, bcast, reduce, allreduce, reduce-scatter and "
-                            + "allgather only");
+                            + "algorithms (leader, multi-leader; -a shared-view for allgather and allreduce): no other -a");
                 }
                 long maxBytes = 0;
                 for (long s : setup.sizes(c)) {

@@ -31,6 +31,11 @@ final class MpiPending implements ProcessSpan.Pending {
      */
     private static final ConcurrentLinkedQueue<MemorySegment> CELLS = new ConcurrentLinkedQueue<>();
     private final MemorySegment cell = cell();
+    /**
+     * The requests MPI has not finished with: they keep their buffers (auto arenas) reachable even when their
+     * SpanRequest was dropped un-awaited, since MPI_Finalize may still progress them.
+     */
+    private static final java.util.Set<MpiPending> IN_FLIGHT = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The native buffers MPI works on while the request is in flight (kept reachable until done). */
     private final MemorySegment input;
     private final MemorySegment output;
@@ -59,6 +64,7 @@ final class MpiPending implements ProcessSpan.Pending {
             CELLS.add(slot);   // nothing was posted
         }
         mpi.check(rc, what);
+        IN_FLIGHT.add(p);
         return p;
     }
 
@@ -97,6 +103,7 @@ final class MpiPending implements ProcessSpan.Pending {
             return false;
         }
         done = true;
+        IN_FLIGHT.remove(this);
         CELLS.add(cell);   // MPI is done with the slot; the cell is not read again
         if (target != null) {
             MemorySegment.copy(output, 0, target, 0, output.byteSize());

@@ -486,6 +486,89 @@ final class MpiProcessSpan implements ProcessSpan {
                 slot -> (int) MpiShim.IBARRIER.invokeExact(comm, slot));
     }
 
+    /*
+     * The non-blocking data-movement calls move bytes, as the blocking ones. Their counts and displacements are
+     * copied into one native array of the call's own (auto: the shim converts them into ints of the request's
+     * slot while posting, so MPI never reads this copy later), which the funnel thread may read.
+     */
+
+    @Override
+    public Pending igatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs,
+                            int rootProcess) {
+        boolean root = rootProcess == rank;
+        long extent = root ? extent(counts, displs) : 0;
+        MemorySegment in = send == null ? MemorySegment.NULL : MpiPending.nativeOf(send, sendBytes, true);
+        MemorySegment out = root ? MpiPending.nativeOf(recv, extent, send == null) : MemorySegment.NULL;
+        MemorySegment a = root ? longs(counts, displs) : MemorySegment.NULL;
+        MemorySegment c = root ? a : MemorySegment.NULL;
+        MemorySegment d = root ? a.asSlice(8L * size) : MemorySegment.NULL;
+        return MpiPending.post(mpi, "MPI_Igatherv", in, out, root ? MpiPending.heapTarget(recv) : null,
+                slot -> (int) MpiShim.IGATHERV_BYTES.invokeExact(comm, in, sendBytes, out, c, d, rootProcess, slot));
+    }
+
+    @Override
+    public Pending iscatterv(int comm, MemorySegment send, long[] counts, long[] displs, MemorySegment recv, long recvBytes,
+                             int rootProcess) {
+        boolean root = rootProcess == rank;
+        MemorySegment in = root ? MpiPending.nativeOf(send, extent(counts, displs), true) : MemorySegment.NULL;
+        MemorySegment out = recv == null ? MemorySegment.NULL : MpiPending.nativeOf(recv, recvBytes, false);
+        MemorySegment a = root ? longs(counts, displs) : MemorySegment.NULL;
+        MemorySegment c = root ? a : MemorySegment.NULL;
+        MemorySegment d = root ? a.asSlice(8L * size) : MemorySegment.NULL;
+        return MpiPending.post(mpi, "MPI_Iscatterv", in, out, MpiPending.heapTarget(recv),
+                slot -> (int) MpiShim.ISCATTERV_BYTES.invokeExact(comm, in, c, d, out, recvBytes, rootProcess, slot));
+    }
+
+    @Override
+    public Pending iallgatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs) {
+        long extent = extent(counts, displs);
+        MemorySegment in = send == null ? MemorySegment.NULL : MpiPending.nativeOf(send, sendBytes, true);
+        MemorySegment out = MpiPending.nativeOf(recv, extent, send == null);
+        MemorySegment a = longs(counts, displs);
+        MemorySegment d = a.asSlice(8L * size);
+        return MpiPending.post(mpi, "MPI_Iallgatherv", in, out, MpiPending.heapTarget(recv),
+                slot -> (int) MpiShim.IALLGATHERV_BYTES.invokeExact(comm, in, sendBytes, out, a, d, slot));
+    }
+
+    @Override
+    public Pending ialltoallv(int comm, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                              long[] recvCounts, long[] recvDispls) {
+        long extent = extent(recvCounts, recvDispls);
+        MemorySegment in = MpiPending.nativeOf(send, extent(sendCounts, sendDispls), true);
+        MemorySegment out = MpiPending.nativeOf(recv, extent, false);
+        MemorySegment a = longs(sendCounts, sendDispls, recvCounts, recvDispls);
+        long n = 8L * size;
+        MemorySegment sd = a.asSlice(n);
+        MemorySegment rc = a.asSlice(2 * n);
+        MemorySegment rd = a.asSlice(3 * n);
+        return MpiPending.post(mpi, "MPI_Ialltoallv", in, out, MpiPending.heapTarget(recv),
+                slot -> (int) MpiShim.IALLTOALLV_BYTES.invokeExact(comm, in, a, sd, out, rc, rd, slot));
+    }
+
+    @Override
+    public Pending isend(int comm, MemorySegment buf, long bytes, int dest) {
+        MemorySegment b = MpiPending.nativeOf(buf, bytes, true);
+        return MpiPending.post(mpi, "MPI_Isend", b, null, null,
+                slot -> (int) MpiShim.ISEND.invokeExact(comm, b, bytes, dest, slot));
+    }
+
+    @Override
+    public Pending irecv(int comm, MemorySegment buf, long bytes, int source) {
+        MemorySegment b = MpiPending.nativeOf(buf, bytes, false);
+        return MpiPending.post(mpi, "MPI_Irecv", null, b, MpiPending.heapTarget(buf),
+                slot -> (int) MpiShim.IRECV.invokeExact(comm, b, bytes, source, slot));
+    }
+
+    /** The arrays one after the other in one native segment (auto: any thread may read it while posting). */
+    private static MemorySegment longs(long[]... arrays) {
+        int n = arrays[0].length;
+        MemorySegment a = Arena.ofAuto().allocate(8L * n * arrays.length, 8);
+        for (int k = 0; k < arrays.length; k++) {
+            MemorySegment.copy(arrays[k], 0, a, ValueLayout.JAVA_LONG, 8L * n * k, n);
+        }
+        return a;
+    }
+
     /** This thread's staging buffers when {@code a} or {@code b} is a heap segment; else no thread-local lookup at all. */
     private Staging staging(MemorySegment a, MemorySegment b) {
         return (a == null || a.isNative()) && (b == null || b.isNative()) ? NATIVE : staging.get();

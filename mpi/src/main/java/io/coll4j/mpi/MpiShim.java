@@ -52,6 +52,12 @@ final class MpiShim {
     static final MethodHandle IREDUCE_SCATTER_BLOCK;
     static final MethodHandle IALLGATHER;
     static final MethodHandle IBARRIER;
+    static final MethodHandle IGATHERV_BYTES;
+    static final MethodHandle ISCATTERV_BYTES;
+    static final MethodHandle IALLGATHERV_BYTES;
+    static final MethodHandle IALLTOALLV_BYTES;
+    static final MethodHandle ISEND;
+    static final MethodHandle IRECV;
     static final MethodHandle TEST;
 
     static {
@@ -106,6 +112,16 @@ final class MpiShim {
         IALLGATHER = h(linker, lib, "coll4j_mpi_iallgather",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
         IBARRIER = h(linker, lib, "coll4j_mpi_ibarrier", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+        IGATHERV_BYTES = h(linker, lib, "coll4j_mpi_igatherv_bytes",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+        ISCATTERV_BYTES = h(linker, lib, "coll4j_mpi_iscatterv_bytes",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
+        IALLGATHERV_BYTES = h(linker, lib, "coll4j_mpi_iallgatherv_bytes",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        IALLTOALLV_BYTES = h(linker, lib, "coll4j_mpi_ialltoallv_bytes",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        ISEND = h(linker, lib, "coll4j_mpi_isend", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
+        IRECV = h(linker, lib, "coll4j_mpi_irecv", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
         TEST = h(linker, lib, "coll4j_mpi_test", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
 

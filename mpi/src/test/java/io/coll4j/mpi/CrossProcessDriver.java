@@ -22,11 +22,31 @@ import java.util.List;
  * every rank's result hash is bitwise the same for inexact sums. A wrong element throws, which ends the
  * job with MPI_Abort and a nonzero exit. {@code throw T} makes global rank 1 throw before a collective;
  * {@code mismatch T} has process 0 allreduce one element more than the others (a checked size), and
- * {@code mismatch-nb T} the same with iallreduce, {@code mismatch-plan T} has it plan an allreduce where the others
- * plan a bcast; {@code split T} runs the sub-team checks ({@link SplitChecker}) alone.
+ * {@code mismatch-nb T} the same with iallreduce, {@code mismatch-nb-rest T} has process 0 start a gatherInit where the
+ * others start a scatterInit (a persistent request's first round is checked), {@code mismatch-plan T} has it plan an allreduce where the others
+ * plan a bcast; {@code throw-nb T} has global rank 1 throw while
+ * requests of every kind are outstanding, {@code unawaited T} leaves requests un-awaited when the team closes;
+ * {@code split T} runs the sub-team checks ({@link SplitChecker}) alone, {@code requests T} the
+ * request checks ({@link RequestChecker}).
  */
 public final class CrossProcessDriver {
     private CrossProcessDriver() {
+    }
+
+    /** {@code n} ones (one element per rank). */
+    private static long[] ones(int n) {
+        long[] a = new long[n];
+        java.util.Arrays.fill(a, 1);
+        return a;
+    }
+
+    /** 0, 1, …, n − 1 (packed displacements of one element per rank). */
+    private static long[] iota(int n) {
+        long[] a = new long[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = i;
+        }
+        return a;
     }
 
     public static void main(String[] args) {
@@ -51,6 +71,16 @@ public final class CrossProcessDriver {
                 }
                 return;
             }
+            if (mode.equals("requests")) {
+                // the request checks alone (the check modes run them too): a quick run while working on requests
+                java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+                team.run(rank -> checks.addAndGet(new RequestChecker(rank).all()));
+                if (team.processIndex() == 0) {
+                    System.out.println("cross-process requests OK: " + team.processes() + " processes x " + t + " ranks, "
+                            + checks.get() + " checks in process 0, " + team.transport());
+                }
+                return;
+            }
             if (mode.equals("mismatch")) {
                 // a call large enough to be checked: process 0 reduces one element more than the others
                 team.run(rank -> {
@@ -64,6 +94,19 @@ public final class CrossProcessDriver {
                 team.run(rank -> {
                     long n = SpanCheckSize.ELEMENTS + (team.processIndex() == 0 ? 1 : 0);
                     rank.iallreduce(rank.allocate(n * 8), rank.allocate(n * 8), n, DType.F64, Op.SUM).await();
+                });
+                return;
+            }
+            if (mode.equals("mismatch-nb-rest")) {
+                // persistent requests, checked at their first round: process 0 gathers, the others scatter
+                team.run(rank -> {
+                    MemorySegment one = rank.allocate(8);
+                    MemorySegment all = rank.allocate(8L * rank.size());
+                    try (io.coll4j.PersistentRequest r = team.processIndex() == 0 ? rank.gatherInit(one, all, 1, DType.I64, 0)
+                            : rank.scatterInit(all, one, 1, DType.I64, 0)) {
+                        r.start();
+                        r.await();
+                    }
                 });
                 return;
             }
@@ -89,6 +132,48 @@ public final class CrossProcessDriver {
                     rank.allreduce(x, x, 8, boom);
                     rank.barrier();
                 });
+                return;
+            }
+            if (mode.equals("throw-nb")) {
+                // global rank 1 throws while requests of every kind are outstanding on every rank; the others wait
+                team.run(rank -> {
+                    int p = rank.size();
+                    MemorySegment one = rank.allocate(8);
+                    MemorySegment all = rank.allocate(8L * p);
+                    io.coll4j.Request a = rank.igather(one, all, 1, DType.I64, 0);
+                    io.coll4j.Request b = rank.ialltoall(all, rank.allocate(8L * p), 1, DType.I64);
+                    io.coll4j.Request c = rank.iscan(one, rank.allocate(8), 1, DType.I64, Op.SUM);
+                    io.coll4j.Request d = rank.iallgatherv(one, 1, all, ones(p), iota(p), DType.I64);
+                    if (rank.id() == 1) {
+                        throw new IllegalStateException("planned failure of global rank 1 with requests outstanding");
+                    }
+                    d.await();
+                    c.await();
+                    b.await();
+                    a.await();
+                    rank.barrier();
+                });
+                return;
+            }
+            if (mode.equals("unawaited")) {
+                // requests of every kind left un-awaited on every rank (one-shot and persistent, some started twice):
+                // the team's close and MPI_Finalize must neither hang nor fail
+                team.run(rank -> {
+                    int p = rank.size();
+                    MemorySegment one = rank.allocate(8);
+                    MemorySegment all = rank.allocate(8L * p);
+                    rank.igatherv(one, 1, all, ones(p), iota(p), DType.I64, p - 1);
+                    rank.ialltoallv(all, ones(p), iota(p), rank.allocate(8L * p), ones(p), iota(p), DType.I64);
+                    rank.iexscan(one, rank.allocate(8), 1, DType.I64, Op.SUM);
+                    io.coll4j.PersistentRequest r = rank.scatterInit(all, rank.allocate(8), 1, DType.I64, 0);
+                    r.start();
+                    r.await();
+                    r.start();
+                    rank.iallreduce(one, rank.allocate(8), 1, DType.I64, Op.SUM);
+                });
+                if (team.processIndex() == 0) {
+                    System.out.println("un-awaited requests closed: " + team.processes() + " processes x " + t + " ranks");
+                }
                 return;
             }
             if (mode.equals("throw")) {
@@ -665,6 +750,55 @@ public final class CrossProcessDriver {
                     }
                     expect("reproducible allreduceShared", rank.allreduceShared(send, n * p, d, Op.SUM), d, 0, n * p,
                             i -> leftFold(d, i, p - 1));
+                }
+            }
+            // the reductions' requests run the leaders' chain too (MPI_Irecv → fold → MPI_Isend): bitwise the same left
+            // fold, one-shot and persistent, in place, several outstanding and awaited out of order
+            for (long n : new long[]{0, 1, 7, 3L * p + 1}) {
+                DType d = DType.F64;
+                MemorySegment send = buffer(d, n * p);
+                for (long i = 0; i < n * p; i++) {
+                    put(send, d, i, inexact(g, i));
+                }
+                MemorySegment all = buffer(d, n * p);
+                MemorySegment root = buffer(d, n);
+                MemorySegment block = buffer(d, n);
+                MemorySegment prefix = buffer(d, n);
+                MemorySegment inPlace = buffer(d, n);
+                MemorySegment.copy(send, 0, inPlace, 0, n * d.size());
+                io.coll4j.Request a = rank.iallreduce(send, all, n * p, d, Op.SUM);
+                io.coll4j.Request r = rank.ireduce(send, g == p - 1 ? root : null, n, d, Op.SUM, p - 1);
+                io.coll4j.Request b = rank.ireduceScatter(send, block, n, d, Op.SUM);
+                io.coll4j.Request e = rank.iexscan(send.asSlice(0, n * d.size()), prefix, n, d, Op.SUM);
+                io.coll4j.Request q = rank.iscan(inPlace, inPlace, n, d, Op.SUM);
+                q.await();
+                e.await();
+                b.await();
+                r.await();
+                a.await();
+                expect("reproducible iallreduce", all, d, 0, n * p, i -> leftFold(d, i, p - 1));
+                if (g == p - 1) {
+                    expect("reproducible ireduce", root, d, 0, n, i -> leftFold(d, i, p - 1));
+                }
+                expect("reproducible ireduceScatter", block, d, 0, n, i -> leftFold(d, g * n + i, p - 1));
+                if (g > 0) {
+                    expect("reproducible iexscan", prefix, d, 0, n, i -> leftFold(d, i, g - 1));
+                }
+                expect("reproducible iscan in place", inPlace, d, 0, n, i -> leftFold(d, i, g));
+                long[] counts = unevenCounts(n);
+                long at = java.util.Arrays.stream(counts).limit(g).sum();
+                long total = java.util.Arrays.stream(counts).sum();
+                MemorySegment whole = buffer(d, total);
+                for (long i = 0; i < total; i++) {
+                    put(whole, d, i, inexact(g, i));
+                }
+                MemorySegment v = buffer(d, counts[g]);
+                try (io.coll4j.PersistentRequest pr = rank.reduceScatterVInit(whole, v, counts, d, Op.SUM)) {
+                    for (int round = 0; round < 2; round++) {
+                        pr.start();
+                        pr.await();
+                        expect("reproducible reduceScatterVInit", v, d, 0, counts[g], i -> leftFold(d, at + i, p - 1));
+                    }
                 }
             }
         }

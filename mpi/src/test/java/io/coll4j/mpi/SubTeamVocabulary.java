@@ -41,6 +41,7 @@ final class SubTeamVocabulary {
     }
 
     void run() {
+        refusedRequests();
         for (long n : new long[]{0, 1, 5}) {
             int root = (int) ((n + s - 1) % s);   // the last rank, the first, the one after: roots in every process
             reduce(n, root);
@@ -254,6 +255,22 @@ final class SubTeamVocabulary {
         if (me == root) {
             expect("ireduce root " + root, rd, 0, n, i -> sumUpTo(s - 1, i));
         }
+    }
+
+    /**
+     * The requests whose schedules take one T in every process (gather here) are refused on every rank of an uneven
+     * sub-team, before anything is shared: the collectives that follow in {@link #run} show the team goes on.
+     */
+    private void refusedRequests() {
+        try {
+            sub.igather(mine(1), buffers.of(DType.F64, s), 1, DType.F64, 0);
+        } catch (UnsupportedOperationException e) {
+            if (!e.getMessage().contains("different numbers of ranks")) {
+                throw new AssertionError(at + ": igather refused for another reason: " + e.getMessage(), e);
+            }
+            return;
+        }
+        throw new AssertionError(at + ": igather on an uneven sub-team was not refused");
     }
 
     private static void fill(MemorySegment m, long from, long n, LongToDoubleFunction v) {

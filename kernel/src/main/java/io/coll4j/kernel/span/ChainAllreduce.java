@@ -1,10 +1,13 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Reproducible allreduce across processes (a team built with {@code reproducible(true)}): every element is
@@ -53,5 +56,56 @@ public final class ChainAllreduce {
             span.bcast(span.world(), recv, count, dtype, last);
         }
         local.bcast(recv, count, dtype, 0);
+    }
+
+    /**
+     * The non-blocking form ({@link SpanRequest}), the same chain: a local gather of the contributions at local rank
+     * 0 → MPI_Irecv of the lower ranks' fold from the previous process → the leader folds its ranks onto it in
+     * ascending order (a step) → MPI_Isend to the next process → MPI_Ibcast of the result from the last process →
+     * local bcast. Point-to-point, not an MPI_Iallgather of the process partials folded locally: the left fold over
+     * global ranks cannot start from a process's own partial (((x0 op x1) op x2) is not x0 op (x1 op x2)), so that
+     * would move every rank's contribution to every process (P·T·s) where the chain moves s per hop — the blocking
+     * form's choice, kept. Each rank's result lands in its {@code out}; the fold runs in a buffer of the request's
+     * own, so {@code out} may be {@code send}.
+     */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
+                                                   MemorySegment out, long count, DType dtype, Op op) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        long bytes = count * dtype.size();
+        boolean leader = local.localId() == 0;
+        List<SpanRequest.Stage> s = new ArrayList<>(7);
+        MemorySegment slab = !leader ? null : t == 1 ? send : SpanGroup.requestBuffer(t * bytes);
+        if (t > 1) {
+            s.add(new SpanRequest.Local(join.join(Collective.GATHER, send, slab, count, dtype, null, 0)));
+        }
+        if (leader) {
+            int me = g.process();
+            int last = g.processes() - 1;
+            Reducer fold = local.reducer(dtype, op);
+            MemorySegment acc = SpanGroup.requestBuffer(bytes);
+            if (me > 0) {
+                s.add(new SpanRequest.Inter(() -> span.irecv(span.requests(), acc, bytes, me - 1)));
+            }
+            s.add(new SpanRequest.Step(() -> {
+                int first = 0;
+                if (me == 0) {
+                    MemorySegment.copy(slab, 0, acc, 0, bytes);
+                    first = 1;
+                }
+                for (int j = first; j < t; j++) {
+                    fold.reduceInto(acc, 0, slab, j * bytes, count);   // acc = acc op x_j: ascending global rank
+                }
+            }));
+            if (me < last) {
+                s.add(new SpanRequest.Inter(() -> span.isend(span.requests(), acc, bytes, me + 1)));
+            }
+            s.add(new SpanRequest.Inter(() -> span.ibcast(span.requests(), acc, count, dtype, last)));
+            s.add(new SpanRequest.Step(() -> MemorySegment.copy(acc, 0, out, 0, bytes)));
+        }
+        if (t > 1) {
+            s.add(new SpanRequest.Local(join.join(Collective.BCAST, out, out, count, dtype, null, 0)));
+        }
+        return s;
     }
 }

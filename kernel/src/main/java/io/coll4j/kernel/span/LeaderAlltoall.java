@@ -1,8 +1,11 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * All-to-all across processes through the leaders: the T send rows of a process are gathered at local rank 0,
@@ -73,5 +76,65 @@ public final class LeaderAlltoall {
             }
         }
         local.scatter(grouped, recv, count * n, dtype, 0);
+    }
+
+    /**
+     * The non-blocking form ({@link SpanRequest}): local gather of the send rows at local rank 0 → the leader
+     * regroups them by destination process (a step) → MPI_Ialltoallv → the leader regroups by destination rank
+     * (a step) → local scatter; both of the leader's buffers are the request's own. With one rank per process the
+     * MPI request alone (an in-place send copied into a buffer of the request's first).
+     */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
+                                                   MemorySegment recv, long count, DType dtype) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        int processes = g.processes();
+        int n = t * processes;
+        long cb = count * dtype.size();
+        long row = cb * n;
+        List<SpanRequest.Stage> s = new ArrayList<>(5);
+        if (t == 1) {
+            long[] counts = SpanGroup.equal(processes, cb);
+            long[] displs = SpanGroup.starts(counts, 0, processes, 1);
+            MemorySegment copy = SpanGroup.startsAt(send, recv, 0) ? SpanGroup.requestBuffer(row) : null;
+            s.add(new SpanRequest.Inter(() -> {
+                MemorySegment in = send;
+                if (copy != null) {
+                    MemorySegment.copy(send, 0, copy, 0, row);
+                    in = copy;
+                }
+                return span.ialltoallv(span.requests(), in, counts, displs, recv, counts, displs);
+            }));
+            return s;
+        }
+        int me = local.localId();
+        MemorySegment rows = me == 0 ? SpanGroup.requestBuffer(row * t) : null;      // [source j][global destination]
+        MemorySegment grouped = me == 0 ? SpanGroup.requestBuffer(row * t) : null;   // [process q][source j][destination t']
+        s.add(new SpanRequest.Local(join.join(Collective.GATHER, send, rows, count * n, dtype, null, 0)));
+        if (me == 0) {
+            long pair = cb * t * t;
+            long[] counts = SpanGroup.equal(processes, pair);
+            long[] displs = SpanGroup.starts(counts, 0, processes, 1);
+            s.add(new SpanRequest.Step(() -> {
+                for (int q = 0; q < processes; q++) {
+                    for (int j = 0; j < t; j++) {
+                        MemorySegment.copy(rows, j * row + q * t * cb, grouped, q * pair + j * t * cb, t * cb);
+                    }
+                }
+            }));
+            // received: [source process p][source j][destination t'], into the rows' buffer, free again
+            s.add(new SpanRequest.Inter(() -> span.ialltoallv(span.requests(), grouped, counts, displs, rows, counts, displs)));
+            s.add(new SpanRequest.Step(() -> {
+                for (int p = 0; p < processes; p++) {
+                    for (int j = 0; j < t; j++) {
+                        for (int d = 0; d < t; d++) {
+                            MemorySegment.copy(rows, p * pair + (j * t + d) * cb, grouped, d * row + (p * t + j) * cb, cb);
+                        }
+                    }
+                }
+            }));
+        }
+        s.add(new SpanRequest.Local(join.join(Collective.SCATTER, grouped, recv, count * n, dtype, null, 0)));
+        return s;
     }
 }

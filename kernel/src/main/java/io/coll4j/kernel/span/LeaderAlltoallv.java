@@ -1,9 +1,13 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
+import io.coll4j.kernel.nb.VectorCall;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Alltoallv across processes, {@link LeaderAlltoall} with per-pair counts: each rank packs its send in
@@ -146,5 +150,175 @@ public final class LeaderAlltoallv {
             }
         }
         return byDest;
+    }
+
+    /**
+     * The non-blocking form ({@link SpanRequest}), the blocking algorithm's steps as stages: each rank packs its
+     * send in global destination order (a step, first, on its own thread) → local gather of every rank's counts at
+     * local rank 0 → local rank 0 works out the layout (a step) and joins (late: it learnt the counts from the
+     * stage before; the other ranks joined when the request was made) the local gatherv of the packed sends →
+     * regrouping by destination process (a step) → MPI_Ialltoallv → regrouping by destination rank (a step) →
+     * local scatterv, joined late as the gatherv → each rank unpacks to its displacements (a step). Every buffer is
+     * the request's own. With one rank per process the MPI request alone (an in-place send copied first).
+     */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
+                                                   long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                                                   long[] recvCounts, long[] recvDispls, DType dtype) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        int me = local.localId();
+        int processes = g.processes();
+        int n = t * processes;
+        long es = dtype.size();
+        List<SpanRequest.Stage> s = new ArrayList<>(9);
+        if (t == 1) {
+            long[] sc = VectorCounts.bytes(sendCounts, es);
+            long[] sd = VectorCounts.bytes(sendDispls, es);
+            long[] rc = VectorCounts.bytes(recvCounts, es);
+            long[] rd = VectorCounts.bytes(recvDispls, es);
+            long extent = 0;
+            for (int r = 0; r < n; r++) {
+                extent = Math.max(extent, sd[r] + sc[r]);
+            }
+            long bytes = extent;
+            MemorySegment copy = SpanGroup.startsAt(send, recv, 0) ? SpanGroup.requestBuffer(bytes) : null;
+            s.add(new SpanRequest.Inter(() -> {
+                MemorySegment in = send;
+                if (copy != null) {
+                    MemorySegment.copy(send, 0, copy, 0, bytes);
+                    in = copy;
+                }
+                return span.ialltoallv(span.requests(), in, sc, sd, recv, rc, rd);
+            }));
+            return s;
+        }
+        long sendTotal = SpanGroup.sum(sendCounts, 0, n);
+        long recvTotal = SpanGroup.sum(recvCounts, 0, n);
+        MemorySegment packed = SpanGroup.requestBuffer(sendTotal * es);
+        long[] packedAt = SpanGroup.starts(sendCounts, 0, n, es);
+        s.add(new SpanRequest.Step(() -> {
+            for (int r = 0; r < n; r++) {
+                MemorySegment.copy(send, sendDispls[r] * es, packed, packedAt[r], sendCounts[r] * es);
+            }
+        }));
+        MemorySegment cell = SpanGroup.requestBuffer(16L * n);
+        MemorySegment.copy(sendCounts, 0, cell, ValueLayout.JAVA_LONG, 0, n);
+        MemorySegment.copy(recvCounts, 0, cell, ValueLayout.JAVA_LONG, 8L * n, n);
+        MemorySegment counts = me == 0 ? SpanGroup.requestBuffer(16L * n * t) : null;
+        s.add(new SpanRequest.Local(join.join(Collective.GATHER, cell, counts, 2L * n, DType.I64, null, 0)));
+        long gatherId = join.reserve();
+        long scatterId = join.reserve();
+        MemorySegment mine = SpanGroup.requestBuffer(recvTotal * es);
+        if (me != 0) {
+            s.add(new SpanRequest.Local(join.joinAt(gatherId, Collective.GATHERV, packed, null, 0, dtype, null, 0,
+                    new VectorCall(sendTotal, null, null, null, null))));
+            s.add(new SpanRequest.Local(join.joinAt(scatterId, Collective.SCATTERV, null, mine, 0, dtype, null, 0,
+                    new VectorCall(recvTotal, null, null, null, null))));
+        } else {
+            Regrouping x = new Regrouping();
+            s.add(new SpanRequest.Step(() -> x.derive(g, counts, t, es)));
+            s.add(new SpanRequest.LateLocal(() -> join.joinAt(gatherId, Collective.GATHERV, packed, x.sources, 0, dtype, null,
+                    0, new VectorCall(sendTotal, null, null, x.sourceTotals, SpanGroup.starts(x.sourceTotals, 0, t, 1)))));
+            s.add(new SpanRequest.Step(x::group));
+            s.add(new SpanRequest.Inter(() -> span.ialltoallv(span.requests(), x.grouped, x.toProcess, x.toAt, x.arrived,
+                    x.fromProcess, x.fromAt)));
+            s.add(new SpanRequest.Step(x::regroup));
+            s.add(new SpanRequest.LateLocal(() -> join.joinAt(scatterId, Collective.SCATTERV, x.byDest, mine, 0, dtype, null, 0,
+                    new VectorCall(recvTotal, x.destTotals, SpanGroup.starts(x.destTotals, 0, t, 1), null, null))));
+        }
+        long[] at = SpanGroup.starts(recvCounts, 0, n, es);
+        s.add(new SpanRequest.Step(() -> {
+            for (int r = 0; r < n; r++) {
+                MemorySegment.copy(mine, at[r], recv, recvDispls[r] * es, recvCounts[r] * es);
+            }
+        }));
+        return s;
+    }
+
+    /**
+     * Local rank 0's part of a non-blocking alltoallv: the layout {@link #exchange} works out on every call, worked
+     * out once from the gathered counts (a request's counts are fixed) with buffers of the request's own; then
+     * each round's regrouping before and after the MPI call.
+     */
+    private static final class Regrouping {
+        long[][] sc;
+        long[][] rc;
+        long[] sourceTotals;
+        long[] destTotals;
+        long[] toProcess;
+        long[] fromProcess;
+        long[] toAt;
+        long[] fromAt;
+        MemorySegment sources;
+        MemorySegment grouped;
+        MemorySegment arrived;
+        MemorySegment byDest;
+        private long es;
+        private int t;
+        private int processes;
+
+        void derive(SpanGroup g, MemorySegment counts, int t, long es) {
+            if (sc != null) {
+                return;
+            }
+            this.t = t;
+            this.es = es;
+            this.processes = g.processes();
+            int n = t * processes;
+            sc = new long[t][];
+            rc = new long[t][];
+            sourceTotals = new long[t];
+            destTotals = new long[t];
+            for (int j = 0; j < t; j++) {
+                sc[j] = counts.asSlice(16L * n * j, 8L * n).toArray(ValueLayout.JAVA_LONG);
+                rc[j] = counts.asSlice(16L * n * j + 8L * n, 8L * n).toArray(ValueLayout.JAVA_LONG);
+                sourceTotals[j] = SpanGroup.sum(sc[j], 0, n);
+                destTotals[j] = SpanGroup.sum(rc[j], 0, n);
+            }
+            toProcess = new long[processes];
+            fromProcess = new long[processes];
+            for (int q = 0; q < processes; q++) {
+                for (int j = 0; j < t; j++) {
+                    toProcess[q] += SpanGroup.sum(sc[j], q * t, t) * es;
+                    fromProcess[q] += SpanGroup.sum(rc[j], q * t, t) * es;
+                }
+            }
+            toAt = SpanGroup.starts(toProcess, 0, processes, 1);
+            fromAt = SpanGroup.starts(fromProcess, 0, processes, 1);
+            sources = SpanGroup.requestBuffer(SpanGroup.sum(sourceTotals, 0, t) * es);
+            grouped = SpanGroup.requestBuffer(toAt[processes - 1] + toProcess[processes - 1]);
+            arrived = SpanGroup.requestBuffer(fromAt[processes - 1] + fromProcess[processes - 1]);
+            byDest = SpanGroup.requestBuffer(SpanGroup.sum(destTotals, 0, t) * es);
+        }
+
+        /** The gathered sources by destination process: from each local source j, its run for process q's ranks. */
+        void group() {
+            long[] sourceAt = SpanGroup.starts(sourceTotals, 0, t, es);
+            long w = 0;
+            for (int q = 0; q < processes; q++) {
+                for (int j = 0; j < t; j++) {
+                    long run = SpanGroup.sum(sc[j], q * t, t) * es;
+                    MemorySegment.copy(sources, sourceAt[j] + SpanGroup.sum(sc[j], 0, q * t) * es, grouped, w, run);
+                    w += run;
+                }
+            }
+        }
+
+        /** What arrived ([source process p][source j][destination d]) by destination rank, source global rank order. */
+        void regroup() {
+            long[] destAt = new long[t];
+            long[] destStart = SpanGroup.starts(destTotals, 0, t, es);
+            long r = 0;
+            for (int p = 0; p < processes; p++) {
+                for (int j = 0; j < t; j++) {
+                    for (int d = 0; d < t; d++) {
+                        long bytes = rc[d][p * t + j] * es;
+                        MemorySegment.copy(arrived, r, byDest, destStart[d] + destAt[d], bytes);
+                        destAt[d] += bytes;
+                        r += bytes;
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,8 +1,11 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Scatter across processes, {@link LeaderGather} reversed: when the root is not local rank 0 one local gatherv
@@ -44,5 +47,44 @@ public final class LeaderScatter {
             g.span().scatterv(g.span().world(), all, blocks[0], blocks[1], block, processBytes, r.rootProcess());
         }
         local.scatter(block, recv, count, dtype, 0);
+    }
+
+    /**
+     * The non-blocking form ({@link SpanRequest}): when the root is not local rank 0, a local gatherv hands its
+     * whole send buffer to local rank 0 (into a buffer of the request's own) → the leaders' MPI_Iscatterv of the
+     * process blocks (into buffers of the request's own) → local scatter. With one rank per process the MPI
+     * request alone.
+     */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
+                                                   MemorySegment recv, long count, DType dtype, int root) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        Rooted r = Rooted.of(g, local, root);
+        long processBytes = count * dtype.size() * t;
+        long[][] blocks = g.processBlocks(count * dtype.size());   // even layout (uneven spans refuse requests): T blocks of count each
+        List<SpanRequest.Stage> s = new ArrayList<>(3);
+        if (t == 1) {
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, r.rootProcess() * processBytes);
+            s.add(new SpanRequest.Inter(() -> span.iscatterv(span.requests(), r.atRoot() ? send : null, blocks[0], blocks[1],
+                    inPlace ? null : recv, processBytes, r.rootProcess())));
+            return s;
+        }
+        int me = local.localId();
+        MemorySegment all = null;
+        if (r.atRoot() && r.rootLocal() != 0) {
+            all = me == 0 ? SpanGroup.requestBuffer(processBytes * g.processes()) : null;
+            s.add(new SpanRequest.Local(join.joinOnly(Collective.GATHERV, me, t, r.rootLocal(), send, all,
+                    count * t * g.processes(), dtype)));
+        } else if (r.atRoot() && me == 0) {
+            all = send;
+        }
+        MemorySegment block = me == 0 ? SpanGroup.requestBuffer(processBytes) : null;
+        if (me == 0) {
+            MemorySegment from = all;
+            s.add(new SpanRequest.Inter(() -> span.iscatterv(span.requests(), from, blocks[0], blocks[1], block, processBytes,
+                    r.rootProcess())));
+        }
+        s.add(new SpanRequest.Local(join.join(Collective.SCATTER, block, recv, count, dtype, null, 0)));
+        return s;
     }
 }

@@ -1,8 +1,12 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
+import io.coll4j.kernel.nb.VectorCall;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Scatterv across processes, {@link LeaderGatherv} reversed: the counts reach the leaders
@@ -64,5 +68,80 @@ public final class LeaderScatterv {
                     mine, r.rootProcess());
         }
         local.scatterv(block, localCounts, me == 0 ? SpanGroup.starts(localCounts, 0, t, 1) : null, recv, recvCount, dtype, 0);
+    }
+
+    /**
+     * The non-blocking form ({@link SpanRequest}), {@link LeaderGatherv#schedule} reversed: the root packs its
+     * blocks in global rank order (a step, first, on its own thread); the counts reach the leaders through a local
+     * stage; when the root is not local rank 0 a local gatherv hands local rank 0 the packed whole; local rank 0
+     * works out its layout (a step), the leaders MPI_Iscatterv the packed process parts, and local rank 0 joins
+     * (late, as in gatherv) the local scatterv of its part to its process's ranks. With one rank per process the
+     * MPI request alone, straight from the displacements.
+     */
+    public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
+                                                   long[] sendCounts, long[] displs, MemorySegment recv, long recvCount,
+                                                   DType dtype, int root) {
+        ProcessSpan span = g.span();
+        int t = local.localSize();
+        int me = local.localId();
+        long es = dtype.size();
+        Rooted r = Rooted.of(g, local, root);
+        List<SpanRequest.Stage> s = new ArrayList<>(6);
+        if (t == 1) {
+            long[] at = r.atRoot() ? VectorCounts.bytes(displs, es) : null;
+            long[] counts = r.atRoot() ? VectorCounts.bytes(sendCounts, es) : null;
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, at[r.rootProcess()]);
+            s.add(new SpanRequest.Inter(() -> span.iscatterv(span.requests(), r.atRoot() ? send : null, counts, at,
+                    inPlace ? null : recv, recvCount * es, r.rootProcess())));
+            return s;
+        }
+        boolean isRoot = r.atRoot() && me == r.rootLocal();
+        MemorySegment packed = null;
+        if (isRoot) {
+            long[] packedAt = SpanGroup.starts(sendCounts, 0, sendCounts.length, es);
+            MemorySegment p = packed = SpanGroup.requestBuffer(SpanGroup.sum(sendCounts, 0, sendCounts.length) * es);
+            s.add(new SpanRequest.Step(() -> {
+                for (int q = 0; q < sendCounts.length; q++) {
+                    MemorySegment.copy(send, displs[q] * es, p, packedAt[q], sendCounts[q] * es);
+                }
+            }));
+        }
+        MemorySegment shared = VectorCounts.shareStage(s, join, g, local, r.atRoot(), r.rootLocal(), sendCounts, recvCount);
+        boolean handOver = r.atRoot() && r.rootLocal() != 0;
+        long handId = handOver ? join.reserve() : 0;
+        long scatterId = join.reserve();
+        if (me != 0) {
+            if (handOver) {
+                long total = isRoot ? packed.byteSize() / es : 0;
+                s.add(new SpanRequest.Local(join.joinOnlyAt(handId, Collective.GATHERV, me, t, r.rootLocal(), packed, null,
+                        total, dtype)));
+            }
+            s.add(new SpanRequest.Local(join.joinAt(scatterId, Collective.SCATTERV, null, recv, 0, dtype, null, 0,
+                    new VectorCall(recvCount, null, null, null, null))));
+            return s;
+        }
+        LeaderGatherv.Layout l = new LeaderGatherv.Layout();
+        MemorySegment rootPacked = packed;
+        s.add(new SpanRequest.Step(() -> {
+            l.derive(g, t, r, shared, es);
+            if (rootPacked != null) {
+                l.all = rootPacked;   // the root is local rank 0: its packed send is the whole
+            }
+        }));
+        if (handOver) {
+            s.add(new SpanRequest.LateLocal(() -> join.joinOnlyAt(handId, Collective.GATHERV, 0, t, r.rootLocal(), null, l.all,
+                    l.total / es, dtype)));
+        }
+        // the leaders' part of the packed whole is this process's part; each leader receives into its own buffer
+        MemorySegment[] block = new MemorySegment[1];
+        s.add(new SpanRequest.Inter(() -> {
+            if (block[0] == null) {
+                block[0] = SpanGroup.requestBuffer(l.mine);
+            }
+            return span.iscatterv(span.requests(), l.all, l.processCounts, l.processStarts, block[0], l.mine, r.rootProcess());
+        }));
+        s.add(new SpanRequest.LateLocal(() -> join.joinAt(scatterId, Collective.SCATTERV, block[0], recv, 0, dtype, null, 0,
+                new VectorCall(recvCount, l.localCounts, SpanGroup.starts(l.localCounts, 0, t, 1), null, null))));
+        return s;
     }
 }

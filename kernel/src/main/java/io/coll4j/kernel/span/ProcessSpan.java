@@ -182,6 +182,32 @@ public interface ProcessSpan {
 
     Pending ibarrier(int comm);
 
+    /*
+     * The non-blocking data-movement calls: bytes, counts and displacements as in the blocking ones above, each
+     * count and displacement within MPI's int.
+     */
+
+    /** MPI_Igatherv to {@code rootProcess}; {@code counts}/{@code displs} read at the root only, where {@code send == null} means in place. */
+    Pending igatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs,
+                     int rootProcess);
+
+    /** MPI_Iscatterv from {@code rootProcess}; {@code send}, {@code counts}, {@code displs} at the root only, where {@code recv == null} means in place. */
+    Pending iscatterv(int comm, MemorySegment send, long[] counts, long[] displs, MemorySegment recv, long recvBytes,
+                      int rootProcess);
+
+    /** MPI_Iallgatherv; {@code send == null} means in place. */
+    Pending iallgatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs);
+
+    /** MPI_Isend of {@code bytes} of {@code buf} to process {@code dest} (tag 0): the chain of a reproducible fold. */
+    Pending isend(int comm, MemorySegment buf, long bytes, int dest);
+
+    /** MPI_Irecv of {@code bytes} from process {@code source} into {@code buf} (tag 0). */
+    Pending irecv(int comm, MemorySegment buf, long bytes, int source);
+
+    /** MPI_Ialltoallv; {@code send} and {@code recv} distinct. */
+    Pending ialltoallv(int comm, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                       long[] recvCounts, long[] recvDispls);
+
     /**
      * {@code MPI_Comm_split} of {@link #world()} for a sub-team that spans processes: collective over every
      * process of this span — one thread per process calls it, every process in the same order. The processes

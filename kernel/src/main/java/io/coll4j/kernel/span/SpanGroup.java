@@ -231,6 +231,14 @@ public final class SpanGroup implements AutoCloseable {
         return s.asSlice(0, bytes);
     }
 
+    /**
+     * A native buffer of a request's own, {@code bytes} long: MPI reads native memory only, and the blocking calls'
+     * scratch is reused by the next call while a request may still be in flight. Freed with the request.
+     */
+    public static MemorySegment requestBuffer(long bytes) {
+        return Arena.ofAuto().allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
+    }
+
     /** {@code n} counts of {@code each} (bytes or elements): the equal blocks of gather, scatter and alltoall. */
     static long[] equal(int n, long each) {
         long[] c = new long[n];

@@ -32,11 +32,31 @@ import java.util.function.Supplier;
  */
 public final class SpanRequest implements PersistentRequest {
     /** One stage of a rank's schedule. */
-    public sealed interface Stage permits Local, Inter, Step, Fence {
+    public sealed interface Stage permits Local, LateLocal, Inter, Step, Fence {
     }
 
     /** A collective on the process's ranks: a persistent request of the team's engine, started each round. */
     public record Local(CollectiveRequest request) implements Stage {
+    }
+
+    /**
+     * A local stage that local rank 0 joins when its schedule first reaches it, once an earlier stage has told
+     * it the counts (see {@link LocalJoin}); the same request in later rounds.
+     */
+    public static final class LateLocal implements Stage {
+        private final Supplier<CollectiveRequest> join;
+        private CollectiveRequest request;
+
+        public LateLocal(Supplier<CollectiveRequest> join) {
+            this.join = join;
+        }
+
+        CollectiveRequest request() {
+            if (request == null) {
+                request = join.get();
+            }
+            return request;
+        }
     }
 
     /** The leader's inter-process collective: posted in start order, completed by {@link ProcessSpan.Pending#test()}. */
@@ -160,6 +180,7 @@ public final class SpanRequest implements PersistentRequest {
                 }
                 done = switch (s) {
                     case Local l -> l.request().isDone();
+                    case LateLocal l -> l.request().isDone();
                     case Inter i -> testInter();
                     case Step st -> {
                         st.run().run();
@@ -207,6 +228,8 @@ public final class SpanRequest implements PersistentRequest {
         for (int i = k; i < end; i++) {
             if (stages[i] instanceof Local l) {
                 l.request().start();
+            } else if (stages[i] instanceof LateLocal l) {
+                l.request().start();   // joined now, on first use (local rank 0 only)
             }
         }
         begun = end;

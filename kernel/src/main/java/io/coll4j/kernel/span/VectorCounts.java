@@ -1,9 +1,11 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.Collective;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 
 /**
  * Where the rooted v-collectives across processes learn their counts: MPI's gatherv and scatterv give the
@@ -51,5 +53,31 @@ final class VectorCounts {
             b[i] = elements[i] * unit;
         }
         return b;
+    }
+
+    /**
+     * The non-blocking form of {@link #share}: adds the local stage that brings the counts where {@code share}
+     * brings them to {@code stages}, and returns the buffer that holds them once it is done — in the root's
+     * process every local rank's copy of the root's {@code globalCounts} (filled at the root now), elsewhere
+     * local rank 0's counts of its process in local order (null on the other ranks). Buffers of the request's own.
+     */
+    static MemorySegment shareStage(List<SpanRequest.Stage> stages, LocalJoin join, SpanGroup g, LocalOps local,
+                                    boolean atRootProcess, int rootLocal, long[] globalCounts, long own) {
+        int t = local.localSize();
+        int me = local.localId();
+        if (atRootProcess) {
+            int n = t * g.processes();
+            MemorySegment cell = SpanGroup.requestBuffer(8L * n);
+            if (me == rootLocal) {
+                MemorySegment.copy(globalCounts, 0, cell, ValueLayout.JAVA_LONG, 0, n);
+            }
+            stages.add(new SpanRequest.Local(join.join(Collective.BCAST, cell, cell, n, DType.I64, null, rootLocal)));
+            return cell;
+        }
+        MemorySegment cell = SpanGroup.requestBuffer(8);
+        cell.set(ValueLayout.JAVA_LONG, 0, own);
+        MemorySegment all = me == 0 ? SpanGroup.requestBuffer(8L * t) : null;
+        stages.add(new SpanRequest.Local(join.join(Collective.GATHER, cell, all, 1, DType.I64, null, 0)));
+        return all;
     }
 }
