@@ -41,11 +41,12 @@ public final class ReplicatedAllreduce extends AbstractAlgorithm {
      * 64 KiB: 4.6 µs predicted, 2.3 measured). Nothing for the consumed result: the reader wrote it.
      *
      * <p>DRAM beyond the cache (HMPI's B·d·m counted as YHCCL counts data access [YHCCL §3.4, §4.1]): the
-     * ranks fold the same send lines in the same order at about the same time, so each comes from DRAM once
-     * and the other ranks find it in a cache on the way (p·s read, not p²·s); the p results are written
-     * once each, with NT stores ({@link #workingSet}; p·s). The model used to charge p²·s: the reads of
-     * every rank and no writes — at p = 2, 4s where a temporal fold moves 6s (the writes read for ownership
-     * first and written back), 25–33% under the measured 16–64 MiB rows.
+     * ranks fold the same send lines in the same order, starting together after the announce, so each comes
+     * from DRAM once and the other ranks find it in a cache on the way (p·s read, not p²·s); the p results are
+     * written once each, with NT stores (p·s). The model used to charge p²·s — every rank's reads and no writes
+     * — for a fold that stored temporally: at p = 2 the quiet 16–64 MiB rows measured 25–33% over it, the 6s of
+     * shared reads plus results read for ownership and written back (unshared reads would have made it 8s,
+     * 50%). Streaming the results takes the read for ownership away: 2ps, push's volume.
      */
     @Override
     public double cost(MachineModel m, int p, long bytes) {
