@@ -22,7 +22,8 @@ import io.coll4j.kernel.sync.ControlBlock;
  * algorithm (in cache, p small).
  *
  * <p>Protocol (rank r): await every ANNOUNCE (acquire: every send buffer); fold send_0..send_{p−1} into
- * recv_r (in place: into my scratch, my send buffer is still read by the peers); publish DONE; await every
+ * recv_r (in place: into my scratch, my send buffer is still read by the peers; beyond the cache with NT
+ * stores, the native streaming fold); publish DONE; await every
  * DONE (nobody reads my send buffer any more); in place, copy scratch to recv_r. Every element is the
  * scalar left fold in ascending rank order: bitwise the reference on every rank.
  */
