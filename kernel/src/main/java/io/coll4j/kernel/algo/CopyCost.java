@@ -119,9 +119,8 @@ public final class CopyCost {
      * still in the writer's L2 being {@code L2 / (2·touchedSinceWrite)} at most 1. Unlike {@link #peerWritten} the
      * working set does not matter: W &gt; C makes a collective's stores to receive buffers non-temporal, not its
      * stores to scratch slots and to the owners' own result blocks, which the peers read from the writer's cache
-     * at any size. {@code staged-sliced} had these pulls priced by the whole call's footprint (a quarter of the
-     * full price at 1 MiB, an eighth at 2 MiB) and not at all beyond the cache, and measured 25–33% over its
-     * prediction at 16–64 MiB (p = 2, quiet) and 33–61% at 1–4 MiB (loaded).
+     * at any size. {@code staged-sliced} had these pulls at 0 beyond the cache and measured 25–33% over its
+     * prediction at 16–64 MiB (p = 2, quiet); priced by one step's footprint there it is −8…−15%.
      */
     public static double peerWrittenRecently(MachineModel m, long bytes, long touchedSinceWrite) {
         if (bytes <= 0) {
