@@ -82,8 +82,10 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         // [HMPI Eq. 6-7] copy-in to slot 0, per round a_α + one k = 2 fold of the full vector (all p ranks at
         // once, the slot written with temporal stores: B_α·4pm in DRAM), copy-out; excess ranks add a fold
         // before and a copy after. A round's fold starts with a_α for the first line of the partner's slot
-        // [HMPI §2.1: a + b·m]
-        double copy = Math.max(m.copyTime(bytes, ws), m.dramTime(3L * p * bytes, ws));
+        // [HMPI §2.1: a + b·m]. Beyond the cache a copy moves 2pm, not 3pm: these whole-message copies are
+        // MemorySegment.copy calls of megabytes, which stream without reading the destination for ownership
+        // (docs/design.md, "Copy engine"); with 3pm the 16-64 MiB rows were priced 22-25% over (p = 2, quiet)
+        double copy = Math.max(m.copyTime(bytes, ws), m.dramTime(2L * p * bytes, ws));
         // the partner wrote its slot during this call: the fold pulls those lines one transfer each
         double round = 2 * m.lineLatencySameL3() + Math.max(CopyCost.foldPeerWritten(m, m.foldTime(bytes, 2, ws),
                 bytes, ws / p, ws), m.dramTime(4L * p * bytes, ws));
@@ -134,7 +136,7 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
             return;
         }
         if (call.reproducible()) {
-            ReplicatedAllreduce.foldAll(call, call.scratch());   // rank order: bitwise the reference
+            ReplicatedAllreduce.foldAll(call, call.scratch(), false);   // rank order: bitwise the reference
         } else if (Transfers.inline(call.bytes())) {
             runPush(call);
         } else {

@@ -108,10 +108,16 @@ public final class StagedSlices {
         long slice = Slicing.of(block, 1, m.defaultMaxSliceBytes()).slice();
         long n = Math.max(1, Math.ceilDiv(block, slice));
         double copyIn = CopyCost.copyIn(m, bytes, ws);
-        // the peers staged my slices during this call, and (allreduce) the owners folded the blocks I copy out
-        // during it: both pulled a line transfer each while in the writer's L2
-        double fold = CopyCost.foldPeerWritten(m, m.foldTime(block, p, 2L * p * slice), (p - 1L) * block, ws / p, ws);
-        double copyOut = c == Collective.ALLREDUCE ? CopyCost.copyOutPeerWritten(m, bytes - block, ws / p, ws) : 0;
+        // the peers staged my slices one step ago, and (allreduce) the owners folded the slices I copy out one
+        // step ago, both with temporal stores at any W: each line is pulled from the writer's cache. Beyond the
+        // cache the writer has touched about one step's slices since (p staged, p read); in cache the share of
+        // the whole call's footprint is kept, which measured closer (quiet, p = 2: 1-4 MiB rows +1..+26% with it,
+        // +28..+74% with the step's share; 16-64 MiB -8..-15% with the step's, -23..-35% with none)
+        long step = 2L * p * slice;
+        long touched = ws > m.cacheCapacity() ? step : ws / p;
+        double fold = m.foldTime(block, p, step) + CopyCost.peerWrittenRecently(m, (p - 1L) * block, touched);
+        double copyOut = c == Collective.ALLREDUCE
+                ? CopyCost.copyOut(m, bytes - block, ws) + CopyCost.peerWrittenRecently(m, bytes - block, touched) : 0;
         // results: allreduce writes every receive buffer; reduce-scatter the p blocks, reduce the root's buffer
         // once; the folds' temporal stores read their s bytes of destination for ownership first
         long results = c == Collective.ALLREDUCE ? (long) p * bytes : bytes;
