@@ -13,7 +13,8 @@ record BenchRow(Collective collective, String algorithm, boolean autoPick, int t
 
     /** bytes / avg time, in GB/s (10^9 bytes per second). */
     double algbw() {
-        return avgUs <= 0 || bytes == 0 ? 0 : bytes / (avgUs * 1e3);
+        // a barrier moves no data (beside another collective's row with -a barrier it carries that row's size)
+        return avgUs <= 0 || bytes == 0 || collective == Collective.BARRIER ? 0 : bytes / (avgUs * 1e3);
     }
 
     /** nccl-tests' bus bandwidth: algbw × the collective's factor. */

@@ -336,7 +336,7 @@ final class CollectiveBenchmark {
      * allreduce (MAX) of their elapsed time after every chunk, so they all make the same number of calls.
      */
     private void warmUp(Rank rank, VectorLayouts.Call plan, boolean view, long callCount, MemorySegment[] sends, MemorySegment[] recvs,
-                        long warmup, MemorySegment sinkBuffer, BatchState state) {
+                        long warmup, MemorySegment sinkBuffer, BatchState state, boolean reads) {
         long start = System.nanoTime();
         long[] elapsed = new long[1];
         for (long w = 0; w < warmup; ) {
@@ -344,7 +344,7 @@ final class CollectiveBenchmark {
             // in short batches: invoked often enough, runBatch gets a standard C2 compilation, which the timed
             // batches enter directly; a few long batches only get it compiled on-stack at its loop
             for (long done = 0; done < chunk; done += WARMUP_BATCH) {
-                runBatch(rank, plan, view, callCount, sends, recvs, Math.min(WARMUP_BATCH, chunk - done), sinkBuffer, state);
+                runBatch(rank, plan, view, callCount, sends, recvs, Math.min(WARMUP_BATCH, chunk - done), sinkBuffer, state, reads);
             }
             consumed = state.sink;
             w += chunk;
@@ -379,21 +379,22 @@ final class CollectiveBenchmark {
      * batch: a timed loop of its own was compiled on-stack-replacement while the first timed batches ran,
      * and on 2 CPUs the compiler thread took a rank's CPU (8-byte rows of 200 000 calls read a mean of
      * 0.32–0.47 µs with a best batch of 0.16; a 30 000 000-call run, where that cost is spread thin, 0.17).
+     * {@code reads}: each result is read ({@code --consume}; never for the barrier contender, which has none).
      */
     private void runBatch(Rank rank, VectorLayouts.Call plan, boolean view, long callCount, MemorySegment[] sends,
-                          MemorySegment[] recvs, long calls, MemorySegment sinkBuffer, BatchState state) {
+                          MemorySegment[] recvs, long calls, MemorySegment sinkBuffer, BatchState state, boolean reads) {
         int slots = sends.length;
         int slot = state.slot;
         long sink = state.sink;
         if (view) {
             for (long i = 0; i < calls; i++) {
                 MemorySegment result = invoke(rank, plan, true, callCount, sends[slot], recvs[slot]);
-                if (consume) {
+                if (reads) {
                     sink += readAll(result, sinkBuffer);
                 }
                 slot = slot + 1 == slots ? 0 : slot + 1;
             }
-        } else if (slots == 1 && !consume) {
+        } else if (slots == 1 && !reads) {
             MemorySegment send = sends[0];
             MemorySegment recv = recvs[0];
             for (long i = 0; i < calls; i++) {
@@ -410,7 +411,7 @@ final class CollectiveBenchmark {
         } else {
             for (long i = 0; i < calls; i++) {
                 execute(rank, plan, sends[slot], recvs[slot]);
-                if (consume) {
+                if (reads) {
                     sink += readAll(output(rank.id(), sends[slot], recvs[slot]), sinkBuffer);
                 }
                 slot = slot + 1 == slots ? 0 : slot + 1;
@@ -443,6 +444,112 @@ final class CollectiveBenchmark {
         long n = perIteration ? iterations : (iterations + batch - 1) / batch * batch;
         RankResult[] results = new RankResult[team.size()];
         team.run(rank -> results[rank.localId()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration));
+        return row(shape, algorithm, autoPick, p, n, batch, perIteration, results);
+    }
+
+    /** {@code -a barrier}: the team's barrier, measured beside the collective (the floor every collective pays). */
+    static final String BARRIER_CONTENDER = "barrier";
+
+    /**
+     * {@code --alternate}: every contender of one size measured in turns, one batch each, back to back (A B C
+     * A B C …), so each sees the same minutes of the machine. Measured one after the other (as without it),
+     * two contenders land in different states of a noisy machine: on the 2-vCPU EPYC the cost of a line
+     * hand-over moves 2-3x between tens of seconds, and separate runs of an 8-byte allreduce and of the barrier
+     * read ratios from 0.97 to 1.80 where alternating batches in one team read 1.14-1.21. Every contender is
+     * warmed up first (its own warm-up, then the JIT left to go quiet); the rows are in {@code names}' order,
+     * each with its own mean and batch min/max. Not per iteration: -c and --percentiles time each call alone.
+     */
+    List<BenchRow> measureAlternated(Team team, long requestedBytes, List<String> names, String pick, long iterations,
+                                     long warmup) {
+        int p = team.globalSize();
+        Shape shape = Shape.of(collective, requestedBytes, dtype, p);
+        long batch = Math.max(1, iterations / BATCHES);
+        long n = (iterations + batch - 1) / batch * batch;
+        int k = names.size();
+        RankResult[][] results = new RankResult[k][team.size()];
+        team.run(rank -> {
+            RankResult[] mine = runAlternated(rank, shape, names, n, warmup, batch);
+            for (int c = 0; c < k; c++) {
+                results[c][rank.localId()] = mine[c];
+            }
+        });
+        List<BenchRow> rows = new java.util.ArrayList<>();
+        for (int c = 0; c < k; c++) {
+            rows.add(row(shape, names.get(c), names.get(c).equals(pick), p, n, batch, false, results[c]));
+        }
+        return rows;
+    }
+
+    /** When local rank 0 started each contender's batches in the last {@link #measureAlternated} ({@code [contender][batch]}, ns). */
+    private volatile long[][] batchStarts;
+
+    long[][] lastBatchStarts() {
+        return batchStarts;
+    }
+
+    private RankResult[] runAlternated(Rank rank, Shape shape, List<String> names, long n, long warmup, long batch) {
+        int me = rank.localId();
+        int k = names.size();
+        Prepared[] preps = new Prepared[k];
+        RankResult[] res = new RankResult[k];
+        BatchState[] states = new BatchState[k];
+        int batches = (int) (n / batch);
+        long callCount = shape.callCount();
+        if (me == 0) {
+            batchStarts = new long[k][batches];
+        }
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment sinkBuffer = consume ? scratch.allocate(SINK_BYTES, 64) : null;
+            for (int c = 0; c < k; c++) {
+                String a = names.get(c);
+                Prepared x = prepare(rank, shape, a, a.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME));
+                preps[c] = x;
+                states[c] = new BatchState();
+                res[c] = new RankResult();
+                res[c].batchNs = new long[batches];
+                forms[me] = x.form();
+                warmUp(rank, x.plan(), x.view(), callCount, x.sends(), x.recvs(), warmup, sinkBuffer, states[c], x.reads());
+            }
+            if (rank.id() == 0 && warmup >= JIT_QUIET_MIN_WARMUP) {
+                awaitJitQuiet();
+            }
+            rank.barrier();
+            for (int b = 0; b < batches; b++) {
+                for (int c = 0; c < k; c++) {
+                    Prepared x = preps[c];
+                    forms[me] = x.form();
+                    long t0 = System.nanoTime();
+                    if (me == 0) {
+                        batchStarts[c][b] = t0;
+                    }
+                    runBatch(rank, x.plan(), x.view(), callCount, x.sends(), x.recvs(), batch, sinkBuffer, states[c], x.reads());
+                    long ns = System.nanoTime() - t0;
+                    res[c].batchNs[b] = ns;
+                    res[c].totalNs += ns;
+                }
+            }
+            for (BatchState st : states) {
+                consumed = st.sink;
+            }
+        } finally {
+            forms[me] = null;
+            for (Prepared x : preps) {
+                if (x != null && x.form() != null) {
+                    x.form().close();
+                }
+            }
+        }
+        if (rank.size() != rank.localSize()) {
+            for (RankResult r : res) {
+                acrossProcesses(rank, r);
+            }
+        }
+        return res;
+    }
+
+    /** The row of one (size, algorithm) point from what every rank of this process measured. */
+    private BenchRow row(Shape shape, String algorithm, boolean autoPick, int p, long n, long batch, boolean perIteration,
+                         RankResult[] results) {
         long total = 0;
         long wrong = validate ? 0 : -1;
         for (RankResult r : results) {
@@ -485,17 +592,25 @@ final class CollectiveBenchmark {
                 maxUs = Math.max(maxUs, us);
             }
         }
-        return new BenchRow(collective, algorithm, autoPick, p, shape.bytes(), shape.count(),
-                collective == Collective.BARRIER ? "-" : dtype.cliName(), collective.reduces() ? op.cliName() : "-",
-                collective.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong);
+        // the barrier contender's row is a barrier's, at the size of the rows it stands beside
+        Collective c = algorithm.equals(BARRIER_CONTENDER) ? Collective.BARRIER : collective;
+        return new BenchRow(c, algorithm, autoPick, p, shape.bytes(), shape.count(),
+                c == Collective.BARRIER ? "-" : dtype.cliName(), c.reduces() ? op.cliName() : "-",
+                c.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong);
     }
 
-    private RankResult runRank(Rank rank, Shape shape, String algorithm, boolean baseline, long n, long warmup, long batch,
-                               boolean perIteration) {
+    /** One rank's buffers and call of one contender at one size: what {@link #runBatch} runs. */
+    private record Prepared(VectorLayouts.Call plan, boolean view, Caller form, MemorySegment[] sends, MemorySegment[] recvs,
+                            boolean reads) {
+    }
+
+    /**
+     * This rank's buffer slots (filled with the input) and plan of {@code algorithm} at {@code shape}; {@value
+     * #BARRIER_CONTENDER} is the team's barrier, run on the same slots (it touches none).
+     */
+    private Prepared prepare(Rank rank, Shape shape, String algorithm, boolean baseline) {
         int r = rank.id();        // global: the data and the validation
         int me = rank.localId();  // this process's arrays
-        MemorySegment send;
-        MemorySegment recv;
         MemorySegment sendRegion;
         MemorySegment recvRegion;
         if (baseline) {
@@ -528,21 +643,42 @@ final class CollectiveBenchmark {
                 BenchData.fill(sends[k], dtype, op, r, shape.sendBytes() / es);
             }
         }
-        send = sends[0];
-        recv = recvs[0];
+        if (algorithm.equals(BARRIER_CONTENDER)) {
+            VectorLayouts.Call barrier = VectorLayouts.call(rank.plan(Collective.BARRIER, 0, dtype, op, root, "auto"),
+                    Collective.BARRIER, 0, rank.size(), r);
+            return new Prepared(barrier, false, null, sends, recvs, false);
+        }
         boolean view = sharedView(algorithm);
         VectorLayouts.Call plan = VectorLayouts.call(rank.plan(collective, shape.callCount(), dtype, op, root,
                 view || algorithm.equals(NONBLOCKING) || algorithm.equals(PERSISTENT) || rank.size() != rank.localSize()
                         ? "auto" : algorithm),
                 collective, shape.callCount(), rank.size(), r);
-        forms[me] = caller(rank, shape, algorithm, sends, recvs, plan);
+        return new Prepared(plan, view, caller(rank, shape, algorithm, sends, recvs, plan), sends, recvs, consume);
+    }
+
+    private RankResult runRank(Rank rank, Shape shape, String algorithm, boolean baseline, long n, long warmup, long batch,
+                               boolean perIteration) {
+        int r = rank.id();
+        int me = rank.localId();
+        Prepared prep = prepare(rank, shape, algorithm, baseline);
+        MemorySegment[] sends = prep.sends();
+        MemorySegment[] recvs = prep.recvs();
+        int slots = sends.length;
+        boolean bcastRoot = collective == Collective.BCAST && r == root;
+        MemorySegment send = sends[0];
+        MemorySegment recv = recvs[0];
+        boolean view = prep.view();
+        boolean reads = prep.reads();
+        boolean checks = validate && !algorithm.equals(BARRIER_CONTENDER);
+        VectorLayouts.Call plan = prep.plan();
+        forms[me] = prep.form();
         long callCount = shape.callCount();
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment expected = validate ? expected(scratch, rank, shape, plan) : null;
+            MemorySegment expected = checks ? expected(scratch, rank, shape, plan) : null;
             MemorySegment sinkBuffer = consume ? scratch.allocate(SINK_BYTES, 64) : null;
             BatchState state = new BatchState();
-            warmUp(rank, plan, view, callCount, sends, recvs, warmup, sinkBuffer, state);
+            warmUp(rank, plan, view, callCount, sends, recvs, warmup, sinkBuffer, state, reads);
             if (rank.id() == 0 && warmup >= JIT_QUIET_MIN_WARMUP) {
                 awaitJitQuiet();
             }
@@ -552,18 +688,18 @@ final class CollectiveBenchmark {
                 for (int i = 0; i < n; i++) {
                     send = sends[i % slots];
                     recv = recvs[i % slots];
-                    if (validate) {
+                    if (checks) {
                         poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
                     }
                     long t0 = System.nanoTime();
                     MemorySegment result = invoke(rank, plan, view, callCount, send, recv);
-                    if (consume) {
+                    if (reads) {
                         consumed = readAll(view ? result : output(r, send, recv), sinkBuffer);
                     }
                     long t1 = System.nanoTime();
                     res.iterationNs[i] = t1 - t0;
                     res.totalNs += t1 - t0;
-                    if (validate && expected != null) {
+                    if (checks && expected != null) {
                         res.wrong += wrongElements(view ? result : collective == Collective.BCAST ? send : recv, expected);
                     }
                 }
@@ -573,7 +709,7 @@ final class CollectiveBenchmark {
                 long start = System.nanoTime();
                 long t = start;
                 for (int b = 0; b < batches; b++) {
-                    runBatch(rank, plan, view, callCount, sends, recvs, batch, sinkBuffer, state);
+                    runBatch(rank, plan, view, callCount, sends, recvs, batch, sinkBuffer, state, reads);
                     long now = System.nanoTime();
                     res.batchNs[b] = now - t;
                     t = now;
@@ -871,6 +1007,10 @@ final class CollectiveBenchmark {
             String name = part.strip().toLowerCase(java.util.Locale.ROOT);
             if (name.isEmpty()) {
                 throw new IllegalArgumentException("empty algorithm name in '" + a + "'");
+            }
+            if (name.equals(BARRIER_CONTENDER) && c != Collective.BARRIER) {
+                names.add(name);   // the team's barrier beside the collective (every collective's floor)
+                continue;
             }
             if (!name.equals("auto") && !(hasSharedView(c) && name.equals(SharedViewAllgather.NAME))) {
                 AlgorithmCatalog.find(c, name);        // IllegalArgumentException listing the valid names

@@ -69,6 +69,11 @@ final class CollectiveCommands {
                         + "(the computing rank's post-to-completion time; adds CSV columns compute_us,blocking_us,overlap_us)")
         String overlap;
 
+        @Option(names = "--alternate", description = "measure the -a algorithms of each size in turns, one batch each, back to back "
+                + "(A B A B ...), so each sees the same minutes of a noisy machine; '-a auto,barrier' puts the team's barrier beside "
+                + "the collective (not with -c or --percentiles)")
+        boolean alternate;
+
         abstract Collective collective();
 
         @Override
@@ -80,6 +85,12 @@ final class CollectiveCommands {
                 if (p <= 0 || p > 100) {
                     throw new IllegalArgumentException("percentile " + p + " is outside 1..100");
                 }
+            }
+            if (alternate && overlap != null) {
+                throw new IllegalArgumentException("--alternate measures the sweep's contenders in turns; --overlap measures no sweep");
+            }
+            if (alternate && (validate || !percentiles.isEmpty())) {
+                throw new IllegalArgumentException("--alternate times batches of calls in turns; -c and --percentiles time every call alone");
             }
             if (plot != null && c == Collective.BARRIER) {
                 throw new IllegalArgumentException("--plot draws busbw against size; a barrier has neither");
@@ -132,12 +143,12 @@ final class CollectiveCommands {
             long misplaced = 0;
             try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
                 boolean spans = team.processes() > 1;
-                boolean hierarchical = algs.stream().allMatch(a -> a.equals("auto")
+                boolean hierarchical = algs.stream().allMatch(a -> a.equals("auto") || a.equals(CollectiveBenchmark.BARRIER_CONTENDER)
                         || a.equals(CollectiveBenchmark.NONBLOCKING) || a.equals(CollectiveBenchmark.PERSISTENT)
                         || (CollectiveBenchmark.hasSharedView(c) && a.equals(SharedViewAllgather.NAME)));
                 if (spans && !hierarchical) {
                     throw new IllegalArgumentException("--mpi over " + team.processes() + " processes runs the hierarchical "
-                            + "algorithms (leader, multi-leader; -a shared-view for allgather and allreduce): no other -a");
+                            + "algorithms (leader, multi-leader; -a shared-view for allgather and allreduce, -a barrier beside them): no other -a");
                 }
                 long maxBytes = 0;
                 for (long s : setup.sizes(c)) {
@@ -159,6 +170,14 @@ final class CollectiveCommands {
                             sh.bytes()).name();
                     long iters = run.iterationsFor(sh.bytes());
                     long warm = run.warmupFor(iters);
+                    if (alternate) {
+                        List<String> names = algs.stream().map(a -> a.equals("auto") ? pick : a).distinct().toList();
+                        for (BenchRow row : bench.measureAlternated(team, s, names, pick, iters, warm)) {
+                            w.row(row);
+                            rows.add(row);
+                        }
+                        continue;
+                    }
                     for (String a : algs) {
                         String name = a.equals("auto") ? pick : a;
                         BenchRow row = bench.measure(team, s, name, name.equals(pick), iters, warm);
@@ -180,7 +199,8 @@ final class CollectiveCommands {
                 output.close(out, complete);
             }
             if (plot != null) {
-                Plot.busbw(plot, rows, c, p, setup.topology());
+                Plot.busbw(plot, rows.stream().filter(r -> !r.algorithm().equals(CollectiveBenchmark.BARRIER_CONTENDER)).toList(),
+                        c, p, setup.topology());
                 err.println(spec.name() + ": wrote plot " + plot);
             }
             if (misplaced > 0) {
@@ -210,6 +230,7 @@ final class CollectiveCommands {
             h.put("model", TeamInternals.model(team).source());
             h.put("cold", run.cold);
             h.put("consume", run.consume);
+            h.put("alternate", alternate);
             h.put("commandLine", "collbench " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             return h;
         }

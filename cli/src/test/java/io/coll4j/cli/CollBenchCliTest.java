@@ -276,6 +276,46 @@ class CollBenchCliTest {
         assertTrue(!algs.get(2).equals("auto") && !algs.get(2).equals("push"), r.out());
     }
 
+    /**
+     * {@code --alternate}: per size one row per contender in {@code -a} order, each with all its iterations;
+     * {@code barrier} is the team's barrier beside the collective (a barrier row at that size, no bandwidth).
+     */
+    @Test
+    void alternateMeasuresEveryContenderOfASizeWithTheBarrierBeside() {
+        CliRun r = run("allreduce", "-t", "3", "-m", "8:1K", "-i", "40", "-x", "2", "-a", "push,barrier,direct", "--alternate",
+                "--consume", "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        List<String[]> rows = r.out().lines().skip(1).map(l -> l.split(",")).toList();
+        assertEquals(3 * 8, rows.size(), r.out());
+        for (int i = 0; i < rows.size(); i += 3) {
+            assertEquals(List.of("push", "barrier", "direct"), List.of(rows.get(i)[1], rows.get(i + 1)[1], rows.get(i + 2)[1]), r.out());
+            assertEquals("barrier", rows.get(i + 1)[0], r.out());
+            assertEquals(rows.get(i)[3], rows.get(i + 1)[3], "the barrier row carries its size: " + r.out());
+        }
+        String header = r.out().lines().findFirst().orElseThrow();
+        int iterations = List.of(header.split(",")).indexOf("iterations");
+        int busbw = List.of(header.split(",")).indexOf("busbw_GBps");
+        assertTrue(rows.stream().allMatch(x -> Long.parseLong(x[iterations]) == 40), r.out());
+        assertTrue(rows.stream().filter(x -> x[1].equals("barrier")).allMatch(x -> Double.parseDouble(x[busbw]) == 0), r.out());
+        CliRun j = run("reduce", "-t", "2", "-m", "64", "-i", "20", "-x", "1", "-a", "auto,barrier", "--alternate", "--format", "json");
+        assertEquals(0, j.code(), j.err());
+        assertTrue(j.out().lines().findFirst().orElseThrow().contains("\"alternate\":true"), j.out());
+        assertEquals(2, j.out().lines().skip(1).count(), j.out());
+        // without --alternate the barrier is one more row, measured after the others
+        CliRun seq = run("bcast", "-t", "2", "-m", "8", "-i", "20", "-x", "1", "-a", "barrier,auto", "-c", "--format", "csv");
+        assertEquals(0, seq.code(), seq.err());
+        assertTrue(seq.out().lines().skip(1).allMatch(l -> l.endsWith(",true") || l.startsWith("barrier,")), seq.out());
+    }
+
+    /** What {@code --alternate} cannot do is refused before anything runs. */
+    @Test
+    void alternateRefusesPerCallTimingAndTheBarrierBesideItself() {
+        usageError("--alternate", "allreduce", "-t", "2", "-m", "8", "-a", "auto,barrier", "--alternate", "-c");
+        usageError("--alternate", "allreduce", "-t", "2", "-m", "8", "--alternate", "--percentiles", "50");
+        usageError("--alternate", "allreduce", "-t", "2", "-m", "8", "--alternate", "--overlap", "5");
+        usageError("barrier", "barrier", "-t", "2", "-a", "barrier");
+    }
+
     /** Requested sizes that round to the same shape are measured once: allgather 8:32 at p = 2 is 16 and 32 B. */
     @Test
     void sizesThatRoundAlikeAreMeasuredOnce() {
