@@ -27,6 +27,10 @@ public final class TeamLayout {
     private final TeamShape shape;
 
     private TeamLayout(int[] pkgKey, int[] numaKey) {
+        this(pkgKey, numaKey, 1);
+    }
+
+    private TeamLayout(int[] pkgKey, int[] numaKey, int ranksPerPu) {
         this.size = pkgKey.length;
         this.packageGroupOf = new int[size];
         this.packageGroups = group(pkgKey, packageGroupOf);
@@ -45,7 +49,7 @@ public final class TeamLayout {
         for (int[] g : packageGroups) {
             most = Math.max(most, g.length);
         }
-        this.shape = new TeamShape(size, packageGroups.length, most);
+        this.shape = new TeamShape(size, packageGroups.length, most, Math.min(ranksPerPu, size));
     }
 
     /**
@@ -77,7 +81,7 @@ public final class TeamLayout {
             pkg[r] = pu.pkg();
             numa[r] = pu.numa();
         }
-        return new TeamLayout(pkg, numa);
+        return new TeamLayout(pkg, numa, plan.maxRanksPerPu());
     }
 
     /** Every rank in one package and one NUMA node. */

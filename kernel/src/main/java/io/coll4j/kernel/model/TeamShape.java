@@ -9,9 +9,20 @@ package io.coll4j.kernel.model;
  * @param ranks           team size p
  * @param packages        packages holding at least one rank (m of [YHCCL §3.3])
  * @param ranksPerPackage ranks on the largest package (p/m when uniform)
+ * @param ranksPerPu      ranks sharing the busiest PU: 1 when every rank has a PU of its own, more on an
+ *                        oversubscribed team, whose ranks take turns on their PU (a wait for a rank that is not
+ *                        running costs a scheduler hand-over, not a line transfer)
  */
-public record TeamShape(int ranks, int packages, int ranksPerPackage) {
+public record TeamShape(int ranks, int packages, int ranksPerPackage, int ranksPerPu) {
+    /** A team whose every rank has a PU of its own. */
+    public TeamShape(int ranks, int packages, int ranksPerPackage) {
+        this(ranks, packages, ranksPerPackage, 1);
+    }
+
     public TeamShape {
+        if (ranksPerPu < 1 || ranksPerPu > Math.max(1, ranks)) {
+            throw new IllegalArgumentException("ranksPerPu must be in 1.." + ranks + ", got " + ranksPerPu);
+        }
         if (ranks < 1) {
             throw new IllegalArgumentException("ranks must be >= 1, got " + ranks);
         }
@@ -42,9 +53,15 @@ public record TeamShape(int ranks, int packages, int ranksPerPackage) {
         return ranks <= 1 ? 0 : (double) (ranks - Math.min(ranks, ranksPerPackage)) / (ranks - 1);
     }
 
+    /** This shape with {@code k} ranks on the busiest PU. */
+    public TeamShape withRanksPerPu(int k) {
+        return new TeamShape(ranks, packages, ranksPerPackage, k);
+    }
+
     @Override
     public String toString() {
-        return packages == 1 ? ranks + " ranks on 1 package"
+        String s = packages == 1 ? ranks + " ranks on 1 package"
                 : ranks + " ranks on " + packages + " packages" + (twoLevel() ? " x " + ranksPerPackage : " (uneven)");
+        return ranksPerPu > 1 ? s + ", up to " + ranksPerPu + " per PU" : s;
     }
 }

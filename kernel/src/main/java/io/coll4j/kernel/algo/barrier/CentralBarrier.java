@@ -3,8 +3,12 @@ package io.coll4j.kernel.algo.barrier;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.Oversubscription;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
+
+import java.util.List;
 
 /**
  * Central counter barrier, the baseline barrier (docs/design.md, "Algorithm catalogue"): every rank atomically increments one team-wide
@@ -28,6 +32,19 @@ public final class CentralBarrier extends AbstractAlgorithm {
     @Override
     public double cost(MachineModel m, int p, long bytes) {
         return m.callOverhead() + (p + 1) * m.lineLatencySameL3();
+    }
+
+    /**
+     * On an oversubscribed team the last arrival releases everyone at once: one round of hand-overs [{@link Oversubscription}].
+     */
+    @Override
+    public double cost(MachineModel m, TeamShape shape, long bytes) {
+        return cost(m, shape.ranks(), bytes) + Oversubscription.rounds(shape, 1);
+    }
+
+    @Override
+    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
+        return Oversubscription.terms(shape, 1);
     }
 
     @Override

@@ -4,8 +4,12 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TreeShape;
+import io.coll4j.kernel.algo.Oversubscription;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
+
+import java.util.List;
 
 /**
  * Tree barrier with padded flags [HMPI §2, §2.6]: an allreduce with zero workload. Arrival goes up
@@ -27,8 +31,25 @@ public final class TreeBarrier extends AbstractAlgorithm {
 
     @Override
     public double cost(MachineModel m, int p, long bytes) {
-        int h = 32 - Integer.numberOfLeadingZeros(Math.max(p - 1, 0));
-        return m.callOverhead() + (h + 2) * m.lineLatencySameL3();
+        return m.callOverhead() + (height(p) + 2) * m.lineLatencySameL3();
+    }
+
+    /** ⌈log2 p⌉: the levels of the binomial arrival tree. */
+    static int height(int p) {
+        return 32 - Integer.numberOfLeadingZeros(Math.max(p - 1, 0));
+    }
+
+    /**
+     * On an oversubscribed team each level of the arrival tree and the release wait for ranks that may be waiting for their turn on the PU [{@link Oversubscription}].
+     */
+    @Override
+    public double cost(MachineModel m, TeamShape shape, long bytes) {
+        return cost(m, shape.ranks(), bytes) + Oversubscription.rounds(shape, height(shape.ranks()) + 1);
+    }
+
+    @Override
+    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
+        return Oversubscription.terms(shape, height(shape.ranks()) + 1);
     }
 
     @Override
