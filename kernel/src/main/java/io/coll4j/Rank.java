@@ -1797,7 +1797,11 @@ public final class Rank implements AutoCloseable {
     private SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                        int root, VectorCall call, boolean persistent) {
         String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
-        List<SpanRequest.Stage> stages = spannedStages(c, send, recv, count, dtype, op, root, what, call);
+        // a one-shot request gives its staging buffers back when it completes; a persistent one keeps them
+        io.coll4j.kernel.span.RequestBuffers.Collected<List<SpanRequest.Stage>> built = persistent
+                ? new io.coll4j.kernel.span.RequestBuffers.Collected<>(spannedStages(c, send, recv, count, dtype, op, root, what, call), List.of())
+                : io.coll4j.kernel.span.RequestBuffers.collect(() -> spannedStages(c, send, recv, count, dtype, op, root, what, call));
+        List<SpanRequest.Stage> stages = built.value();
         // the cross-process mismatch check where the blocking call would run it: a one-shot call of SpanCheck's
         // size, a persistent request's first round (as a plan's first call); a v-variant's count word and size
         // as its blocking call's (the hash of recvCounts and their bytes where every rank knows them, else 0)
@@ -1811,7 +1815,7 @@ public final class Rank implements AutoCloseable {
             stages = checked(stages, Signature.descriptor(c, dtype, op, root), word);
         }
         return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what)
-                : SpanRequest.oneShot(stages, spanQueue(), context, id, what);
+                : SpanRequest.oneShot(stages, spanQueue(), context, id, what, built.buffers());
     }
 
     /**

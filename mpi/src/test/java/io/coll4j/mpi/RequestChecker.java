@@ -82,6 +82,16 @@ final class RequestChecker {
         }
         outOfOrder(3L * p + 1);
         restOutOfOrder(3L * p + 1);
+        // staging buffers of 64 KiB and more are pooled (RequestBuffers): five requests in flight at once, each
+        // with buffers of its own, twice (the second round reuses what the first gave back), then one after another
+        long big = 4096 + 3;
+        restOutOfOrder(big);
+        restOutOfOrder(big);
+        for (boolean inPlace : new boolean[]{false, true}) {
+            gather(DType.I64, big, p - 1, inPlace);
+            alltoall(DType.F64, big, inPlace);
+            gather(DType.F64, big, 0, inPlace);
+        }
         vectorOutOfOrder(3);
         persistent(7);
         persistentRest(7);

@@ -232,11 +232,11 @@ public final class SpanGroup implements AutoCloseable {
     }
 
     /**
-     * A native buffer of a request's own, {@code bytes} long: MPI reads native memory only, and the blocking calls'
-     * scratch is reused by the next call while a request may still be in flight. Freed with the request.
+     * A zeroed native buffer of a request's own, {@code bytes} long ({@link RequestBuffers}: MPI reads native memory
+     * only, and the blocking calls' scratch is reused by the next call while a request may still be in flight).
      */
     public static MemorySegment requestBuffer(long bytes) {
-        return Arena.ofAuto().allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
+        return RequestBuffers.take(bytes);
     }
 
     /** {@code n} counts of {@code each} (bytes or elements): the equal blocks of gather, scatter and alltoall. */

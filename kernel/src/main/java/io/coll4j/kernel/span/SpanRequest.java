@@ -110,12 +110,20 @@ public final class SpanRequest implements PersistentRequest {
         this.what = what;
     }
 
-    /** A one-shot request, started at once. */
-    public static SpanRequest oneShot(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what) {
+    /**
+     * A one-shot request, started at once; {@code buffers} (pooled, taken by its schedule) go back to
+     * {@link RequestBuffers} when it completes.
+     */
+    public static SpanRequest oneShot(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what,
+                                      List<java.lang.foreign.MemorySegment> buffers) {
         SpanRequest r = new SpanRequest(stages, queue, context, rank, false, what, false);
+        r.buffers = buffers.isEmpty() ? null : buffers;
         r.begin();
         return r;
     }
+
+    /** A one-shot request's pooled staging buffers, until it completes (null: none, or given back). */
+    private List<java.lang.foreign.MemorySegment> buffers;
 
     /** A chain ({@code io.coll4j.Chain}) across processes, started at once. */
     public static SpanRequest chain(List<Stage> stages, SpanQueue queue, TeamContext context, int rank) {
@@ -203,6 +211,11 @@ public final class SpanRequest implements PersistentRequest {
         }
         active = false;
         pending = null;
+        if (buffers != null) {
+            // every stage is done: MPI has finished with them and no local rank reads them any more
+            RequestBuffers.release(buffers);
+            buffers = null;
+        }
         queue.finished(this);
         if (future != null) {
             future.complete(null);
