@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * buffers once; reusing them brought it to 0.44 ms.
  *
  * <p>Buffers of at least {@value #POOLED_BYTES} bytes come from per-size-class free lists (capacity a power of
- * two, at most {@value #KEPT_PER_CLASS} kept per class, the rest left to the collector); smaller ones are
+ * two, at most {@value #KEPT_PER_CLASS} kept per class and {@value #KEPT_BYTES} bytes in all, the rest left to the
+ * collector); smaller ones are
  * allocated as before. A reused buffer is zeroed like a fresh one, so a schedule sees the same memory either
  * way. {@link #collect} gathers what a one-shot request's schedule takes on this thread, and {@link SpanRequest}
  * gives it back when the request completes: then MPI has finished with it (its inter stages waited) and no
@@ -32,6 +33,10 @@ public final class RequestBuffers {
     static final long POOLED_BYTES = 64 << 10;
     /** Buffers kept per size class. */
     static final int KEPT_PER_CLASS = 4;
+    /** Bytes kept in all (a process that once ran a one-shot 256 MiB alltoall does not keep a gigabyte). */
+    static final long KEPT_BYTES = 64L << 20;
+    /** Bytes in the free lists now. */
+    private static final java.util.concurrent.atomic.AtomicLong KEPT_TOTAL = new java.util.concurrent.atomic.AtomicLong();
 
     @SuppressWarnings("unchecked")
     private static final ConcurrentLinkedDeque<MemorySegment>[] FREE = new ConcurrentLinkedDeque[64];
@@ -56,6 +61,7 @@ public final class RequestBuffers {
         MemorySegment whole = FREE[k].pollFirst();
         if (whole != null) {
             KEPT.decrementAndGet(k);
+            KEPT_TOTAL.addAndGet(-whole.byteSize());
             whole.fill((byte) 0);
         } else {
             whole = Arena.ofAuto().allocate(1L << k, 64);
@@ -91,14 +97,20 @@ public final class RequestBuffers {
     public record Collected<T>(T value, List<MemorySegment> buffers) {
     }
 
-    /** Gives {@code buffers} back for the next request (each class keeps {@value #KEPT_PER_CLASS}). */
+    /**
+     * Gives {@code buffers} back for the next request: each class keeps {@value #KEPT_PER_CLASS} and all together
+     * {@value #KEPT_BYTES} bytes; the rest are left to the garbage collector.
+     */
     public static void release(List<MemorySegment> buffers) {
         for (MemorySegment whole : buffers) {
             int k = sizeClass(whole.byteSize());
-            if (KEPT.incrementAndGet(k) <= KEPT_PER_CLASS) {
-                FREE[k].addFirst(whole);
-            } else {
+            if (KEPT.incrementAndGet(k) > KEPT_PER_CLASS) {
                 KEPT.decrementAndGet(k);
+            } else if (KEPT_TOTAL.addAndGet(whole.byteSize()) > KEPT_BYTES) {
+                KEPT_TOTAL.addAndGet(-whole.byteSize());
+                KEPT.decrementAndGet(k);
+            } else {
+                FREE[k].addFirst(whole);
             }
         }
     }

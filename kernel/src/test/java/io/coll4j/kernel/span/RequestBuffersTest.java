@@ -59,6 +59,15 @@ class RequestBuffersTest {
         assertEquals(1, outer.value(), "the inner schedule's buffer is its own");
         assertEquals(2, outer.buffers().size(), "the outer schedule's two, not the inner one's");
         assertEquals(RequestBuffers.KEPT_PER_CLASS - 3, RequestBuffers.kept(bytes));
+        // and all classes together keep a bounded number of bytes: two 64 MiB buffers, one kept
+        long huge = RequestBuffers.KEPT_BYTES;
+        List<MemorySegment> two = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            two.add(RequestBuffers.collect(() -> RequestBuffers.take(huge)).buffers().getFirst());
+        }
+        RequestBuffers.release(outer.buffers());
+        RequestBuffers.release(two);
+        assertEquals(0, RequestBuffers.kept(huge), "over the byte bound with the 2 MiB buffers kept");
         assertEquals(RequestBuffers.sizeClass(bytes), RequestBuffers.sizeClass(bytes - 1));
         assertEquals(RequestBuffers.sizeClass(bytes) + 1, RequestBuffers.sizeClass(bytes + 1));
     }
