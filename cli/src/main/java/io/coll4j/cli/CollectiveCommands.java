@@ -423,12 +423,30 @@ final class CollectiveCommands {
                 for (int pass = 0; pass < MAX_WARM_PASSES; pass++) {
                     long before = jitMillis();
                     bench.measure(team, s, name, false, iters, run.warmupFor(iters));
-                    if (before < 0 || jitMillis() == before) {
+                    if (!anyProcess(team, before >= 0 && jitMillis() != before)) {
                         break;
                     }
                 }
             }
         });
+    }
+
+    /**
+     * {@code mine} of this process, or of any process of a team that spans several: each process's JIT compiles on
+     * its own schedule, and a warm-up pass more in one process than in another was a collective the others never
+     * called ({@code mpirun -np 2 collbench allreduce -t 1 --mpi -m 8:64} ended in a CollectiveMismatchException).
+     */
+    private static boolean anyProcess(Team team, boolean mine) {
+        if (team.processes() == 1) {
+            return mine;
+        }
+        long[] any = new long[1];
+        team.run(rank -> {
+            long[] x = {mine ? 1 : 0};
+            rank.allreduce(x, x, io.coll4j.reductions.Op.MAX);
+            any[0] = x[0];
+        });
+        return any[0] != 0;
     }
 
     /** What {@link #warmUpTheJit} warms once: an algorithm, with inline messages or not. */
