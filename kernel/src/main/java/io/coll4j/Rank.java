@@ -1798,9 +1798,10 @@ public final class Rank implements AutoCloseable {
                                        int root, VectorCall call, boolean persistent) {
         String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
         // a one-shot request gives its staging buffers back when it completes; a persistent one keeps them
+        java.util.function.Supplier<List<SpanRequest.Stage>> schedule = () -> spannedStages(c, send, recv, count, dtype, op, root, what, call);
         io.coll4j.kernel.span.RequestBuffers.Collected<List<SpanRequest.Stage>> built = persistent
-                ? new io.coll4j.kernel.span.RequestBuffers.Collected<>(spannedStages(c, send, recv, count, dtype, op, root, what, call), List.of())
-                : io.coll4j.kernel.span.RequestBuffers.collect(() -> spannedStages(c, send, recv, count, dtype, op, root, what, call));
+                ? new io.coll4j.kernel.span.RequestBuffers.Collected<>(schedule.get(), List.of())
+                : io.coll4j.kernel.span.RequestBuffers.collect(schedule);
         List<SpanRequest.Stage> stages = built.value();
         // the cross-process mismatch check where the blocking call would run it: a one-shot call of SpanCheck's
         // size, a persistent request's first round (as a plan's first call); a v-variant's count word and size

@@ -86,16 +86,33 @@ public interface CollectiveAlgorithm {
      * B_β terms [HMPI §2.1]; without, the flat cost for {@code shape.ranks()} ranks.
      */
     default double cost(MachineModel model, TeamShape shape, long bytes) {
+        double waits = Oversubscription.rounds(shape, waitRounds(shape.ranks()));
         PackageCrossing c = crossing(model, shape, bytes);
         if (c == null) {
-            return cost(model, shape.ranks(), bytes);
+            return cost(model, shape.ranks(), bytes) + waits;
         }
-        return cost(model.forPackages(shape.packages()), shape.ranks(), bytes) + CopyCost.crossPackage(model, shape, c.bytes(), c.rounds());
+        return cost(model.forPackages(shape.packages()), shape.ranks(), bytes) + CopyCost.crossPackage(model, shape, c.bytes(), c.rounds())
+                + waits;
+    }
+
+    /**
+     * Dependent rounds of waiting for a given peer (or for all of them) on {@code ranks} ranks, which an
+     * oversubscribed team pays in scheduler hand-overs ({@link Oversubscription}); 0 where that is not modelled.
+     */
+    default int waitRounds(int ranks) {
+        return 0;
     }
 
     /** Named terms of the cost for {@code collbench explain} (e.g. copy volumes, the two-level terms); may be empty. */
     default List<String> costTerms(MachineModel model, TeamShape shape, long bytes) {
         PackageCrossing c = crossing(model, shape, bytes);
-        return c == null ? List.of() : CopyCost.crossPackageTerms(model, shape, c.bytes(), c.rounds());
+        List<String> crossing = c == null ? List.of() : CopyCost.crossPackageTerms(model, shape, c.bytes(), c.rounds());
+        List<String> waits = Oversubscription.terms(shape, waitRounds(shape.ranks()));
+        if (waits.isEmpty() || crossing.isEmpty()) {
+            return waits.isEmpty() ? crossing : waits;
+        }
+        List<String> both = new java.util.ArrayList<>(crossing);
+        both.addAll(waits);
+        return List.copyOf(both);
     }
 }

@@ -36,7 +36,7 @@ public final class Oversubscription {
     /** The {@code collbench explain} term of {@link #rounds}, none unless ranks share PUs. */
     public static List<String> terms(TeamShape shape, int rounds) {
         int k = shape.ranksPerPu();
-        if (k <= 1) {
+        if (k <= 1 || rounds <= 0) {
             return List.of();
         }
         return List.of(String.format(Locale.ROOT, "oversubscribed (%d ranks per PU): %d dependent round%s x %d scheduler hand-over%s = %.3f us",

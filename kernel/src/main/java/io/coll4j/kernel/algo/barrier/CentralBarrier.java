@@ -5,10 +5,7 @@ import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Oversubscription;
 import io.coll4j.kernel.model.MachineModel;
-import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
-
-import java.util.List;
 
 /**
  * Central counter barrier, the baseline barrier (docs/design.md, "Algorithm catalogue"): every rank atomically increments one team-wide
@@ -34,17 +31,10 @@ public final class CentralBarrier extends AbstractAlgorithm {
         return m.callOverhead() + (p + 1) * m.lineLatencySameL3();
     }
 
-    /**
-     * On an oversubscribed team the last arrival releases everyone at once: one round of hand-overs [{@link Oversubscription}].
-     */
+    /** Oversubscribed: the last arrival releases everyone at once [{@link Oversubscription}]. */
     @Override
-    public double cost(MachineModel m, TeamShape shape, long bytes) {
-        return cost(m, shape.ranks(), bytes) + Oversubscription.rounds(shape, 1);
-    }
-
-    @Override
-    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
-        return Oversubscription.terms(shape, 1);
+    public int waitRounds(int ranks) {
+        return 1;
     }
 
     @Override

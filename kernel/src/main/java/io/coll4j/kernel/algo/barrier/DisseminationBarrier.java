@@ -5,10 +5,7 @@ import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Oversubscription;
 import io.coll4j.kernel.model.MachineModel;
-import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
-
-import java.util.List;
 
 /**
  * Dissemination barrier [HMPI §4 and its ref. 7, Hensgen/Finkel/Manber]: ⌈log2 p⌉ rounds; in round k rank r signals
@@ -47,17 +44,10 @@ public final class DisseminationBarrier extends AbstractAlgorithm {
         return m.callOverhead() + rounds(p) * m.lineLatencySameL3();
     }
 
-    /**
-     * On an oversubscribed team every one of its ⌈log2 p⌉ rounds waits for one given peer, which may be waiting for its turn on the PU [{@link Oversubscription}].
-     */
+    /** Oversubscribed: every one of its ⌈log2 p⌉ rounds waits for one given peer [{@link Oversubscription}]. */
     @Override
-    public double cost(MachineModel m, TeamShape shape, long bytes) {
-        return cost(m, shape.ranks(), bytes) + Oversubscription.rounds(shape, rounds(shape.ranks()));
-    }
-
-    @Override
-    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
-        return Oversubscription.terms(shape, rounds(shape.ranks()));
+    public int waitRounds(int ranks) {
+        return rounds(ranks);
     }
 
     @Override

@@ -6,10 +6,7 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TreeShape;
 import io.coll4j.kernel.algo.Oversubscription;
 import io.coll4j.kernel.model.MachineModel;
-import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
-
-import java.util.List;
 
 /**
  * Tree barrier with padded flags [HMPI §2, §2.6]: an allreduce with zero workload. Arrival goes up
@@ -39,17 +36,10 @@ public final class TreeBarrier extends AbstractAlgorithm {
         return 32 - Integer.numberOfLeadingZeros(Math.max(p - 1, 0));
     }
 
-    /**
-     * On an oversubscribed team each level of the arrival tree and the release wait for ranks that may be waiting for their turn on the PU [{@link Oversubscription}].
-     */
+    /** Oversubscribed: each level of the arrival tree, and the release [{@link Oversubscription}]. */
     @Override
-    public double cost(MachineModel m, TeamShape shape, long bytes) {
-        return cost(m, shape.ranks(), bytes) + Oversubscription.rounds(shape, height(shape.ranks()) + 1);
-    }
-
-    @Override
-    public List<String> costTerms(MachineModel m, TeamShape shape, long bytes) {
-        return Oversubscription.terms(shape, height(shape.ranks()) + 1);
+    public int waitRounds(int ranks) {
+        return height(ranks) + 1;
     }
 
     @Override
