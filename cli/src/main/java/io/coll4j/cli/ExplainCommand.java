@@ -31,6 +31,13 @@ import java.util.concurrent.Callable;
  * the run ends with the median |error| and the share of sizes where the pick's measured time is within
  * 10% of the measured best. The {@code cyclicbarrier} baseline is never picked and not listed.
  *
+ * <p>With the calibration, the parameters no probe measures as the collectives meet them (the share of the
+ * ping-pong's hand-over a dependent hand-over costs, the price of a line a peer wrote, the in-cache rates beyond a
+ * quarter of the L2, the share of the probes' DRAM rates) are fitted to the measured rows ({@link InRunFit}): every
+ * size is measured first, then each is priced, and its pick made, with the values fitted to the other sizes' rows
+ * (leave one size out), so no row's prediction rests on its own measurement. The run also prints the median of
+ * the calibration alone.
+ *
  * <p>{@code --measure} first calibrates the model in the same run ({@link ModelProbe}, the measurements of
  * {@code tune}, a few seconds), and before each size re-measures the parameters that move with the
  * machine's state ({@link ModelProbe#remeasure}), so every row compares the model with the machine of its
@@ -87,9 +94,11 @@ final class ExplainCommand implements Callable<Integer> {
                 + "error = (predicted - measured) / measured" : ""));
         out.printf("%12s  %-16s %14s%s%n", "bytes", "algorithm", "predicted_us", measure ? String.format("%14s %9s", "measured_us", "error") : "");
         out.flush();
-        List<Double> errors = new ArrayList<>();
-        int sizes = 0;
-        int goodPicks = 0;
+        Stats stats = new Stats();
+        List<Double> errors = stats.errors;
+        List<Double> unfitted = stats.unfitted;
+        // with the calibration: the parameters no probe measures as the collectives meet them, fitted to the other sizes' rows
+        InRunFit fit = probe != null ? new InRunFit(run.consume) : null;
         try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
             if (team.processes() > 1) {
                 if (team.processIndex() == 0) {
@@ -120,76 +129,43 @@ final class ExplainCommand implements Callable<Integer> {
                     }
                 }
             }
-            for (long s : setup.sizes(c)) {
-                CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
-                long perCore = sh.sendBytes() + sh.recvBytes();
-                RowPricing pricing = new RowPricing(probe, setup, TeamInternals.selector(team).shape(p), sh, c, p,
-                        (long) p * perCore > setup.model().cacheCapacity(), reads);
-                List<Selector.Prediction> preds = pricing.predictions(pricing.now(), run.consume);
-                long resultBytes = resultBytes(c, sh);
-                long l2 = setup.model().l2Bytes();
-                double read = run.consume ? reads.readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
-                double[] readK = new double[preds.size()];
-                double[] measured = new double[preds.size()];
-                Selector.Prediction[] priced = preds.toArray(new Selector.Prediction[0]);
-                int best = -1;
-                int pick = -1;
-                for (int k = 0; k < preds.size(); k++) {
-                    if (preds.get(k).chosen()) {
-                        pick = k;
-                    }
-                    if (bench != null) {
-                        long iters = run.iterationsFor(sh.bytes());
-                        // batches of about 20 us of predicted time (at most iterations/20): short enough that on a
-                        // shared machine some batches run undisturbed, long enough that the clock costs nothing
-                        long batch = Math.max(1, Math.min(iters / CollectiveBenchmark.BATCHES,
-                                (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds() + read))));
-                        measured[k] = bench.measure(team, s, preds.get(k).algorithm().name(), preds.get(k).chosen(), iters,
-                                run.warmupFor(iters), batch).minUs();
-                        if (pricing.remeasures()) {
-                            // the machine of this row's seconds: the parameters that flip with the cores' state, again
-                            priced[k] = pricing.predictions(pricing.afterRow(), run.consume).get(k);
-                        }
-                        if (best < 0 || measured[k] < measured[best]) {
-                            best = k;
-                        }
-                    }
-                    readK[k] = run.consume ? pricing.reads().readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
-                }
-                pricing.printRange(out);
-                for (int k = 0; k < preds.size(); k++) {
-                    Selector.Prediction pr = priced[k];
-                    String mark = (preds.get(k).chosen() ? "*" : "") + (k == best ? "+" : "");
-                    double predUs = (pr.seconds() + readK[k]) * 1e6;
-                    String tail = "";
-                    if (bench != null) {
-                        double err = (predUs - measured[k]) / measured[k];
-                        errors.add(Math.abs(err));
-                        tail = String.format(Locale.ROOT, "%14.3f %8.1f%%", measured[k], err * 100);
-                    }
-                    out.printf(Locale.ROOT, "%12d  %-16s %14.3f%s%n", sh.bytes(), pr.algorithm().name() + mark, predUs, tail);
-                    for (String term : pr.terms()) {
-                        out.printf("%12s    %s%n", "", term);
-                    }
-                }
+            List<MeasuredSize> measuredSizes = new ArrayList<>();
+            if (fit != null) {
+                out.println("# every size is measured first; then each is priced with the values fitted to the other sizes' rows");
                 out.flush();
-                if (bench != null && pick >= 0) {
-                    sizes++;
-                    if (measured[pick] <= PICK_TOLERANCE * measured[best]) {
-                        goodPicks++;
+            }
+            for (long s : setup.sizes(c)) {
+                MeasuredSize ms = measureSize(team, bench, probe, setup, reads, c, p, s);
+                if (fit == null) {
+                    printSize(out, ms, null, bench != null, stats);
+                } else {
+                    // printed once every size is measured: each priced with what the other sizes' rows fit
+                    measuredSizes.add(ms);
+                    for (int k = 0; k < ms.preds.size(); k++) {
+                        fit.add(ms.pricing, ms.rowModel[k], ms.preds.get(k).algorithm(), ms.readK[k], ms.measured[k] * 1e-6,
+                                ms.shape.bytes(), (long) p * ms.perCore());
                     }
                 }
+            }
+            for (MeasuredSize ms : measuredSizes) {
+                InRunFit.Fitted f = fit.without(ms.shape.bytes());
+                out.println("# " + f.describe());
+                printSize(out, ms, f, true, stats);
             }
         }
         if (measure && !errors.isEmpty()) {
             Collections.sort(errors);
-            double median = errors.size() % 2 == 1 ? errors.get(errors.size() / 2)
-                    : (errors.get(errors.size() / 2 - 1) + errors.get(errors.size() / 2)) / 2;
-            out.printf(Locale.ROOT, "median model error: %.1f%%, 90th percentile %.1f%% (%d predictions, %s %d ranks%s, %s)%n",
-                    median * 100, percentile(errors, 0.9) * 100, errors.size(), c.cliName(), p, run.consume ? " --consume" : "",
-                    setup.model().source());
-            out.printf(Locale.ROOT, "pick within 10%% of the measured best: %d/%d sizes (%.0f%%)%n", goodPicks, sizes,
-                    100.0 * goodPicks / Math.max(1, sizes));
+            if (fit != null) {
+                Collections.sort(unfitted);
+                out.printf(Locale.ROOT, "# the same rows with the calibration alone (hand-overs at the ping-pong's, line pulls at a_alpha/%d, "
+                        + "one in-cache rate, the probes' streaming rates): median %.1f%%, 90th percentile %.1f%%%n",
+                        MachineModel.OVERLAPPED_PULLS, median(unfitted) * 100, percentile(unfitted, 0.9) * 100);
+            }
+            out.printf(Locale.ROOT, "median model error: %.1f%%, 90th percentile %.1f%% (%d predictions, %s %d ranks%s, %s%s)%n",
+                    median(errors) * 100, percentile(errors, 0.9) * 100, errors.size(), c.cliName(), p, run.consume ? " --consume" : "",
+                    setup.model().source(), fit == null ? "" : ", hand-overs, line pulls and rates fitted to the other sizes' rows");
+            out.printf(Locale.ROOT, "pick within 10%% of the measured best: %d/%d sizes (%.0f%%)%n", stats.goodPicks, stats.sizes,
+                    100.0 * stats.goodPicks / Math.max(1, stats.sizes));
             out.flush();
         }
         return 0;
@@ -225,6 +201,109 @@ final class ExplainCommand implements Callable<Integer> {
      */
     private static long resultBytes(Collective c, CollectiveBenchmark.Shape sh) {
         return c == Collective.BCAST ? sh.sendBytes() : c == Collective.BARRIER ? 0 : sh.recvBytes();
+    }
+
+    /** What the rows of a run add up to: every |error|, the same without the in-run fit, and the picks. */
+    private static final class Stats {
+        final List<Double> errors = new ArrayList<>();
+        final List<Double> unfitted = new ArrayList<>();
+        int sizes;
+        int goodPicks;
+    }
+
+    /**
+     * One size's rows as measured: the model re-measured before the size ({@code now}) and after each row
+     * ({@code rowModel}, null without a probe), each row's best batch mean (us, 0 unmeasured) and the read of
+     * {@code --consume} (seconds).
+     */
+    private record MeasuredSize(CollectiveBenchmark.Shape shape, long perCore, RowPricing pricing, MachineModel now,
+                                List<Selector.Prediction> preds, MachineModel[] rowModel, double[] measured, double[] readK) {
+    }
+
+    /** Measures (with a bench) every algorithm of size {@code s}, re-measuring the model around each row (with a probe). */
+    private MeasuredSize measureSize(Team team, CollectiveBenchmark bench, ModelProbe probe, RunOptions.Setup setup,
+                                     CacheResidency reads, Collective c, int p, long s) {
+        CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
+        long perCore = sh.sendBytes() + sh.recvBytes();
+        RowPricing pricing = new RowPricing(probe, setup, TeamInternals.selector(team).shape(p), sh, c, p,
+                (long) p * perCore > setup.model().cacheCapacity(), reads);
+        MachineModel now = pricing.now();
+        List<Selector.Prediction> preds = pricing.predictions(now, run.consume);
+        long resultBytes = resultBytes(c, sh);
+        long l2 = setup.model().l2Bytes();
+        double read = run.consume ? reads.readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
+        double[] readK = new double[preds.size()];
+        double[] measured = new double[preds.size()];
+        MachineModel[] rowModel = new MachineModel[preds.size()];
+        for (int k = 0; k < preds.size(); k++) {
+            if (bench != null) {
+                long iters = run.iterationsFor(sh.bytes());
+                // batches of about 20 us of predicted time (at most iterations/20): short enough that on a
+                // shared machine some batches run undisturbed, long enough that the clock costs nothing
+                long batch = Math.max(1, Math.min(iters / CollectiveBenchmark.BATCHES,
+                        (long) Math.ceil(20e-6 / Math.max(1e-9, preds.get(k).seconds() + read))));
+                measured[k] = bench.measure(team, s, preds.get(k).algorithm().name(), preds.get(k).chosen(), iters,
+                        run.warmupFor(iters), batch).minUs();
+                if (pricing.remeasures()) {
+                    // the machine of this row's seconds: the parameters that flip with the cores' state, again
+                    rowModel[k] = pricing.afterRow();
+                }
+            }
+            readK[k] = run.consume ? pricing.reads().readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
+        }
+        return new MeasuredSize(sh, perCore, pricing, now, preds, rowModel, measured, readK);
+    }
+
+    /**
+     * Prints one size's rows: each priced under its own re-measured model ({@code fitted}'s values applied when
+     * given), the pick made under the model re-measured before the size (with them too), errors and picks counted.
+     */
+    private void printSize(PrintWriter out, MeasuredSize ms, InRunFit.Fitted fitted, boolean measured, Stats stats) {
+        List<Selector.Prediction> preds = fitted == null ? ms.preds
+                : ms.pricing.predictions(fitted.apply(ms.now), run.consume);
+        int best = -1;
+        int pick = -1;
+        for (int k = 0; k < preds.size(); k++) {
+            if (preds.get(k).chosen()) {
+                pick = k;
+            }
+            if (measured && (best < 0 || ms.measured[k] < ms.measured[best])) {
+                best = k;
+            }
+        }
+        ms.pricing.printRange(out);
+        for (int k = 0; k < preds.size(); k++) {
+            Selector.Prediction pr = ms.rowModel[k] == null ? preds.get(k) : ms.pricing.predictions(
+                    fitted == null ? ms.rowModel[k] : fitted.apply(ms.rowModel[k]), run.consume).get(k);
+            String mark = (preds.get(k).chosen() ? "*" : "") + (k == best ? "+" : "");
+            double predUs = (pr.seconds() + ms.readK[k]) * 1e6;
+            String tail = "";
+            if (measured) {
+                double err = (predUs - ms.measured[k]) / ms.measured[k];
+                stats.errors.add(Math.abs(err));
+                if (fitted != null) {
+                    double plain = (ms.pricing.price(ms.rowModel[k], pr.algorithm(), run.consume) + ms.readK[k]) * 1e6;
+                    stats.unfitted.add(Math.abs((plain - ms.measured[k]) / ms.measured[k]));
+                }
+                tail = String.format(Locale.ROOT, "%14.3f %8.1f%%", ms.measured[k], err * 100);
+            }
+            out.printf(Locale.ROOT, "%12d  %-16s %14.3f%s%n", ms.shape.bytes(), pr.algorithm().name() + mark, predUs, tail);
+            for (String term : pr.terms()) {
+                out.printf("%12s    %s%n", "", term);
+            }
+        }
+        out.flush();
+        if (measured && pick >= 0) {
+            stats.sizes++;
+            if (ms.measured[pick] <= PICK_TOLERANCE * ms.measured[best]) {
+                stats.goodPicks++;
+            }
+        }
+    }
+
+    private static double median(List<Double> sorted) {
+        return sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
+                : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
     }
 
     /** The {@code q}-quantile of the sorted {@code sorted} (nearest rank). */

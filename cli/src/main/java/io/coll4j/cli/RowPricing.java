@@ -97,6 +97,11 @@ final class RowPricing {
                 .filter(x -> !AlgorithmCatalog.isBaseline(x.algorithm())).toList();
     }
 
+    /** {@code a}'s predicted time for this size under {@code model}, seconds, as {@link #predictions} prices it. */
+    double price(MachineModel model, io.coll4j.kernel.algo.CollectiveAlgorithm a, boolean consumed) {
+        return new Selector(model, java.util.Map.of(), shape).price(a, ranks, setup.dtype(), size.bytes(), consumed);
+    }
+
     /** One comment line: the range of each re-measured parameter over this size's rows (nothing without a probe). */
     void printRange(PrintWriter out) {
         if (measured.isEmpty()) {

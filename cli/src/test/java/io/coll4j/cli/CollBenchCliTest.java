@@ -224,7 +224,11 @@ class CollBenchCliTest {
         // o of the explained collective's own reference call
         assertTrue(lines.stream().anyMatch(l -> l.matches("#\\s+callOverhead.*8-byte dissemination allreduce on .*")), r.out());
         assertEquals(2, lines.stream().filter(l -> l.matches("# re-measured per row \\(\\d+ ms each\\): a_alpha .*")).count(), r.out());
+        // each size priced with what the other size's rows fit, and the calibration alone reported beside it
+        assertEquals(2, lines.stream().filter(l -> l.startsWith("# fitted to the ") && l.contains(" rows of the other sizes: share of the hand-over ")).count(), r.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("# the same rows with the calibration alone .*: median [0-9.]+%, 90th percentile [0-9.]+%")), r.out());
         assertErrorReportConsistent(r.out(), "allreduce 2 ranks --consume, calibrated in this run");
+        assertTrue(r.out().contains("hand-overs, line pulls and rates fitted to the other sizes' rows)"), r.out());
         assertTrue(lines.get(lines.size() - 1).matches("pick within 10% of the measured best: \\d+/2 sizes \\(\\d+%\\)"), r.out());
     }
 

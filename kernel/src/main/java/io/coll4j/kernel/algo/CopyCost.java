@@ -94,7 +94,7 @@ public final class CopyCost {
      * working set {@code ws}. Such a line is still modified in the writer's private cache, so each costs a
      * line transfer between cores, not the streaming b_α (HMPI's a and b depend on the line's state
      * [HMPI §2.1]; here the prefetcher cannot run ahead of a writer that still owns the lines); consecutive ones
-     * overlap, {@value #OVERLAPPED_PULLS} in flight. Only the lines still in the writer's L2 cost this (the
+     * overlap, several in flight ({@link MachineModel#peerLinePrice}). Only the lines still in the writer's L2 cost this (the
      * rest went to the shared LLC, from where a read streams like any other): all of them while the writer
      * touches at most half its L2 per call, then a share L2 / (2·touched), so the pulls cost at most half an
      * L2 of lines however large the message. Measured on 2 ranks (EPYC, 1 MiB L2, {@code --consume} less the
@@ -109,7 +109,7 @@ public final class CopyCost {
         if (bytes <= 0 || ws > m.cacheCapacity()) {
             return 0;
         }
-        return pulls(m, bytes, Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedPerCore))));
+        return pulls(bytes, m.peerLinePrice(), Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedPerCore))));
     }
 
     /**
@@ -126,16 +126,13 @@ public final class CopyCost {
         if (bytes <= 0) {
             return 0;
         }
-        return pulls(m, bytes, Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedSinceWrite))));
+        return pulls(bytes, m.peerLinePrice(), Math.min(1.0, m.l2Bytes() / (2.0 * Math.max(1, touchedSinceWrite))));
     }
 
-    /** {@code bytes} of lines pulled one transfer each, {@value #OVERLAPPED_PULLS} in flight, {@code share} of them from the writer's L2. */
-    private static double pulls(MachineModel m, long bytes, double share) {
-        return Math.ceil(bytes / 64.0) * m.lineLatencySameL3() / OVERLAPPED_PULLS * share;
+    /** {@code bytes} of lines pulled at {@code perLine} each, {@code share} of them from the writer's L2. */
+    private static double pulls(long bytes, double perLine, double share) {
+        return Math.ceil(bytes / 64.0) * perLine * share;
     }
-
-    /** Line pulls from a peer's cache in flight at once in a sequential read: a_α / this per line. */
-    static final int OVERLAPPED_PULLS = 6;
 
     /**
      * A copy-out of {@code bytes} that a peer wrote during this call ({@link #copyOut} of a buffer not
@@ -176,7 +173,7 @@ public final class CopyCost {
             return 0;
         }
         double overflow = (double) m.l2Bytes() / Math.max(1, touchedPerCore);
-        return Math.max(0, pulls(m, peerBytes, Math.min(1.0, overflow * overflow / 2)) - peerBytes / m.copyBandwidthCached());
+        return Math.max(0, pulls(peerBytes, m.consumedLinePrice(), Math.min(1.0, overflow * overflow / 2)) - peerBytes / m.copyBandwidthCached());
     }
 
     // ---- between packages: HMPI's beta terms ----

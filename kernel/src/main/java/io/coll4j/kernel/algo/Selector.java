@@ -64,7 +64,7 @@ public final class Selector {
         if (f != null) {
             return f;
         }
-        MachineModel m = dtype == null ? model : model.forDtype(dtype);
+        MachineModel m = (dtype == null ? model : model.forDtype(dtype)).forMessage(bytes);
         CollectiveAlgorithm best = null;
         double bestCost = Double.POSITIVE_INFINITY;
         for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
@@ -96,7 +96,7 @@ public final class Selector {
     public List<Prediction> predict(Collective c, int ranks, long count, DType dtype, Op op, long bytes, boolean consumed) {
         List<Prediction> out = new ArrayList<>();
         CollectiveAlgorithm pick = choose(c, ranks, count, dtype, op, bytes);
-        MachineModel m = dtype == null ? model : model.forDtype(dtype);
+        MachineModel m = (dtype == null ? model : model.forDtype(dtype)).forMessage(bytes);
         for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
             if (a.supports(ranks, count, dtype, op)) {
                 TeamShape sh = shape(ranks);
@@ -108,10 +108,22 @@ public final class Selector {
                             consume * 1e6, consumed ? "" : " (not counted: results not read)"));
                     terms = List.copyOf(terms);
                 }
-                out.add(new Prediction(a, a.cost(m, sh, bytes) + (consumed ? consume : 0), a == pick, terms));
+                out.add(new Prediction(a, price(a, m, sh, ranks, bytes, consumed), a == pick, terms));
             }
         }
         return out;
+    }
+
+    /**
+     * One algorithm's predicted time, seconds, as {@link #predict} prices it (without the terms): what {@code explain
+     * --measure} re-prices each measured row with while it fits the model's line-pull prices to them.
+     */
+    public double price(CollectiveAlgorithm a, int ranks, DType dtype, long bytes, boolean consumed) {
+        return price(a, (dtype == null ? model : model.forDtype(dtype)).forMessage(bytes), shape(ranks), ranks, bytes, consumed);
+    }
+
+    private static double price(CollectiveAlgorithm a, MachineModel m, TeamShape sh, int ranks, long bytes, boolean consumed) {
+        return a.cost(m, sh, bytes) + (consumed ? a.consumeCost(m, ranks, bytes) : 0);
     }
 
     /** One algorithm's predicted time (seconds), whether it is the pick, and the named terms {@code explain} prints. */

@@ -38,6 +38,11 @@ import java.util.Map;
  *                               sequence stamps, plan dispatch), paid once per call whatever the algorithm;
  *                               the LogP "o" that HMPI's hardware-only model leaves out and that dominates
  *                               small messages on a JVM
+ * @param peerLinePull           seconds per 64-byte line another core wrote during the call, over reading it in cache
+ *                               ({@link #peerLinePrice}); NaN: not calibrated, a_α / {@value #OVERLAPPED_PULLS}
+ * @param consumedLinePull       the same for a result line read after the call ({@link #consumedLinePrice}); NaN as above
+ * @param llcRateShare           the share of the in-cache copy and fold rates a rank gets once its message exceeds a
+ *                               quarter of its L2 ({@link #forMessage}); NaN: not calibrated, the same rates at every size
  *
  * <p>A profile ({@code collbench tune} writes it; {@link #load}, {@code Team.Builder.profile} and the
  * environment variable {@value #PROFILE_ENV} read it) is a JSON object with one number per scalar
@@ -59,7 +64,10 @@ public record MachineModel(
         String source,
         Map<DType, Double> reduceCachedByDtype,
         Map<DType, Double> reduceStreamByDtype,
-        double callOverhead) {
+        double callOverhead,
+        double peerLinePull,
+        double consumedLinePull,
+        double llcRateShare) {
 
     /** Default o: what a collective call costs on a 2020s core before it touches a peer's line. */
     public static final double DEFAULT_CALL_OVERHEAD = 150e-9;
@@ -76,9 +84,120 @@ public record MachineModel(
             "crossPackageBandwidth", "reduceBandwidthCached", "reduceBandwidthStream", "cacheCapacity", "l2Bytes",
             "callOverhead");
 
+    /**
+     * Line pulls from a peer's cache in flight at once in a sequential read, while {@link #peerLinePull} and
+     * {@link #consumedLinePull} are not calibrated: a_α / this per line (5.9–6.6 ns per line with a_α = 36.5 ns in
+     * one state of the 2-core EPYC; ~1 ns inside a call and 2–3 ns for a consumed result in another, with a_α at
+     * 45 ns: docs/design.md, "Where the model is still wrong").
+     */
+    public static final int OVERLAPPED_PULLS = 6;
+
+    /** Profile fields of the calibrated line pulls: optional (a profile without them prices a_α / {@value #OVERLAPPED_PULLS}). */
+    public static final List<String> LINE_PULL_FIELDS = List.of("peerLinePull", "consumedLinePull");
+
+    /** Profile field of {@link #llcRateShare}: optional (a profile without it prices in-cache rates alike at every size). */
+    public static final String LLC_RATE_SHARE_FIELD = "llcRateShare";
+
     public MachineModel {
         reduceCachedByDtype = perDtype(reduceCachedByDtype, reduceBandwidthCached);
         reduceStreamByDtype = perDtype(reduceStreamByDtype, reduceBandwidthStream);
+    }
+
+    /** The model with the line pulls not calibrated ({@link #peerLinePrice}: a_α / {@value #OVERLAPPED_PULLS}). */
+    public MachineModel(double lineLatencySameL3, double lineLatencyCrossL3, double lineLatencyCrossPackage,
+                        double copyBandwidthCached, double copyBandwidthStream, double ntCopyBandwidth,
+                        double memoryBandwidth, double crossPackageBandwidth, double reduceBandwidthCached,
+                        double reduceBandwidthStream, long cacheCapacity, long l2Bytes, String source,
+                        Map<DType, Double> reduceCachedByDtype, Map<DType, Double> reduceStreamByDtype, double callOverhead) {
+        this(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached, copyBandwidthStream,
+                ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached, reduceBandwidthStream,
+                cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, callOverhead, Double.NaN, Double.NaN,
+                Double.NaN);
+    }
+
+    /**
+     * What pulling one 64-byte line costs, over reading it at {@code copyBandwidthCached}, when another core wrote it
+     * during the call and it is still modified in that core's cache (a transfer between cores per line, several in
+     * flight; HMPI's a and b depend on the line's state [HMPI §2.1]): {@link #peerLinePull} when calibrated, else
+     * a_α / {@value #OVERLAPPED_PULLS}.
+     */
+    public double peerLinePrice() {
+        return Double.isNaN(peerLinePull) ? lineLatencySameL3 / OVERLAPPED_PULLS : peerLinePull;
+    }
+
+    /**
+     * The same for a line of the result that the caller reads after the call ({@code --consume}, an application):
+     * {@link #consumedLinePull} when calibrated, else a_α / {@value #OVERLAPPED_PULLS}. A price of its own: the
+     * reader comes after the whole call, with no copy of its own overlapping the transfers (measured 2–3x the
+     * pull inside a call, docs/design.md).
+     */
+    public double consumedLinePrice() {
+        return Double.isNaN(consumedLinePull) ? lineLatencySameL3 / OVERLAPPED_PULLS : consumedLinePull;
+    }
+
+    /** This model with both line-pull prices calibrated, seconds per line ({@code collbench explain --measure} fits them). */
+    public MachineModel withLinePulls(double inCall, double consumed) {
+        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
+                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
+                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
+                inCall, consumed, llcRateShare);
+    }
+
+    /**
+     * This model with every line hand-over (a_α, and across L3 groups and packages) times {@code share} and the call
+     * overhead o taking the rest of one same-L3 hand-over, so an 8-byte dissemination allreduce (o + a_α, what o is
+     * calibrated on) is priced the same: what the collectives' dependent hand-overs cost of the ping-pong's, which
+     * measures one line moved with nothing else in flight ({@code collbench explain --measure} fits it).
+     */
+    public MachineModel withHandOverShare(double share) {
+        return new MachineModel(lineLatencySameL3 * share, lineLatencyCrossL3 * share, lineLatencyCrossPackage * share,
+                copyBandwidthCached, copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth,
+                reduceBandwidthCached, reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype,
+                reduceStreamByDtype, Math.max(0, callOverhead + (1 - share) * lineLatencySameL3), peerLinePull,
+                consumedLinePull, llcRateShare);
+    }
+
+    /** This model with {@link #llcRateShare} set ({@code collbench explain --measure} fits it). */
+    public MachineModel withLlcRateShare(double share) {
+        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
+                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
+                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
+                peerLinePull, consumedLinePull, share);
+    }
+
+    /**
+     * This model for a call of {@code bytes} per rank: with {@link #llcRateShare} calibrated and the message beyond a
+     * quarter of the L2, the in-cache copy and fold rates times that share. Such a rank's send and receive buffers and
+     * the peers' lines it reads no longer fit its L2 together, so its in-cache copies and folds stream from the shared
+     * LLC, not at the L2-resident rates the probes measure (on the 2-vCPU EPYC every allreduce algorithm's 512 KiB – 4 MiB
+     * rows measured 10–25% over their prediction in every session, the 256 KiB rows within ±10%). The result has
+     * the share spent ({@code NaN}), so applying this twice scales once.
+     */
+    public MachineModel forMessage(long bytes) {
+        if (Double.isNaN(llcRateShare) || bytes <= l2Bytes / 4) {
+            return this;
+        }
+        double f = llcRateShare;
+        Map<DType, Double> cached = new EnumMap<>(DType.class);
+        reduceCachedByDtype.forEach((t, v) -> cached.put(t, v * f));
+        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached * f,
+                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached * f,
+                reduceBandwidthStream, cacheCapacity, l2Bytes, source, cached, reduceStreamByDtype, callOverhead,
+                peerLinePull, consumedLinePull, Double.NaN);
+    }
+
+    /**
+     * This model with every rate beyond the cache (streaming copy, NT copy, DRAM, streaming folds of every dtype)
+     * times {@code factor}: what the collectives' own access patterns achieve of the probes' single-pattern rates
+     * ({@code collbench explain --measure} fits it to the rows beyond the cache).
+     */
+    public MachineModel withStreamingRates(double factor) {
+        Map<DType, Double> stream = new EnumMap<>(DType.class);
+        reduceStreamByDtype.forEach((t, v) -> stream.put(t, v * factor));
+        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
+                copyBandwidthStream * factor, ntCopyBandwidth * factor, memoryBandwidth * factor, crossPackageBandwidth,
+                reduceBandwidthCached, reduceBandwidthStream * factor, cacheCapacity, l2Bytes, source, reduceCachedByDtype,
+                stream, callOverhead, peerLinePull, consumedLinePull, llcRateShare);
     }
 
     /** The model without per-dtype reduction rates: every dtype reduces at the f64 rates given. */
@@ -141,7 +260,7 @@ public record MachineModel(
         }
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, c, s, cacheCapacity, l2Bytes,
-                source, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
+                source, reduceCachedByDtype, reduceStreamByDtype, callOverhead, peerLinePull, consumedLinePull, llcRateShare);
     }
 
     /**
@@ -159,21 +278,24 @@ public record MachineModel(
         }
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth * packages, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
+                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
+                peerLinePull, consumedLinePull, llcRateShare);
     }
 
     /** The same numbers with another {@code source}. */
     public MachineModel withSource(String newSource) {
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead);
+                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
+                peerLinePull, consumedLinePull, llcRateShare);
     }
 
     /** This model with the per-call overhead o replaced ({@code collbench explain --measure} calibrates it per collective). */
     public MachineModel withCallOverhead(double o) {
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, o);
+                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, o,
+                peerLinePull, consumedLinePull, llcRateShare);
     }
 
     /** The scalar fields of a profile, by {@link #PROFILE_FIELDS} name. */
@@ -188,6 +310,13 @@ public record MachineModel(
         m.put("cacheCapacity", cacheCapacity);
         m.put("l2Bytes", l2Bytes);
         m.put("callOverhead", callOverhead);
+        if (!Double.isNaN(peerLinePull)) {
+            m.put(LINE_PULL_FIELDS.get(0), peerLinePull);
+            m.put(LINE_PULL_FIELDS.get(1), consumedLinePull);
+        }
+        if (!Double.isNaN(llcRateShare)) {
+            m.put(LLC_RATE_SHARE_FIELD, llcRateShare);
+        }
         return m;
     }
 
@@ -242,8 +371,19 @@ public record MachineModel(
             cached.putIfAbsent(t, cached.get(rateBase(t)));
             stream.putIfAbsent(t, stream.get(rateBase(t)));
         }
+        double[] pulls = {Double.NaN, Double.NaN, Double.NaN};
+        for (int k = 0; k < pulls.length; k++) {
+            String f = k < 2 ? LINE_PULL_FIELDS.get(k) : LLC_RATE_SHARE_FIELD;
+            if (m.containsKey(f)) {   // optional: a profile from before they were calibrated prices a_α / OVERLAPPED_PULLS
+                Object v = m.get(f);
+                if (!(v instanceof Double x) || !(x >= 0) || x.isInfinite()) {
+                    throw new IllegalArgumentException("profile " + path + ": field '" + f + "' must be a number >= 0, got " + v);
+                }
+                pulls[k] = x;
+            }
+        }
         return new MachineModel(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], cache, l2,
-                PROFILE_SOURCE + path, cached, stream, o);
+                PROFILE_SOURCE + path, cached, stream, o, pulls[0], pulls[1], pulls[2]);
     }
 
     /**

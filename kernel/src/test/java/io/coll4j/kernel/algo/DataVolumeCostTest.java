@@ -71,7 +71,7 @@ class DataVolumeCostTest {
     @Test
     void aLineWrittenOneStepAgoIsPulledAtAnyWorkingSet() {
         MachineModel m = FAST_DRAM;
-        double perLine = m.lineLatencySameL3() / CopyCost.OVERLAPPED_PULLS;
+        double perLine = m.peerLinePrice();
         // the writer touched at most half its L2 since: the whole price; twice the L2: a quarter
         assertEquals(1024 * perLine, CopyCost.peerWrittenRecently(m, 64 * 1024, 512 * 1024), 1e-15);
         assertEquals(1024 * perLine / 4, CopyCost.peerWrittenRecently(m, 64 * 1024, 2L << 20), 1e-15);
@@ -98,7 +98,7 @@ class DataVolumeCostTest {
             long touched = ws > m.cacheCapacity() ? step : ws / p;
             double share = ws > m.cacheCapacity() ? 0.5 : Math.min(1.0, m.l2Bytes() / (2.0 * touched));
             double pulls = CopyCost.peerWrittenRecently(m, (p - 1) * block, touched) + CopyCost.peerWrittenRecently(m, bytes - block, touched);
-            assertEquals(bytes / 64.0 * m.lineLatencySameL3() / CopyCost.OVERLAPPED_PULLS * share, pulls, 1e-9 * pulls);
+            assertEquals(bytes / 64.0 * m.peerLinePrice() * share, pulls, 1e-9 * pulls);
             double a = m.lineLatencySameL3();
             double sync = (2.0 * n + 1) * (a + a / 4) + a;
             double work = CopyCost.copyIn(m, bytes, ws) + m.foldTime(block, p, step) + CopyCost.copyOut(m, bytes - block, ws) + pulls;

@@ -51,6 +51,55 @@ class MachineModelProfileTest {
     }
 
     @Test
+    void theFittedPricesRoundTripAndAnOldProfileLeavesThemUncalibrated(@TempDir Path dir) throws IOException {
+        MachineModel fitted = sample().withLinePulls(1.3e-9, 2.9e-9).withLlcRateShare(0.8);
+        Path f = dir.resolve("fitted.json");
+        Files.writeString(f, fitted.toProfileJson(Map.of()));
+        MachineModel back = MachineModel.load(f);
+        assertEquals(1.3e-9, back.peerLinePrice(), 1e-18);
+        assertEquals(2.9e-9, back.consumedLinePrice(), 1e-18);
+        assertEquals(0.8, back.llcRateShare(), 1e-12);
+        // a profile without them (sample() never calibrated them): a_alpha / OVERLAPPED_PULLS, one rate at every size
+        Path old = dir.resolve("old.json");
+        Files.writeString(old, sample().toProfileJson(Map.of()));
+        MachineModel o = MachineModel.load(old);
+        assertTrue(Double.isNaN(o.peerLinePull()) && Double.isNaN(o.llcRateShare()));
+        assertEquals(o.lineLatencySameL3() / MachineModel.OVERLAPPED_PULLS, o.peerLinePrice(), 1e-18);
+        assertEquals(o.lineLatencySameL3() / MachineModel.OVERLAPPED_PULLS, o.consumedLinePrice(), 1e-18);
+        assertEquals(o, o.forMessage(1L << 30));
+        // a negative price is refused, naming the field
+        Files.writeString(old, fitted.toProfileJson(Map.of()).replaceFirst("\"peerLinePull\":\\s*[^,}\\s]+", "\"peerLinePull\": -1"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MachineModel.load(old));
+        assertTrue(e.getMessage().contains("'peerLinePull'"), e.getMessage());
+    }
+
+    @Test
+    void theLlcShareScalesInCacheRatesOnlyBeyondAQuarterOfTheL2AndOnce() {
+        MachineModel m = sample().withLlcRateShare(0.5);   // L2 = 2 MiB
+        assertEquals(m, m.forMessage(512 << 10));
+        MachineModel big = m.forMessage((512 << 10) + 1);
+        assertEquals(15e9, big.copyBandwidthCached(), 1);
+        assertEquals(m.reduceCachedByDtype().get(DType.I32) / 2, big.reduceCachedByDtype().get(DType.I32), 1);
+        assertEquals(m.copyBandwidthStream(), big.copyBandwidthStream());      // beyond the cache: DRAM's, unchanged
+        assertEquals(big, big.forMessage(1L << 30));                          // spent: never twice
+    }
+
+    @Test
+    void aHandOverShareKeepsTheReferenceCallPricedTheSame() {
+        MachineModel m = sample();
+        MachineModel h = m.withHandOverShare(0.7);
+        assertEquals(0.7 * m.lineLatencySameL3(), h.lineLatencySameL3(), 1e-18);
+        assertEquals(0.7 * m.lineLatencyCrossPackage(), h.lineLatencyCrossPackage(), 1e-18);
+        // o is calibrated as an 8-byte dissemination allreduce less one hand-over: o + a_alpha unchanged
+        assertEquals(m.callOverhead() + m.lineLatencySameL3(), h.callOverhead() + h.lineLatencySameL3(), 1e-18);
+        MachineModel s = m.withStreamingRates(0.5);
+        assertEquals(m.memoryBandwidth() / 2, s.memoryBandwidth(), 1);
+        assertEquals(m.ntCopyBandwidth() / 2, s.ntCopyBandwidth(), 1);
+        assertEquals(m.reduceStreamByDtype().get(DType.F32) / 2, s.reduceStreamByDtype().get(DType.F32), 1);
+        assertEquals(m.copyBandwidthCached(), s.copyBandwidthCached());
+    }
+
+    @Test
     void theInterProcessPairIsAddedToAProfileAndReadByTheHierarchicalCost(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("p.json");
         Files.writeString(f, sample().toProfileJson(Map.of("machine", "cpu")));
