@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -71,6 +72,11 @@ final class ExplainCommand implements Callable<Integer> {
                     + "--no-calibrate checks --profile or the defaults)")
     boolean calibrate;
 
+    @Option(names = "--save-profile", paramLabel = "FILE",
+            description = "with --measure: write the model calibrated in this run, with the values fitted to every row, as a "
+                    + "profile (--profile FILE or COLL4J_PROFILE=FILE then price auto's picks with it)")
+    Path saveProfile;
+
     @Override
     public Integer call() {
         Collective c = Collective.parse(collective);
@@ -81,6 +87,14 @@ final class ExplainCommand implements Callable<Integer> {
         // else the model's in-cache and streaming copy rates
         CacheResidency reads = new CacheResidency(setup.model().copyBandwidthCached(), setup.model().copyBandwidthCached(),
                 setup.model().copyBandwidthStream(), setup.model().cacheCapacity(), 0);
+        if (saveProfile != null) {
+            if (!measure || !calibrate || setup.mpi()) {
+                throw new IllegalArgumentException("--save-profile needs --measure with the calibration in this run (not "
+                        + (!measure ? "without --measure" : !calibrate ? "--no-calibrate" : "--mpi") + ")");
+            }
+            // written after a minute of measuring: make sure it can be, first
+            Resources.creatableFile("--save-profile", saveProfile);
+        }
         ModelProbe probe = measure && calibrate && !setup.mpi() ? new ModelProbe(false, c) : null;
         if (probe != null) {
             ModelProbe.Result cal = calibrated(probe, out, setup);
@@ -168,7 +182,35 @@ final class ExplainCommand implements Callable<Integer> {
                     100.0 * stats.goodPicks / Math.max(1, stats.sizes));
             out.flush();
         }
+        if (saveProfile != null && fit != null && fit.rows() > 0) {
+            save(out, fit, setup);
+        }
         return 0;
+    }
+
+    /** {@code --save-profile}: the calibration of this run with the values fitted to all its rows, as a profile. */
+    private void save(PrintWriter out, InRunFit fit, RunOptions.Setup setup) {
+        InRunFit.Fitted all = fit.without(Long.MIN_VALUE);
+        MachineModel m = all.apply(setup.model());
+        Map<String, Object> extra = new java.util.LinkedHashMap<>();
+        extra.put("machine", CollectiveCommands.machine());
+        extra.put("topology", setup.topology().summary());
+        extra.put("jdk", "JDK " + Runtime.version());
+        extra.put("version", Version.coll4j());
+        extra.put("fitted", all.describe().replace("the other sizes", "every size"));
+        try {
+            Path parent = saveProfile.toAbsolutePath().getParent();
+            if (parent != null) {
+                java.nio.file.Files.createDirectories(parent);
+            }
+            java.nio.file.Files.writeString(saveProfile, m.toProfileJson(extra));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("--save-profile " + saveProfile + ": " + e.getMessage(), e);
+        }
+        out.printf("# wrote %s: this run's calibration, %s; use it with --profile %s or COLL4J_PROFILE=%s%n", saveProfile,
+                all.describe().replace("fitted to the", "fitted to all").replace(" rows of the other sizes", " rows"),
+                saveProfile, saveProfile);
+        out.flush();
     }
 
     /**

@@ -233,6 +233,31 @@ class CollBenchCliTest {
     }
 
     @Test
+    void explainMeasureSavesItsCalibrationWithTheFittedValuesAsAProfile(@TempDir Path dir) throws java.io.IOException {
+        Path f = dir.resolve("sub/fitted.json");
+        CliRun r = run("explain", "allreduce", "-t", "2", "-m", "4K:16K", "-i", "20", "-x", "2", "--measure", "--consume",
+                "--save-profile", f.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("# wrote " + f + ": this run's calibration, fitted to all "), r.out());
+        MachineModel m = MachineModel.load(f);
+        String json = java.nio.file.Files.readString(f);
+        // 4-16 KiB rows pull lines a peer wrote: the price is fitted and saved, not left at a_alpha/6
+        assertTrue(json.contains("\"peerLinePull\"") && json.contains("\"fitted\""), json);
+        assertEquals(m.peerLinePull(), m.peerLinePrice());
+        assertTrue(m.peerLinePull() >= 0 && m.peerLinePull() <= 15e-9, json);
+        // no row beyond a quarter of the L2 or the cache: those are not fitted, and the profile says nothing of them
+        assertTrue(Double.isNaN(m.llcRateShare()), json);
+        // a team with it prices its picks with it
+        CliRun e = run("explain", "allreduce", "-t", "2", "-m", "16K:16K", "--profile", f.toString());
+        assertEquals(0, e.code(), e.err());
+        assertTrue(e.out().contains("model: profile " + f), e.out());
+        usageError("--save-profile needs --measure with the calibration in this run (not --no-calibrate)", "explain", "allreduce",
+                "-t", "2", "--measure", "--no-calibrate", "--save-profile", f.toString());
+        usageError("--save-profile needs --measure with the calibration in this run (not without --measure)", "explain",
+                "allreduce", "-t", "2", "--save-profile", f.toString());
+    }
+
+    @Test
     void tuneWritesAProfileThatLoadsAndPrintsSpreads(@TempDir Path dir) {
         Path out = dir.resolve("sub/prof.json");
         CliRun r = run("tune", "--quick", "-o", out.toString());

@@ -153,9 +153,12 @@ public record MachineModel(
         return new MachineModel(lineLatencySameL3 * share, lineLatencyCrossL3 * share, lineLatencyCrossPackage * share,
                 copyBandwidthCached, copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth,
                 reduceBandwidthCached, reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype,
-                reduceStreamByDtype, Math.max(0, callOverhead + (1 - share) * lineLatencySameL3), peerLinePull,
+                reduceStreamByDtype, Math.max(MIN_CALL_OVERHEAD, callOverhead + (1 - share) * lineLatencySameL3), peerLinePull,
                 consumedLinePull, llcRateShare);
     }
+
+    /** The least o {@link #withHandOverShare} leaves: a call costs something, and a profile's o must be positive. */
+    public static final double MIN_CALL_OVERHEAD = 1e-9;
 
     /** This model with {@link #llcRateShare} set ({@code collbench explain --measure} fits it). */
     public MachineModel withLlcRateShare(double share) {
