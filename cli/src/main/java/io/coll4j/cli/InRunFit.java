@@ -56,7 +56,7 @@ final class InRunFit {
      * ~40 ns / 6); the streaming share 0.5–1.5.
      */
     private static final List<Knob> KNOBS = List.of(
-            new Knob("share of the hand-over", MachineModel::withHandOverShare, 0.4, 1.6, 0.01, 1, "x", r -> true),
+            new Knob("share of the hand-over", MachineModel::withHandOverShare, 0.4, 2.5, 0.01, 1, "x", r -> true),
             new Knob("line pull inside a call", (m, x) -> m.withLinePulls(x, m.consumedLinePrice()), 0, 15e-9, 0.05e-9, 1e9, "ns",
                     r -> true),
             new Knob("line pull of a consumed result", (m, x) -> m.withLinePulls(m.peerLinePrice(), x), 0, 15e-9, 0.05e-9, 1e9, "ns",
