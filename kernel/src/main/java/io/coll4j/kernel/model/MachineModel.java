@@ -137,10 +137,7 @@ public record MachineModel(
 
     /** This model with both line-pull prices calibrated, seconds per line ({@code collbench explain --measure} fits them). */
     public MachineModel withLinePulls(double inCall, double consumed) {
-        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
-                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
-                inCall, consumed, llcRateShare);
+        return with(source, callOverhead, inCall, consumed, llcRateShare);
     }
 
     /**
@@ -162,10 +159,7 @@ public record MachineModel(
 
     /** This model with {@link #llcRateShare} set ({@code collbench explain --measure} fits it). */
     public MachineModel withLlcRateShare(double share) {
-        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
-                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
-                peerLinePull, consumedLinePull, share);
+        return with(source, callOverhead, peerLinePull, consumedLinePull, share);
     }
 
     /**
@@ -287,18 +281,19 @@ public record MachineModel(
 
     /** The same numbers with another {@code source}. */
     public MachineModel withSource(String newSource) {
+        return with(newSource, callOverhead, peerLinePull, consumedLinePull, llcRateShare);
+    }
+
+    /** This model's rates and latencies with the given source, o and fitted values. */
+    private MachineModel with(String src, double o, double peer, double consumed, double llc) {
         return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
                 copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, newSource, reduceCachedByDtype, reduceStreamByDtype, callOverhead,
-                peerLinePull, consumedLinePull, llcRateShare);
+                reduceBandwidthStream, cacheCapacity, l2Bytes, src, reduceCachedByDtype, reduceStreamByDtype, o, peer, consumed, llc);
     }
 
     /** This model with the per-call overhead o replaced ({@code collbench explain --measure} calibrates it per collective). */
     public MachineModel withCallOverhead(double o) {
-        return new MachineModel(lineLatencySameL3, lineLatencyCrossL3, lineLatencyCrossPackage, copyBandwidthCached,
-                copyBandwidthStream, ntCopyBandwidth, memoryBandwidth, crossPackageBandwidth, reduceBandwidthCached,
-                reduceBandwidthStream, cacheCapacity, l2Bytes, source, reduceCachedByDtype, reduceStreamByDtype, o,
-                peerLinePull, consumedLinePull, llcRateShare);
+        return with(source, o, peerLinePull, consumedLinePull, llcRateShare);
     }
 
     /** The scalar fields of a profile, by {@link #PROFILE_FIELDS} name. */
