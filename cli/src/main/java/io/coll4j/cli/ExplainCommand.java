@@ -298,11 +298,17 @@ final class ExplainCommand implements Callable<Integer> {
 
     /**
      * Prints one size's rows: each priced under its own re-measured model ({@code fitted}'s values applied when
-     * given), the pick made under the model re-measured before the size (with them too), errors and picks counted.
+     * given), the pick made under the best of the size's re-measurements (with them too), errors and picks counted.
      */
     private void printSize(PrintWriter out, MeasuredSize ms, InRunFit.Fitted fitted, boolean measured, Stats stats) {
-        List<Selector.Prediction> preds = fitted == null ? ms.preds
-                : ms.pricing.predictions(fitted.apply(ms.now), run.consume);
+        // the pick under the size's undisturbed machine: the best of its re-measurements (the one before it alone, caught
+        // in a slow instant - a fold at 27 GB/s for 45 - picked ma-sliced over replicated at 64 KiB in two rounds of six)
+        MachineModel machine = ms.now;
+        for (MachineModel row : ms.rowModel) {
+            machine = row == null ? machine : ModelProbe.best(machine, row);
+        }
+        List<Selector.Prediction> preds = machine == ms.now && fitted == null ? ms.preds
+                : ms.pricing.predictions(fitted == null ? machine : fitted.apply(machine), run.consume);
         int best = -1;
         int pick = -1;
         for (int k = 0; k < preds.size(); k++) {
