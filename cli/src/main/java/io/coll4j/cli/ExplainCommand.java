@@ -109,8 +109,6 @@ final class ExplainCommand implements Callable<Integer> {
         out.printf("%12s  %-16s %14s%s%n", "bytes", "algorithm", "predicted_us", measure ? String.format("%14s %9s", "measured_us", "error") : "");
         out.flush();
         Stats stats = new Stats();
-        List<Double> errors = stats.errors;
-        List<Double> unfitted = stats.unfitted;
         // with the calibration: the parameters no probe measures as the collectives meet them, fitted to the other sizes' rows
         InRunFit fit = probe != null ? new InRunFit(run.consume) : null;
         try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
@@ -167,16 +165,16 @@ final class ExplainCommand implements Callable<Integer> {
                 printSize(out, ms, f, true, stats);
             }
         }
-        if (measure && !errors.isEmpty()) {
-            Collections.sort(errors);
+        if (measure && !stats.errors.isEmpty()) {
+            Collections.sort(stats.errors);
             if (fit != null) {
-                Collections.sort(unfitted);
+                Collections.sort(stats.unfitted);
                 out.printf(Locale.ROOT, "# the same rows with the calibration alone (hand-overs at the ping-pong's, line pulls at a_alpha/%d, "
                         + "one in-cache rate, the probes' streaming rates): median %.1f%%, 90th percentile %.1f%%%n",
-                        MachineModel.OVERLAPPED_PULLS, median(unfitted) * 100, percentile(unfitted, 0.9) * 100);
+                        MachineModel.OVERLAPPED_PULLS, median(stats.unfitted) * 100, percentile(stats.unfitted, 0.9) * 100);
             }
             out.printf(Locale.ROOT, "median model error: %.1f%%, 90th percentile %.1f%% (%d predictions, %s %d ranks%s, %s%s)%n",
-                    median(errors) * 100, percentile(errors, 0.9) * 100, errors.size(), c.cliName(), p, run.consume ? " --consume" : "",
+                    median(stats.errors) * 100, percentile(stats.errors, 0.9) * 100, stats.errors.size(), c.cliName(), p, run.consume ? " --consume" : "",
                     setup.model().source(), fit == null ? "" : ", hand-overs, line pulls and rates fitted to the other sizes' rows");
             out.printf(Locale.ROOT, "pick within 10%% of the measured best: %d/%d sizes (%.0f%%)%n", stats.goodPicks, stats.sizes,
                     100.0 * stats.goodPicks / Math.max(1, stats.sizes));

@@ -9,26 +9,29 @@ import java.util.Locale;
 import java.util.function.BiFunction;
 
 /**
- * The model parameters that no probe measures the way the collectives meet them, fitted to the rows
- * {@code explain --measure} has measured so far, so each size after them is priced with what they were in this run
- * (docs/design.md, "Where the model is still wrong"):
+ * The model values no probe measures the way the collectives meet them, fitted to the rows {@code explain --measure}
+ * measured in its own run (docs/design.md, "What the run fits"):
  * <ul>
- *   <li>the price of a line another core wrote during the call ({@link MachineModel#peerLinePrice}) and of one of the
- *       result read after the call ({@link MachineModel#consumedLinePrice}). On the 2-vCPU EPYC the collectives' rows
+ *   <li>the share of the ping-pong's hand-over a dependent hand-over costs ({@link MachineModel#withHandOverShare}; o
+ *       takes the rest, so the reference call o is calibrated on keeps its price);</li>
+ *   <li>the price of a line another core wrote during the call ({@link MachineModel#peerLinePrice}) and of a result
+ *       line read after the call ({@link MachineModel#consumedLinePrice}). On the 2-vCPU EPYC the collectives' rows
  *       repeat within ~5% from session to session (the 64 KiB rows of dissemination, tree, tiled, direct and push over
  *       sixteen runs) while a_α/6, the uncalibrated price, moved 4–8 ns with a_α; and every probe of the pulls alone
  *       (one core reading freshly written lines, both exchanging) read 0.1–1.1 ns, under the ~1–1.5 ns inside a call
  *       and 2–3 ns for a consumed result the rows show: a line modified in another core's cache costs what the
  *       access pattern around it lets overlap, which only the collectives themselves show;</li>
+ *   <li>the in-cache rates once a message exceeds a quarter of the L2 ({@link MachineModel#llcRateShare}): the probes
+ *       measure L2-resident copies and folds;</li>
  *   <li>the share of the probes' rates beyond the cache ({@link MachineModel#withStreamingRates}) that the
  *       collectives' patterns achieve: the probes run one pattern (an NT copy, a fold) on idle DRAM; the 16–64 MiB
  *       rows, which mix two or three streams per core, ran 10–30% slower than priced in every session.</li>
  * </ul>
- * Each parameter is fitted on the rows whose prediction depends on it (a row that pulls nothing says nothing about the
- * pull price), to the least mean |ln(predicted / measured)| over a grid, one parameter at a time (twice round: the sets
- * of rows hardly overlap). A parameter no row has depended on yet keeps the calibration's value. Every row is priced
- * before its size is measured, never with a value fitted on it, so the median error {@code explain} reports is a
- * prediction's, not a fit's residual.
+ * Each value is fitted on the rows whose prediction it moves by at least {@value #INFORMATIVE} of itself over its
+ * range (a row that pulls nothing says nothing about the pull price), to the least mean |ln(predicted / measured)|
+ * over a grid, one value at a time, {@value #PASSES} times round. A value no row depends on keeps the calibration's.
+ * {@link #without} fits on every size but one: {@code explain} prices each size with what the other sizes' rows fit,
+ * so the median error it reports is of predictions, not a fit's residuals.
  */
 final class InRunFit {
     /** One fitted parameter: how it enters a model, the grid it is searched on, and how it is printed. */
@@ -52,8 +55,8 @@ final class InRunFit {
     }
 
     /**
-     * The knobs, applied in this order. Line prices 0–15 ns (a_α/6 at the slowest a_α any session measured is
-     * ~40 ns / 6); the streaming share 0.5–1.5.
+     * The knobs, applied in this order. Line prices 0–15 ns (a_α/6 at a_α = 90 ns); the shares 0.3–2.5 (the hand-over
+     * share sat on a bound of 1.6 once; the others stayed within 0.37–0.87).
      */
     private static final List<Knob> KNOBS = List.of(
             new Knob("share of the hand-over", MachineModel::withHandOverShare, 0.4, 2.5, 0.01, 1, "x", r -> true),
