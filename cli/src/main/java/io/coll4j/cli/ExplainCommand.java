@@ -188,7 +188,7 @@ final class ExplainCommand implements Callable<Integer> {
 
     /** {@code --save-profile}: the calibration of this run with the values fitted to all its rows, as a profile. */
     private void save(PrintWriter out, InRunFit fit, RunOptions.Setup setup) {
-        InRunFit.Fitted all = fit.without(Long.MIN_VALUE);
+        InRunFit.Fitted all = fit.without(Long.MIN_VALUE, Double.POSITIVE_INFINITY);   // every row alike
         MachineModel m = all.apply(setup.model());
         Map<String, Object> extra = new java.util.LinkedHashMap<>();
         extra.put("machine", CollectiveCommands.machine());

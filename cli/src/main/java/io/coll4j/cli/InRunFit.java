@@ -30,8 +30,9 @@ import java.util.function.BiFunction;
  * Each value is fitted on the rows whose prediction it moves by at least {@value #INFORMATIVE} of itself over its
  * range (a row that pulls nothing says nothing about the pull price), to the least mean |ln(predicted / measured)|
  * over a grid, one value at a time, {@value #PASSES} times round. A value no row depends on keeps the calibration's.
- * {@link #without} fits on every size but one: {@code explain} prices each size with what the other sizes' rows fit,
- * so the median error it reports is of predictions, not a fit's residuals.
+ * {@link #without} fits on every size but one, the rows of the sizes nearest it weighing most ({@link #NEARNESS}):
+ * {@code explain} prices each size with what the other sizes' rows fit, so the median error it reports is of
+ * predictions, not a fit's residuals.
  */
 final class InRunFit {
     /** One fitted parameter: how it enters a model, the grid it is searched on, and how it is printed. */
@@ -110,13 +111,28 @@ final class InRunFit {
      * priced with a value fitted on it (leave one size out).
      */
     Fitted without(long bytes) {
+        return without(bytes, NEARNESS);
+    }
+
+    /**
+     * How fast a row's weight falls with its distance from the size priced: e^(−d / this), d in doublings. The sweep
+     * measures the sizes in order, so the sizes nearest in bytes are nearest in time, and the guest's states last
+     * minutes: a run whose second half went into the slow-pull state measured 12.0% with every row alike and 9.8% with
+     * this; over three runs measured both ways, 8.0 / 7.7 / 12.0% alike, 7.0 / 7.9 / 9.8% with 1 (7.5 / 7.9 / 11.3% with 4).
+     */
+    static final double NEARNESS = 1;
+
+    /** {@link #without}, each row weighted exp(−d / tau), d its distance from {@code bytes} in doublings (∞: alike). */
+    Fitted without(long bytes, double tau) {
         List<Row> others = rows.stream().filter(r -> r.bytes != bytes).toList();
+        double[] weight = others.stream().mapToDouble(r -> Double.isInfinite(tau) ? 1
+                : Math.exp(-Math.abs(log2(r.bytes) - log2(bytes)) / tau)).toArray();
         double[] value = new double[KNOBS.size()];
         int[] used = new int[KNOBS.size()];
         java.util.Arrays.fill(value, Double.NaN);
         for (int pass = 0; pass < PASSES; pass++) {
             for (int j = 0; j < KNOBS.size(); j++) {
-                fit(others, value, used, j);
+                fit(others, weight, value, used, j);
             }
         }
         return new Fitted(value, used, others.size());
@@ -154,11 +170,17 @@ final class InRunFit {
     }
 
     /** Knob {@code j} fitted on {@code rows}, the others held at {@code value}. */
-    private void fit(List<Row> rows, double[] value, int[] used, int j) {
+    private static double log2(long bytes) {
+        return Math.log(Math.max(1, bytes)) / Math.log(2);
+    }
+
+    private void fit(List<Row> rows, double[] weight, double[] value, int[] used, int j) {
         Knob knob = KNOBS.get(j);
         List<Row> depends = new ArrayList<>();
         List<MachineModel> bases = new ArrayList<>();
-        for (Row r : rows) {
+        List<Double> weights = new ArrayList<>();
+        for (int ri = 0; ri < rows.size(); ri++) {
+            Row r = rows.get(ri);
             if (!knob.eligible.test(r)) {
                 continue;
             }
@@ -168,6 +190,7 @@ final class InRunFit {
             if (Math.abs(hi - lo) >= INFORMATIVE * Math.min(hi, lo)) {
                 depends.add(r);
                 bases.add(base);
+                weights.add(weight[ri]);
             }
         }
         used[j] = depends.size();
@@ -181,7 +204,7 @@ final class InRunFit {
             double score = 0;
             for (int i = 0; i < depends.size(); i++) {
                 Row r = depends.get(i);
-                score += Math.abs(Math.log(r.predict(knob.apply.apply(bases.get(i), x), consumed) / r.measured));
+                score += weights.get(i) * Math.abs(Math.log(r.predict(knob.apply.apply(bases.get(i), x), consumed) / r.measured));
             }
             if (score < bestScore) {
                 bestScore = score;

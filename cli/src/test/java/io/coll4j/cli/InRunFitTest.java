@@ -71,6 +71,29 @@ class InRunFitTest {
     }
 
     @Test
+    void theNearestSizesWeighMostSoAStateThatChangesMidRunIsFollowed() {
+        // the guest went into its slow-pull state from 64 KiB on: lines a peer wrote cost 7 ns from there, 1.3 before
+        InRunFit fit = new InRunFit(true);
+        RunOptions.Setup setup = new RunOptions.Setup(Collective.ALLREDUCE, DType.F64, Op.SUM, new SizeRange(1024, 1L << 20),
+                Topology.load("synthetic:pack:1 l3:1 core:2 pu:1"), P, null, PROBED, 0, false, null);
+        for (long bytes = 1024; bytes <= 1L << 20; bytes *= 2) {
+            MachineModel machine = PROBED.withLinePulls(bytes >= 64 << 10 ? 7e-9 : 1.3e-9, 2.9e-9);
+            RowPricing pricing = pricing(setup, bytes);
+            for (CollectiveAlgorithm a : AlgorithmCatalog.of(Collective.ALLREDUCE)) {
+                if (!AlgorithmCatalog.isBaseline(a) && a.supports(P, bytes / 8, DType.F64, Op.SUM)) {
+                    fit.add(pricing, PROBED, a, 0, pricing.price(machine, a, true), bytes, 2L * P * bytes);
+                }
+            }
+        }
+        double late = fit.without(256 << 10).value()[1];
+        double early = fit.without(4 << 10).value()[1];
+        assertTrue(late > 5e-9 && early < 2.5e-9, "late " + late + ", early " + early);
+        // every row alike: one price for both halves
+        double alike = fit.without(256 << 10, Double.POSITIVE_INFINITY).value()[1];
+        assertTrue(Math.abs(alike - late) > 1e-9, "alike " + alike + ", late " + late);
+    }
+
+    @Test
     void aKnobNoRowDependsOnStaysAsCalibrated() {
         InRunFit fit = new InRunFit(true);
         RunOptions.Setup setup = new RunOptions.Setup(Collective.ALLREDUCE, DType.F64, Op.SUM, new SizeRange(8, 8),
