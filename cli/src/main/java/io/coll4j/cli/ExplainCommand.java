@@ -190,18 +190,10 @@ final class ExplainCommand implements Callable<Integer> {
     private void save(PrintWriter out, InRunFit fit, RunOptions.Setup setup) {
         InRunFit.Fitted all = fit.without(Long.MIN_VALUE, Double.POSITIVE_INFINITY);   // every row alike
         MachineModel m = all.apply(setup.model());
-        Map<String, Object> extra = new java.util.LinkedHashMap<>();
-        extra.put("machine", CollectiveCommands.machine());
-        extra.put("topology", setup.topology().summary());
-        extra.put("jdk", "JDK " + Runtime.version());
-        extra.put("version", Version.coll4j());
+        Map<String, Object> extra = TuneCommand.provenance(setup.topology());
         extra.put("fitted", all.describe().replace("the other sizes", "every size"));
         try {
-            Path parent = saveProfile.toAbsolutePath().getParent();
-            if (parent != null) {
-                java.nio.file.Files.createDirectories(parent);
-            }
-            java.nio.file.Files.writeString(saveProfile, m.toProfileJson(extra));
+            TuneCommand.writeProfile(saveProfile, m, extra);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("--save-profile " + saveProfile + ": " + e.getMessage(), e);
         }

@@ -70,19 +70,11 @@ final class TuneCommand implements Callable<Integer> {
         MachineModel m = probe.model();
         List<String> notes = probe.notes();
         Map<String, Object> spreads = probe.spreads();
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("machine", CollectiveCommands.machine());
-        extra.put("topology", topo.summary());
-        extra.put("jdk", "JDK " + Runtime.version());
-        extra.put("version", Version.coll4j());
+        Map<String, Object> extra = provenance(topo);
         extra.put("repetitions", reps);
         extra.put("notes", notes);
         extra.put("spread", spreads);
-        Path parent = output.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        Files.writeString(output, m.toProfileJson(extra));
+        writeProfile(output, m, extra);
         out.printf("%-28s %12d  bytes (from the topology)%n", "l2Bytes", m.l2Bytes());
         for (String n : notes) {
             out.println("# note: " + n);
@@ -91,6 +83,25 @@ final class TuneCommand implements Callable<Integer> {
                 (System.nanoTime() - start) * 1e-9, output, output);
         out.flush();
         return 0;
+    }
+
+    /** Where a profile comes from, its first fields: machine, topology, JDK and coll4j version. */
+    static Map<String, Object> provenance(Topology topo) {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("machine", CollectiveCommands.machine());
+        extra.put("topology", topo.summary());
+        extra.put("jdk", "JDK " + Runtime.version());
+        extra.put("version", Version.coll4j());
+        return extra;
+    }
+
+    /** Writes {@code m} with {@code extra} as a profile at {@code output}, creating its directory. */
+    static void writeProfile(Path output, MachineModel m, Map<String, Object> extra) throws IOException {
+        Path parent = output.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(output, m.toProfileJson(extra));
     }
 
     /**

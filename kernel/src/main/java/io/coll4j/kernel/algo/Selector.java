@@ -71,7 +71,7 @@ public final class Selector {
             if (AlgorithmCatalog.isBaseline(a) || !a.supports(ranks, count, dtype, op)) {
                 continue;
             }
-            double cost = a.cost(m, shape(ranks), bytes) + a.consumeCost(m, ranks, bytes);
+            double cost = price(a, m, shape(ranks), ranks, bytes, true);
             if (cost < bestCost) {
                 best = a;
                 bestCost = cost;
