@@ -149,7 +149,7 @@ public final class Chain {
                 run.add(new ChainRequest.Stage(r, null, d.early()));
             }
         }
-        return new ChainRequest(rank.team().nonBlocking(), run);
+        return new ChainRequest(rank.team().nonBlocking(), rank.localId(), run);
     }
 
     /**

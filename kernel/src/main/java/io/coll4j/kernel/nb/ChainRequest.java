@@ -1,8 +1,12 @@
 package io.coll4j.kernel.nb;
 
+import io.coll4j.CollectiveInterruptedException;
+import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.Request;
 import io.coll4j.kernel.algo.TeamContext;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,28 +19,54 @@ import java.util.concurrent.CompletableFuture;
  * local step of an earlier chunk). Local steps run on the rank's own thread, in {@link #isDone()} or
  * {@link #await()}; so a chain moves on a rank only while that rank polls or waits, and its future
  * completes there.
+ *
+ * <p>Failure is sticky, as a {@link CollectiveRequest}'s: the first failure — a stage's (that stage's own
+ * failure instance), a local step that threw (which aborts the team, charged to this rank, as a rank whose body
+ * throws does), an abort, an interrupt of the waiting thread — is the answer to every later question and the
+ * future's exceptional result.
  */
 public final class ChainRequest implements Request {
     /** One stage: a collective, or (request null) a local step. */
     public record Stage(CollectiveRequest request, Runnable local, boolean early) {
     }
 
+    private static final VarHandle FAILURE;
+
+    static {
+        try {
+            FAILURE = MethodHandles.lookup().findVarHandle(ChainRequest.class, "failure", RuntimeException.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Stage[] stages;
+    private final NonBlockingEngine engine;
     private final TeamContext context;
+    private final int rank;
     private final Thread owner;
     private int next;
-    private CompletableFuture<Void> future;
+    private RequestFuture future;
+    /** The chain's first failure (null while healthy): written by CAS, read with acquire ({@link #failure()}). */
+    @SuppressWarnings("unused")
+    private RuntimeException failure;
 
-    public ChainRequest(NonBlockingEngine engine, List<Stage> stages) {
+    public ChainRequest(NonBlockingEngine engine, int rank, List<Stage> stages) {
         this.stages = stages.toArray(Stage[]::new);
+        this.engine = engine;
         this.context = engine.context();
+        this.rank = rank;
         this.owner = Thread.currentThread();
-        for (Stage s : this.stages) {
-            if (s.request() != null && s.early()) {
-                s.request().post();
+        try {
+            for (Stage s : this.stages) {
+                if (s.request() != null && s.early()) {
+                    s.request().post();
+                }
             }
+            advance();
+        } catch (RuntimeException e) {
+            throw fail(e);
         }
-        advance();
     }
 
     /**
@@ -49,7 +79,7 @@ public final class ChainRequest implements Request {
         while (next < stages.length) {
             Stage s = stages[next];
             if (s.request() == null) {
-                s.local().run();
+                runStep(s.local());
                 next++;
                 worked = true;
                 continue;
@@ -83,6 +113,21 @@ public final class ChainRequest implements Request {
         return worked;
     }
 
+    /**
+     * A local step; one that throws ends the chain and aborts the team, charged to this rank (its peers' chains
+     * would otherwise wait for the next stage until the timeout).
+     */
+    private void runStep(Runnable step) {
+        try {
+            step.run();
+        } catch (Error e) {
+            context.abort(e, rank);
+            throw e;
+        } catch (RuntimeException e) {
+            throw failAndAbort(e);
+        }
+    }
+
     private void checkOwner() {
         if (Thread.currentThread() != owner) {
             throw new IllegalStateException("a chain runs its local steps on its rank's thread " + owner.getName()
@@ -92,13 +137,18 @@ public final class ChainRequest implements Request {
 
     @Override
     public boolean isDone() {
+        throwIfFailed();
         if (next == stages.length) {
             return true;
         }
         checkOwner();
-        failIfAborted();
-        advance();
-        return next == stages.length;
+        try {
+            failIfAborted();
+            advance();
+            return next == stages.length;
+        } catch (RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     @Override
@@ -112,48 +162,135 @@ public final class ChainRequest implements Request {
     }
 
     private boolean awaitUntil(long deadline, boolean bounded) {
+        throwIfFailed();
         if (next == stages.length) {
             return true;
         }
         checkOwner();
-        for (int idle = 0; ; idle++) {
-            failIfAborted();
-            if (advance()) {
-                idle = -1;
+        try {
+            for (int idle = 0; ; idle++) {
+                failIfAborted();
+                if (advance()) {
+                    idle = -1;
+                }
+                if (next == stages.length) {
+                    return true;
+                }
+                if (bounded && System.nanoTime() - deadline >= 0) {
+                    return false;
+                }
+                if (idle >= 0) {
+                    if (owner.isInterrupted()) {
+                        // checked before idling: with the flag set a parking strategy returns at once and the loop spins
+                        throw interrupted();
+                    }
+                    context.waitStrategy().idle(idle);
+                }
             }
-            if (next == stages.length) {
-                return true;
-            }
-            if (bounded && System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            if (idle >= 0) {
-                context.waitStrategy().idle(idle);
-            }
+        } catch (RuntimeException e) {
+            throw fail(e);
         }
     }
 
     private void failIfAborted() {
         if (context.isAborted()) {
-            RuntimeException e = context.abortedException(-1);
-            if (future != null) {
-                future.completeExceptionally(e);
-            }
-            throw e;
+            throw engine.abortFailure(null, rank);
         }
+    }
+
+    private RuntimeException interrupted() {
+        CollectiveInterruptedException e = new CollectiveInterruptedException("rank " + rank + " (thread " + owner.getName()
+                + ") was interrupted while waiting for a chain (stage " + (next + 1) + " of " + stages.length
+                + "); the team is aborted", rank);
+        return failAndAbort(e);
+    }
+
+    /**
+     * This rank's own failure {@code e} (a local step, an interrupt, a timeout of the future): recorded first, then
+     * the team aborted with it — the abort fails the future through the {@code onAbort} listener, which must find
+     * {@code e} already standing. Returns the failure that stands.
+     */
+    private RuntimeException failAndAbort(RuntimeException e) {
+        RuntimeException f = record(e);
+        context.abort(e, rank);
+        return f;
+    }
+
+    /** The chain's failure, or null. Acquire: pairs with the CAS in {@link #record}, so the exception is seen whole. */
+    private RuntimeException failure() {
+        return (RuntimeException) FAILURE.getAcquire(this);
+    }
+
+    private void throwIfFailed() {
+        RuntimeException f = failure();
+        if (f != null) {
+            throw f;
+        }
+    }
+
+    /** Records {@code e} unless the chain failed already; returns the failure that stands. The CAS releases {@code e}. */
+    private RuntimeException record(RuntimeException e) {
+        return FAILURE.compareAndSet(this, null, e) ? e : failure();
+    }
+
+    private RuntimeException fail(RuntimeException e) {
+        RuntimeException f = record(e);
+        if (future != null) {
+            future.completeExceptionally(f);
+        }
+        return f;
     }
 
     @Override
     public CompletableFuture<Void> toFuture() {
         if (future == null) {
-            future = new CompletableFuture<>();
-            if (next == stages.length) {
-                future.complete(null);
+            RequestFuture f = new RequestFuture(driver());
+            future = f;
+            RuntimeException failed = failure();
+            if (failed != null) {
+                f.completeExceptionally(failed);
+            } else if (next == stages.length) {
+                f.complete(null);
             } else {
-                context.onAbort(() -> future.completeExceptionally(context.abortedException(-1)));
+                // an abort fails the future at once (the chain records it: the same failure for every question)
+                context.onAbort(() -> f.completeExceptionally(record(engine.abortFailure(null, rank))));
             }
         }
         return future;
+    }
+
+    /** What the chain's future drives: the chain on its rank's thread, a bounded wait elsewhere. */
+    private RequestFuture.Driver driver() {
+        return new RequestFuture.Driver() {
+            @Override
+            public boolean drivable() {
+                return Thread.currentThread() == owner;
+            }
+
+            @Override
+            public void await() {
+                ChainRequest.this.await();
+            }
+
+            @Override
+            public boolean await(Duration timeout) {
+                return ChainRequest.this.await(timeout);
+            }
+
+            @Override
+            public long timeoutNanos() {
+                return context.timeoutNanos();
+            }
+
+            @Override
+            public RuntimeException foreignTimeout(long waitedNanos) {
+                CollectiveTimeoutException e = new CollectiveTimeoutException("the future of a chain of rank " + rank
+                        + " was waited on by thread " + Thread.currentThread().getName() + ", which is not that rank's "
+                        + "and cannot run the chain, for " + waitedNanos / 1_000_000 + " ms (the team timeout) without "
+                        + "completing", List.of());
+                return failAndAbort(e);
+            }
+        };
     }
 
     @Override

@@ -1,17 +1,40 @@
 package io.coll4j.kernel.nb;
 
+import io.coll4j.CollectiveInterruptedException;
+import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.PersistentRequest;
 import io.coll4j.kernel.algo.TeamContext;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * One rank's handle on an {@link Exchange}: a one-shot request (a single round, started when issued) or
  * a persistent one (a round per {@link #start()}). Waiting is the progress loop: take a ready piece of
- * the work, else check abort and timeout, else idle with the team's wait strategy.
+ * the work, else check abort, close and timeout, else (not interrupted) idle with the team's wait strategy.
+ *
+ * <p><b>Failure is sticky.</b> The first failure of a round — abort, mismatch, timeout, interrupt, a work
+ * item that threw (which aborts the team: {@link NonBlockingEngine#itemFailed}), the team closed — is recorded
+ * in {@code failure} and is from then on the answer to every question: {@code await}, {@code await(Duration)},
+ * {@code isDone} and a persistent {@code start()} throw that same instance, and the future completes
+ * exceptionally with it. A failed request never looks complete. The failure may be recorded by another thread
+ * (an abort or close failing this request's future, a thread timing out on the future), so it is a
+ * compare-and-set (the first one wins) read with acquire.
  */
 public final class CollectiveRequest implements PersistentRequest {
+    private static final VarHandle FAILURE;
+
+    static {
+        try {
+            FAILURE = MethodHandles.lookup().findVarHandle(CollectiveRequest.class, "failure", RuntimeException.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final NonBlockingEngine engine;
     private final TeamContext context;
     private final Exchange x;
@@ -24,6 +47,9 @@ public final class CollectiveRequest implements PersistentRequest {
     private long waitingSince;
     private CompletableFuture<Void> future;
     private long futureRound = -1;
+    /** The request's first failure (null while healthy): written by CAS, read with acquire ({@link #failure()}). */
+    @SuppressWarnings("unused")
+    private RuntimeException failure;
 
     private CollectiveRequest(NonBlockingEngine engine, Exchange x, int rank, boolean persistent) {
         this.engine = engine;
@@ -55,6 +81,7 @@ public final class CollectiveRequest implements PersistentRequest {
         if (round != 0) {
             throw new IllegalStateException("already posted");
         }
+        throwIfFailed();
         begin();
     }
 
@@ -68,22 +95,28 @@ public final class CollectiveRequest implements PersistentRequest {
      * ready piece of the work (true) or checks abort and timeout (false).
      */
     boolean step() {
+        throwIfFailed();
         if (!active) {
             return false;
         }
-        if (x.progress(engine.worker(), rank, round)) {
-            return true;
-        }
-        if (x.done(rank, round)) {
-            complete();
+        try {
+            if (work(engine.worker())) {
+                return true;
+            }
+            if (x.done(rank, round)) {
+                complete();
+                return false;
+            }
+            check();
             return false;
+        } catch (RuntimeException e) {
+            throw fail(e);
         }
-        check();
-        return false;
     }
 
     /** True when the posted round is complete (observing it, as {@link #isDone} does, without progressing). */
     boolean completed() {
+        throwIfFailed();
         if (round == 0) {
             return false;
         }
@@ -100,6 +133,7 @@ public final class CollectiveRequest implements PersistentRequest {
 
     @Override
     public void start() {
+        throwIfFailed();                       // a failed request stays failed: its failure, not a new round
         checkStart(persistent, active, closed);
         begin();
     }
@@ -118,16 +152,21 @@ public final class CollectiveRequest implements PersistentRequest {
     }
 
     private void begin() {
-        if (context.isAborted()) {
-            throw context.abortedException(rank);
-        }
         if (engine.isClosed()) {
             throw new IllegalStateException("the team is closed");
+        }
+        if (context.isAborted()) {
+            throw fail(engine.abortFailure(x, rank));
         }
         round++;
         active = true;
         waitingSince = 0;
-        engine.post(x, rank, round);
+        try {
+            engine.post(x, rank, round);
+        } catch (RuntimeException e) {
+            // a staged post copies the send buffer: closed under a persistent request, it fails here
+            throw fail(engine.itemFailed(x, e, rank));
+        }
     }
 
     @Override
@@ -137,18 +176,24 @@ public final class CollectiveRequest implements PersistentRequest {
 
     @Override
     public boolean isDone() {
+        throwIfFailed();
         if (!active) {
             return true;
         }
-        if (x.done(rank, round)) {
-            return complete();
+        try {
+            if (x.done(rank, round)) {
+                return complete();
+            }
+            closedCheck();
+            work(engine.worker());
+            if (x.done(rank, round)) {
+                return complete();
+            }
+            check();
+            return false;
+        } catch (RuntimeException e) {
+            throw fail(e);
         }
-        x.progress(engine.worker(), rank, round);
-        if (x.done(rank, round)) {
-            return complete();
-        }
-        check();
-        return false;
     }
 
     @Override
@@ -163,45 +208,86 @@ public final class CollectiveRequest implements PersistentRequest {
     }
 
     private boolean awaitUntil(long deadline, boolean bounded) {
+        throwIfFailed();
         if (!active) {
             return true;
         }
-        ItemWorker w = engine.worker();
-        for (int idle = 0; ; idle++) {
-            if (x.done(rank, round)) {
-                return complete();
+        try {
+            ItemWorker w = engine.worker();
+            Thread self = Thread.currentThread();
+            for (int idle = 0; ; idle++) {
+                if (x.done(rank, round)) {
+                    return complete();
+                }
+                closedCheck();
+                if (work(w)) {
+                    idle = -1;
+                    continue;
+                }
+                check();
+                if (bounded && System.nanoTime() - deadline >= 0) {
+                    return false;
+                }
+                if (self.isInterrupted()) {
+                    // checked before idling: with the flag set a parking strategy returns at once and the loop spins
+                    throw interrupted(self);
+                }
+                context.waitStrategy().idle(idle);
             }
-            if (x.progress(w, rank, round)) {
-                idle = -1;
-                continue;
-            }
-            check();
-            if (bounded && System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            context.waitStrategy().idle(idle);
+        } catch (RuntimeException e) {
+            throw fail(e);
         }
     }
 
-    /** Abort and timeout: the team timeout runs while some rank has not posted this round. */
+    /** One piece of this round's work; a piece that throws fails the request and aborts the team. */
+    private boolean work(ItemWorker w) {
+        try {
+            return x.progress(w, rank, round);
+        } catch (RuntimeException | Error e) {
+            throw engine.itemFailed(x, e, rank);
+        }
+    }
+
+    /** Before any work: the buffers of a closed team's ranks are freed (the request can no longer complete). */
+    private void closedCheck() {
+        if (engine.isClosed()) {
+            throw engine.closedFailure(x, rank);
+        }
+    }
+
+    /** Close, abort and timeout: the team timeout runs while some rank has not posted this round. */
     private void check() {
+        closedCheck();
         if (context.isAborted()) {
-            active = false;
-            throw context.abortedException(rank);
+            throw engine.abortFailure(x, rank);
         }
         if (!x.allPosted(round)) {
             long now = System.nanoTime();
             if (waitingSince == 0) {
                 waitingSince = now;
             } else if (now - waitingSince > context.timeoutNanos()) {
-                RuntimeException e = x.timeout(rank, round, now - waitingSince);
-                active = false;
-                if (context.abort(e, rank)) {
-                    throw e;
-                }
-                throw context.abortedException(rank);
+                throw failAndAbort(x.timeout(rank, round, now - waitingSince));
             }
         }
+    }
+
+    /** The wait of this rank's thread was interrupted: the team aborts, naming this rank (as a blocking collective's). */
+    private RuntimeException interrupted(Thread self) {
+        CollectiveInterruptedException e = new CollectiveInterruptedException("rank " + rank + " (thread " + self.getName()
+                + ") was interrupted while waiting for " + x.describe() + " (issue #" + x.id + ", round " + round
+                + "); the team is aborted", rank);
+        return failAndAbort(e);
+    }
+
+    /**
+     * This rank's own failure {@code e} (timeout, interrupt): recorded first, then the team aborted with it — the
+     * abort fails this request's future through {@link NonBlockingEngine#abortFailure}, which must find {@code e}
+     * already standing. Returns the failure that stands (an earlier one if the request had already failed).
+     */
+    private RuntimeException failAndAbort(RuntimeException e) {
+        RuntimeException f = record(e);
+        context.abort(e, rank);
+        return f;
     }
 
     private boolean complete() {
@@ -212,20 +298,99 @@ public final class CollectiveRequest implements PersistentRequest {
         return true;
     }
 
+    /** The request's failure, or null. Acquire: pairs with the CAS in {@link #record}, so the exception is seen whole. */
+    private RuntimeException failure() {
+        return (RuntimeException) FAILURE.getAcquire(this);
+    }
+
+    private void throwIfFailed() {
+        RuntimeException f = failure();
+        if (f != null) {
+            active = false;
+            throw f;
+        }
+    }
+
+    /**
+     * Records {@code e} as this request's failure unless it already has one; returns the failure that stands. Any
+     * thread. The CAS is a volatile write (release): it publishes the exception to {@link #failure()}'s acquire.
+     */
+    RuntimeException record(RuntimeException e) {
+        if (FAILURE.compareAndSet(this, null, e)) {
+            return e;
+        }
+        return failure();
+    }
+
+    /** On the owner's thread: the request failed with {@code e} (or its earlier failure); its future fails with it. */
+    private RuntimeException fail(RuntimeException e) {
+        active = false;
+        RuntimeException f = record(e);
+        if (future != null) {
+            future.completeExceptionally(f);
+        }
+        return f;
+    }
+
     @Override
     public CompletableFuture<Void> toFuture() {
+        RuntimeException f = failure();
+        if (f != null) {
+            if (future == null || !future.isCompletedExceptionally()) {
+                future = new RequestFuture(driver(round));
+                futureRound = round;
+            }
+            future.completeExceptionally(f);
+            return future;
+        }
         if (future != null && futureRound == round) {
             return future;
         }
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        future = f;
+        RequestFuture nf = new RequestFuture(driver(round));
+        future = nf;
         futureRound = round;
         if (!active) {
-            f.complete(null);
+            nf.complete(null);
         } else {
-            engine.watch(x, new Exchange.Waiter(rank, round, f));
+            engine.watch(x, new Exchange.Waiter(this, rank, round, nf));
         }
-        return f;
+        return nf;
+    }
+
+    /** What the future of round {@code r} drives: this request on its rank's thread, a bounded wait elsewhere. */
+    private RequestFuture.Driver driver(long r) {
+        return new RequestFuture.Driver() {
+            @Override
+            public boolean drivable() {
+                return context.thread(rank) == Thread.currentThread();
+            }
+
+            @Override
+            public void await() {
+                CollectiveRequest.this.await();
+            }
+
+            @Override
+            public boolean await(Duration timeout) {
+                return CollectiveRequest.this.await(timeout);
+            }
+
+            @Override
+            public long timeoutNanos() {
+                return context.timeoutNanos();
+            }
+
+            @Override
+            public RuntimeException foreignTimeout(long waitedNanos) {
+                List<Integer> missing = x.notPosted(r);
+                CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + x.describe() + " (issue #"
+                        + x.id + ", round " + r + ") of rank " + rank + " was waited on by thread "
+                        + Thread.currentThread().getName() + ", which is not that rank's and cannot progress it, for "
+                        + waitedNanos / 1_000_000 + " ms (the team timeout) without completing; ranks that have not posted"
+                        + " it: " + missing, missing);
+                return failAndAbort(e);
+            }
+        };
     }
 
     @Override

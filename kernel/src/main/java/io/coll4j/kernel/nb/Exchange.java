@@ -115,8 +115,8 @@ public final class Exchange {
     private final VectorBlocks vector;
     private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
 
-    /** A future of rank {@code rank}'s request for round {@code round}. */
-    record Waiter(int rank, long round, CompletableFuture<Void> future) {
+    /** A future of rank {@code rank}'s request for round {@code round}; a failure goes through the request (sticky). */
+    record Waiter(CollectiveRequest request, int rank, long round, CompletableFuture<Void> future) {
     }
 
     private static final java.lang.invoke.VarHandle STAMP = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
@@ -345,8 +345,11 @@ public final class Exchange {
         if (i < 0) {
             return false;
         }
-        item(w, i);
-        w.forget();
+        try {
+            item(w, i);
+        } finally {
+            w.forget();
+        }
         if (counters.finish(round)) {
             signal();
         }
@@ -538,12 +541,42 @@ public final class Exchange {
         }
     }
 
-    /** Completes every waiter exceptionally (team aborted or closed). */
-    void fail(java.util.function.IntFunction<Throwable> cause) {
+    /**
+     * Completes every waiter (team aborted or closed): exceptionally with its request's failure — {@code cause}'s
+     * for its rank unless the request had failed already — or normally when its round was complete after all.
+     */
+    void fail(java.util.function.IntFunction<RuntimeException> cause) {
         for (Waiter w : waiters) {
-            w.future().completeExceptionally(cause.apply(w.rank()));
+            if (done(w.rank(), w.round())) {
+                w.future().complete(null);
+            } else {
+                w.future().completeExceptionally(w.request().record(cause.apply(w.rank())));
+            }
             waiters.remove(w);
         }
+    }
+
+    /**
+     * The first rank, over every rank, whose registered send or receive buffer's arena is closed, or -1. Read by a
+     * thread whose request of this exchange failed: the references were published to it with the round's posts.
+     */
+    int deadBufferOwner() {
+        for (int q = 0; q < p; q++) {
+            if (dead(send[q]) || dead(recv[q])) {
+                return q;
+            }
+        }
+        return -1;
+    }
+
+    /** Which buffer of rank {@code q} is dead, as the blocking collectives name it: "send of rank 1". */
+    String deadBuffer(int q) {
+        String name = collective == Collective.BCAST ? "buf" : dead(send[q]) ? "send" : "recv";
+        return name + " of rank " + q;
+    }
+
+    private static boolean dead(MemorySegment b) {
+        return b != null && !b.scope().isAlive();
     }
 
     CollectiveTimeoutException timeout(int rank, long round, long waitedNanos) {

@@ -195,10 +195,65 @@ public final class NonBlockingEngine implements AutoCloseable {
 
     private void failAll() {
         for (Exchange x : withFutures) {
-            x.fail(r -> context.isAborted() ? context.abortedException(r)
-                    : new IllegalStateException("the team was closed before the collective completed"));
+            x.fail(r -> context.isAborted() ? abortFailure(x, r) : closedFailure(x, r));
             withFutures.remove(x);
         }
+    }
+
+    /**
+     * The failure rank {@code rank}'s request of {@code x} reports for the team's abort: the team's own failure
+     * when it was charged to this rank as an {@link IllegalArgumentException} (a buffer of this rank closed under
+     * a request, {@link #itemFailed}), the team closed when {@code close()} stopped it, and otherwise the
+     * blocking collectives' exception ({@link TeamContext#abortedException}: a mismatch or timeout as such, else
+     * a {@link io.coll4j.TeamAbortedException} naming the rank that failed and this one).
+     */
+    RuntimeException abortFailure(Exchange x, int rank) {
+        TeamContext.Abort a = context.abortState();
+        if (a != null && rank >= 0 && a.rank() == rank && a.cause() instanceof IllegalArgumentException own) {
+            return own;
+        }
+        if (a != null && a.rank() < 0 && a.cause() instanceof IllegalStateException) {
+            return closedFailure(x, rank);        // Team.close aborts with IllegalStateException("the team was closed"), rank -1
+        }
+        return context.abortedException(rank);
+    }
+
+    /** The failure of a request of {@code x} found unfinished when the team was closed. */
+    IllegalStateException closedFailure(Exchange x, int rank) {
+        return new IllegalStateException("the team is closed: " + (x == null ? "the request" : x.describe() + " (issue #" + x.id + ")")
+                + (rank >= 0 ? " of rank " + rank : "") + " did not complete before the team was closed");
+    }
+
+    /**
+     * A work item, staged part or post of {@code x} threw {@code t} on the thread acting for {@code rank} (-1: the
+     * progress thread). The request fails and the team aborts, as for a blocking collective (docs/design.md,
+     * "Error contract"): a buffer whose arena was closed is an {@link IllegalArgumentException} naming it, charged
+     * to the rank that passed it (that rank's requests report it, the others a TeamAbortedException naming the
+     * rank); on a closed team an {@link IllegalStateException} saying so; anything else is this rank's failure.
+     * Without the abort the item, claimed and never finished, would leave its round incomplete for ever and the
+     * ranks waiting on it would spin without a timeout (the team timeout only runs while a rank has not posted).
+     * Returns what {@code rank} throws.
+     */
+    RuntimeException itemFailed(Exchange x, Throwable t, int rank) {
+        if (closed) {
+            return closedFailure(x, rank);
+        }
+        int owner = x.deadBufferOwner();
+        if (owner >= 0) {
+            IllegalArgumentException bad = new IllegalArgumentException(x.deadBuffer(owner) + " is not alive: its arena was "
+                    + "closed during " + x.describe() + " (issue #" + x.id + ")", t);
+            context.abort(bad, owner);
+            return abortFailure(x, rank);
+        }
+        if (context.isAborted()) {
+            return abortFailure(x, rank);           // the item failed because the team stopped under it
+        }
+        if (t instanceof Error e) {
+            context.abort(e, rank);
+            throw e;
+        }
+        RuntimeException e = (RuntimeException) t;
+        return context.abort(e, rank) ? e : abortFailure(x, rank);
     }
 
     private void progressLoop() {
@@ -221,7 +276,11 @@ public final class NonBlockingEngine implements AutoCloseable {
                 settle(r.exchange());
             } catch (RuntimeException | Error t) {
                 if (!closed) {
-                    context.abort(t, -1);
+                    try {
+                        itemFailed(r.exchange(), t, -1);    // aborts the team, blaming the rank whose buffer died
+                    } catch (Error e) {
+                        // aborted with it: the ranks report it
+                    }
                 }
             }
         }
