@@ -253,7 +253,11 @@ public final class ChainRequest implements Request {
                 f.complete(null);
             } else {
                 // an abort fails the future at once (the chain records it: the same failure for every question)
-                context.onAbort(() -> f.completeExceptionally(record(engine.abortFailure(null, rank))));
+                context.onAbort(() -> {
+                    if (!f.isDone()) {             // a chain complete before the abort stays complete
+                        f.completeExceptionally(record(engine.abortFailure(null, rank)));
+                    }
+                });
             }
         }
         return future;
