@@ -1,10 +1,14 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.CollectiveInterruptedException;
 import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.PersistentRequest;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.nb.CollectiveRequest;
+import io.coll4j.kernel.nb.RequestFuture;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,8 +33,24 @@ import java.util.function.Supplier;
  * waiting is a {@link CollectiveTimeoutException} that aborts the team (and so, through the spanned
  * {@code team.run}, the job). The clock runs only while someone watches: a gap of more than half the timeout
  * between two polls restarts it, so a request left alone while its rank computes is not a hang.
+ *
+ * <p>Failure is sticky, as a {@link CollectiveRequest}'s: the first failure (a stage's, a chain step's — which
+ * aborts the team charged to this rank —, the abort, an interrupt of the waiting thread, a timeout) is recorded
+ * and is the answer to every later question, a persistent {@code start()} and the future included. The future's
+ * {@code join}/{@code get} on the rank's thread drive the request; elsewhere they wait at most the team timeout
+ * ({@link RequestFuture}).
  */
 public final class SpanRequest implements PersistentRequest {
+    private static final VarHandle FAILURE;
+
+    static {
+        try {
+            FAILURE = MethodHandles.lookup().findVarHandle(SpanRequest.class, "failure", RuntimeException.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** One stage of a rank's schedule. */
     public sealed interface Stage permits Local, LateLocal, Inter, Step, Fence {
     }
@@ -97,6 +117,9 @@ public final class SpanRequest implements PersistentRequest {
     private long watchedSince;
     private long lastPoll;
     private CompletableFuture<Void> future;
+    /** The request's first failure (null while healthy): written by CAS, read with acquire ({@link #failure()}). */
+    @SuppressWarnings("unused")
+    private RuntimeException failure;
 
     private SpanRequest(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, boolean persistent, String what,
                         boolean chain) {
@@ -139,6 +162,7 @@ public final class SpanRequest implements PersistentRequest {
 
     @Override
     public void start() {
+        throwIfFailed();                       // a failed request stays failed: its failure, not a new round
         CollectiveRequest.checkStart(persistent, active, closed);
         checkOwner();
         begin();
@@ -146,7 +170,7 @@ public final class SpanRequest implements PersistentRequest {
 
     private void begin() {
         if (context.isAborted()) {
-            throw context.abortedException(rank);
+            throw fail(context.abortedException(rank));
         }
         next = 0;
         begun = 0;
@@ -165,8 +189,7 @@ public final class SpanRequest implements PersistentRequest {
             return false;
         }
         if (context.isAborted()) {
-            fail();
-            throw context.abortedException(rank);
+            throw fail(context.abortedException(rank));
         }
         boolean moved = false;
         while (next < stages.length) {
@@ -191,14 +214,13 @@ public final class SpanRequest implements PersistentRequest {
                     case LateLocal l -> l.request().isDone();
                     case Inter i -> testInter();
                     case Step st -> {
-                        st.run().run();
+                        runStep(st.run());
                         yield true;
                     }
                     case Fence f -> true;
                 };
             } catch (RuntimeException e) {
-                fail();
-                throw e;
+                throw fail(e);
             }
             if (!done) {
                 return moved;
@@ -272,15 +294,60 @@ public final class SpanRequest implements PersistentRequest {
             RuntimeException e = new CollectiveTimeoutException(what + " on rank " + rank + ": the inter-process stage ("
                     + pending + ") has not completed in " + (now - watchedSince) / 1_000_000 + " ms of polling: another "
                     + "process died, hangs, or issued a different collective", List.of());
-            if (context.abort(e, rank)) {
-                throw e;
-            }
-            throw context.abortedException(rank);
+            RuntimeException f = record(e);     // before the abort, which fails the future with what stands
+            context.abort(e, rank);
+            throw f;
         }
         return false;
     }
 
-    private void fail() {
+    /**
+     * A chain's local step; one that throws ends the request and aborts the team charged to this rank (the other
+     * ranks' chains would wait for the next stage until the timeout), recorded first so that the future, failed by
+     * the abort, reports the step's exception too.
+     */
+    private void runStep(Runnable step) {
+        try {
+            step.run();
+        } catch (Error e) {
+            context.abort(e, rank);
+            throw e;
+        } catch (RuntimeException e) {
+            RuntimeException f = record(e);
+            context.abort(e, rank);
+            throw f;
+        }
+    }
+
+    /** The request failed with {@code e} (or its earlier failure): leaves the queue, fails the future; returns the failure. */
+    private RuntimeException fail(RuntimeException e) {
+        RuntimeException f = record(e);
+        leave();
+        if (future != null) {
+            future.completeExceptionally(f);
+        }
+        return f;
+    }
+
+    /** The request's failure, or null. Acquire: pairs with the CAS in {@link #record}, so the exception is seen whole. */
+    private RuntimeException failure() {
+        return (RuntimeException) FAILURE.getAcquire(this);
+    }
+
+    private void throwIfFailed() {
+        RuntimeException f = failure();
+        if (f != null) {
+            throw f;
+        }
+    }
+
+    /** Records {@code e} unless the request failed already; returns the failure that stands. The CAS releases {@code e}. */
+    private RuntimeException record(RuntimeException e) {
+        return FAILURE.compareAndSet(this, null, e) ? e : failure();
+    }
+
+    /** Takes the request out of its rank's queue (its inter stages will not be posted). */
+    private void leave() {
         if (active) {
             for (int i = next; i < stages.length; i++) {
                 if (stages[i] instanceof Inter) {
@@ -290,9 +357,6 @@ public final class SpanRequest implements PersistentRequest {
         }
         active = false;
         queue.finished(this);
-        if (future != null && context.isAborted()) {
-            future.completeExceptionally(context.abortedException(rank));
-        }
     }
 
     private void checkOwner() {
@@ -309,12 +373,30 @@ public final class SpanRequest implements PersistentRequest {
 
     @Override
     public boolean isDone() {
+        throwIfFailed();
         if (!active) {
             return true;
         }
         checkOwner();
-        queue.progress();
+        try {
+            queue.progress();
+        } catch (RuntimeException e) {
+            throw failedWith(e);
+        }
+        throwIfFailed();
         return !active;
+    }
+
+    /**
+     * An exception out of the queue's progress: this request's failure, or another outstanding request's of this
+     * rank (every such failure aborts the team), which this request, unable to complete, then reports too.
+     */
+    private RuntimeException failedWith(RuntimeException e) {
+        RuntimeException f = failure();
+        if (f != null) {
+            return f;
+        }
+        return active ? fail(e) : e;
     }
 
     @Override
@@ -328,36 +410,104 @@ public final class SpanRequest implements PersistentRequest {
     }
 
     private boolean awaitUntil(long deadline, boolean bounded) {
+        throwIfFailed();
         if (!active) {
             return true;
         }
         checkOwner();
-        for (int idle = 0; ; idle++) {
-            if (queue.progress()) {
-                idle = 0;
+        try {
+            for (int idle = 0; ; idle++) {
+                if (queue.progress()) {
+                    idle = 0;
+                }
+                throwIfFailed();
+                if (!active) {
+                    return true;
+                }
+                if (bounded && System.nanoTime() - deadline >= 0) {
+                    return false;
+                }
+                if (owner.isInterrupted()) {
+                    // checked before idling: with the flag set a parking strategy returns at once and the loop spins
+                    throw interrupted();
+                }
+                context.waitStrategy().idle(idle);
             }
-            if (!active) {
-                return true;
-            }
-            if (bounded && System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            context.waitStrategy().idle(idle);
+        } catch (RuntimeException e) {
+            throw failedWith(e);
         }
+    }
+
+    /** The wait of this rank's thread was interrupted: the team aborts naming this rank (then, across processes, the job). */
+    private RuntimeException interrupted() {
+        CollectiveInterruptedException e = new CollectiveInterruptedException("rank " + rank + " (thread " + owner.getName()
+                + ") was interrupted while waiting for " + what + " across processes (stage " + (next + 1) + " of "
+                + stages.length + "); the team is aborted", rank);
+        RuntimeException f = record(e);
+        context.abort(e, rank);
+        return fail(f);
     }
 
     @Override
     public CompletableFuture<Void> toFuture() {
+        RuntimeException failed = failure();
+        if (failed != null) {
+            if (future == null || !future.isCompletedExceptionally()) {
+                future = new RequestFuture(driver());
+            }
+            future.completeExceptionally(failed);
+            return future;
+        }
         if (future == null || future.isDone() && active) {
-            CompletableFuture<Void> f = new CompletableFuture<>();
+            RequestFuture f = new RequestFuture(driver());
             future = f;
             if (!active) {
                 f.complete(null);
             } else {
-                context.onAbort(() -> f.completeExceptionally(context.abortedException(rank)));
+                context.onAbort(() -> {
+                    if (!f.isDone()) {             // a round complete before the abort stays complete
+                        f.completeExceptionally(record(context.abortedException(rank)));
+                    }
+                });
             }
         }
         return future;
+    }
+
+    /** What the future drives: the request on its rank's thread, a bounded wait elsewhere. */
+    private RequestFuture.Driver driver() {
+        return new RequestFuture.Driver() {
+            @Override
+            public boolean drivable() {
+                return Thread.currentThread() == owner;
+            }
+
+            @Override
+            public void await() {
+                SpanRequest.this.await();
+            }
+
+            @Override
+            public boolean await(Duration timeout) {
+                return SpanRequest.this.await(timeout);
+            }
+
+            @Override
+            public long timeoutNanos() {
+                return context.timeoutNanos();
+            }
+
+            @Override
+            public RuntimeException foreignTimeout(long waitedNanos) {
+                CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + what + " across processes"
+                        + " of rank " + rank + " was waited on by thread " + Thread.currentThread().getName() + ", which is"
+                        + " not that rank's and cannot progress it, for " + waitedNanos / 1_000_000 + " ms (the team timeout)"
+                        + " without completing", List.of());
+                RuntimeException f = record(e);
+                context.abort(e, rank);
+                return f;
+            }
+        };
     }
 
     @Override
