@@ -14,6 +14,8 @@ public interface PersistentRequest extends Request, AutoCloseable {
      *
      * @throws IllegalStateException when the previous round is not yet complete (observed with
      *                               {@link #isDone()} or {@link #await()}), or the request is closed
+     * @throws RuntimeException      the request's failure, when a round failed: a failed request stays failed
+     *                               (see {@link Request}, "A failed request stays failed")
      */
     void start();
 

@@ -21,7 +21,20 @@ import java.util.concurrent.CompletableFuture;
  * aborts the team as for a blocking collective: {@code isDone} and {@code await} throw the same
  * exceptions ({@link CollectiveMismatchException}, {@link TeamAbortedException},
  * {@link CollectiveTimeoutException}) and every future of an outstanding request of the team completes
- * exceptionally with them.
+ * exceptionally with them. So does a part of the work that fails: a buffer whose arena was closed under the
+ * request is an {@link IllegalArgumentException} naming it ("send of rank 1 is not alive: its arena was closed
+ * during …") on the rank that passed it and a {@link TeamAbortedException} naming that rank on the others,
+ * and the team is aborted. A rank whose thread is interrupted while it waits leaves the wait with a
+ * {@link CollectiveInterruptedException} (interrupt status kept, team aborted, the others get a
+ * {@link TeamAbortedException} naming it), with or without a team timeout. A request of a closed team that
+ * did not complete before the close fails with an {@link IllegalStateException} saying the team is closed.
+ *
+ * <p><b>A failed request stays failed.</b> Its first failure is the answer to every later question, as the
+ * same exception instance: {@link #await()}, {@link #await(Duration)} and {@link #isDone()} throw it,
+ * {@link #toFuture()} is completed exceptionally with it ({@code join} throws it as the cause of a
+ * {@link java.util.concurrent.CompletionException}, {@code get} of an
+ * {@link java.util.concurrent.ExecutionException}), and {@link PersistentRequest#start()} throws it. A failed
+ * request never reports completion, and its receive buffers must be taken as undefined.
  */
 public interface Request {
 
@@ -43,8 +56,12 @@ public interface Request {
     /**
      * A future completed when the collective completes, by whichever thread completes it (another rank's,
      * or the progress thread): callbacks attached without {@code Async} run there and must be short.
-     * The future completes only as the team makes progress (see the class comment): a rank that blocks on
-     * it without polling, in a team without a progress thread, may wait for ever — use {@link #await()}.
+     * Its blocking methods never wait silently: {@code join()} and {@code get()} called on this request's
+     * rank thread drive the request as {@link #await()} does (so every rank of a team without a progress
+     * thread may join its future); called on any other thread, which cannot drive it, they wait at most the
+     * team timeout and then fail the request and abort the team with a {@link CollectiveTimeoutException}
+     * (no timeout: they wait until the ranks complete it). Futures derived from it ({@code thenApply} …) are
+     * plain {@code CompletableFuture}s whose {@code join} does not drive anything: join this one first.
      */
     CompletableFuture<Void> toFuture();
 }
