@@ -83,6 +83,8 @@ public final class Rank implements AutoCloseable {
     private final TeamContext context;
     private final CollectiveCall call;
     private final AtomicReference<Thread> owner = new AtomicReference<>();
+    /** This rank has told its (sub-)team it is done ({@link #close}), once. */
+    private boolean memberClosed;
     /** Op.values().length, once: values() clones its array on every call, and reducer() is on every reduction's path. */
     private static final int OPS = Op.values().length;
     private final Reducer[] reducers = new Reducer[DType.values().length * OPS];
@@ -223,10 +225,20 @@ public final class Rank implements AutoCloseable {
         }
     }
 
-    /** Detaches an attached rank from the calling thread; afterwards the rank may be attached again. Idempotent. */
+    /**
+     * Detaches an attached rank from the calling thread; afterwards the rank may be attached again. Idempotent.
+     * On a sub-team ({@link #split}) it is also this member's goodbye: when every member has closed its rank,
+     * the sub-team closes itself and frees its memory (try-with-resources on the split rank is all it takes).
+     */
     @Override
     public void close() {
-        release(Thread.currentThread());
+        if (owner.get() == Thread.currentThread()) {
+            release(Thread.currentThread());
+            if (!memberClosed) {
+                memberClosed = true;
+                team.memberClosed();
+            }
+        }
     }
 
     private void checkCaller() {
@@ -2119,10 +2131,10 @@ public final class Rank implements AutoCloseable {
      * <p>The sub-team is a team of its own: its placement is its members' PUs, so the selector, the
      * algorithms and the layout see its own topology; it has its own control lines, so it may run
      * collectives while this team runs others (each thread, of course, is in one collective at a time).
-     * Closing: every member calls {@link #close()} on its sub-team rank when done; afterwards any thread
-     * may close the sub-team ({@code rank.team().close()}) to free its memory; closing the parent closes
-     * every sub-team still open, aborting ranks still inside a collective of it. An abort of the parent
-     * aborts its sub-teams.
+     * Closing: every member closes its sub-team rank when done ({@code try (Rank sub = rank.split(c, k)) {…}});
+     * the last member's close closes the sub-team and frees its memory. Closing the parent closes every
+     * sub-team still open, aborting ranks still inside a collective of it. An abort of the parent aborts its
+     * sub-teams.
      *
      * <p>On a team that spans processes ({@link Team.Builder#mpi()}) the order is by key, then global id; a color
      * whose members are in one process is an ordinary sub-team there, one spread over several processes a sub-team

@@ -341,6 +341,25 @@ public final class Team implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #run} for a body that returns a value: element r of the result is what rank r's body returned
+     * (this process's ranks, by {@link Rank#localId()}; null where a body returned null). Failures are
+     * {@link #run}'s.
+     *
+     * <pre>{@code
+     * List<Double> norms = team.call(rank -> rank.allreduce(localSquares(rank), Op.SUM));
+     * }</pre>
+     */
+    public <T> java.util.List<T> call(RankFunction<? extends T> body) {
+        Objects.requireNonNull(body, "body");
+        Object[] values = new Object[size];
+        // each rank writes its own element; run's join orders every body's writes before its return
+        run(rank -> values[rank.localId()] = body.apply(rank));
+        @SuppressWarnings("unchecked")
+        java.util.List<T> out = (java.util.List<T>) java.util.Collections.unmodifiableList(java.util.Arrays.asList(values));
+        return out;
+    }
+
     private void rankMain(Rank rank, RankBody body) {
         rank.adopt(Thread.currentThread());
         // a parked rank should wake when its park ends, not up to 50 µs later (Linux default timer slack)
@@ -509,6 +528,19 @@ public final class Team implements AutoCloseable {
 
     boolean isClosed() {
         return closed;
+    }
+
+    /** Members of this sub-team that have closed their rank ({@link #memberClosed}). */
+    private final java.util.concurrent.atomic.AtomicInteger membersClosed = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * A member closed its rank of this sub-team ({@link Rank#close}): the last one to do so closes the sub-team,
+     * so a sub-team is released in one step, by its members, with no second call from anyone.
+     */
+    void memberClosed() {
+        if (parent != null && membersClosed.incrementAndGet() == size) {
+            close();
+        }
     }
 
     io.coll4j.kernel.nb.NonBlockingEngine nonBlocking() {
