@@ -751,6 +751,9 @@ public final class Rank implements AutoCloseable {
             callTimed = recorded;
             call.timed(recorded);
         }
+        if (recorded) {
+            event.begin();
+        }
         try {
             call.begin(c, send, recv, count, dtype, foldOp, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
                     recvDispls);
