@@ -26,6 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  * as on a field, and HotSpot implements it with the same compiler and hardware barriers.
  */
 public final class TeamContext {
+    private static final System.Logger LOG = System.getLogger("io.coll4j");
     /** Kinds of published buffer reference. */
     public static final int SEND = 0, RECV = 1, SCRATCH = 2;
     private static final int KINDS = 3;
@@ -237,6 +238,10 @@ public final class TeamContext {
         }
         aborted = true;
         io.coll4j.kernel.events.TeamEvent.emit("aborted", "team of " + size, size, rank, describe(cause));
+        // the exceptions carry the same text; the log is for applications that catch and go on (DEBUG: a
+        // user who wants it turns it on, a test suite that aborts teams on purpose stays quiet)
+        LOG.log(System.Logger.Level.DEBUG, () -> "coll4j team of " + size + " aborted by "
+                + (rank >= 0 ? "rank " + rank : "the team") + ": " + describe(cause) + "; last calls: " + calls);
         for (Runnable l : abortListeners) {
             l.run();
         }
