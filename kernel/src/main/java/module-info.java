@@ -12,6 +12,8 @@
 module io.coll4j {
     requires transitive io.coll4j.bindings;
     requires transitive io.coll4j.reductions;
+    // the JFR events (kernel.events): off unless a recording enables them
+    requires jdk.jfr;
 
     exports io.coll4j;
     exports io.coll4j.kernel.sync;
@@ -22,6 +24,8 @@ module io.coll4j {
     exports io.coll4j.kernel.memory to io.coll4j.jcstress;
     exports io.coll4j.kernel.nb to io.coll4j.jcstress;
     exports io.coll4j.kernel.span to io.coll4j.mpi, io.coll4j.cli;
+    // JFR reads the event classes' fields and annotations reflectively
+    exports io.coll4j.kernel.events to jdk.jfr, io.coll4j.cli;
 
     uses io.coll4j.kernel.span.ProcessSpan.Provider;
 }

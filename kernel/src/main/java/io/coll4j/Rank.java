@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.events.CollectiveCallEvent;
 import io.coll4j.kernel.nb.VectorCall;
 import io.coll4j.kernel.span.ChainAllreduce;
 import io.coll4j.kernel.span.ChainScan;
@@ -116,6 +117,12 @@ public final class Rank implements AutoCloseable {
     /** Shared-view calls on a spanning team so far: their parity picks the process's shared buffer. */
     private int sharedCalls;
     private final LocalOps local;
+    /** Team.Builder.statistics: every call timed for {@link Team#stats()}. */
+    private final boolean statistics;
+    /** Whether {@link #call} currently stamps entries and adds up waits for the call event. */
+    private boolean callTimed;
+    /** {rank, nanos} of the last entry, reused by every recorded call (no allocation per event). */
+    private final long[] lastEntry = new long[2];
     /** Written by the rank's thread around every collective, read by {@link Team#close} (see {@link #execute}). */
     @SuppressWarnings("unused")
     private boolean inCall;
@@ -137,6 +144,7 @@ public final class Rank implements AutoCloseable {
         this.span = team.spanGroup();
         this.oneRankPerProcess = span != null && span.localSize() == 1 && !team.reproducible();
         this.local = span == null ? null : new Local();
+        this.statistics = team.statistics();
     }
 
     /**
@@ -747,17 +755,35 @@ public final class Rank implements AutoCloseable {
         // release: a plain store on x86; Team.close polls it (acquire) after aborting the team, to let an
         // in-flight call leave before the arena is freed (the native calls also hold their segments' sessions)
         IN_CALL.setRelease(this, true);
+        // off unless a JFR recording enabled it: then a constant false, and the event does not escape
+        CollectiveCallEvent event = new CollectiveCallEvent();
+        boolean recorded = event.isEnabled();
+        long start = recorded || statistics ? System.nanoTime() : 0;
+        if (recorded != callTimed) {
+            callTimed = recorded;
+            call.timed(recorded);
+        }
+        if (recorded) {
+            event.begin();
+        }
         try {
             call.begin(c, send, recv, count, dtype, foldOp, root, red, a, signatureCount, sendCounts, sendDispls, recvCounts,
                     recvDispls);
             a.run(call);
             average(c, op, recv, count, dtype);
             call.end(a.observesAllEntries(id, root, localSize()));
+            long bytes = dtype == null ? 0 : count * dtype.size();
+            context.stats().add(id, c, call.algorithmId(), bytes, recorded || statistics ? System.nanoTime() - start : -1);
+            if (recorded) {
+                commit(event, start, c, a, bytes, dtype, op);
+            }
         } catch (CollectiveException e) {
             call.end(false);
+            call.failed();
             throw e;
         } catch (RuntimeException | Error e) {
             call.end(false);
+            call.failed();
             RuntimeException blamed = blame(e);
             if (blamed != null) {
                 throw blamed;
@@ -767,6 +793,28 @@ public final class Rank implements AutoCloseable {
         } finally {
             IN_CALL.setRelease(this, false);
         }
+    }
+
+    /** Fills and commits the call event of the call that started at {@code start} (only while a recording wants it). */
+    private void commit(CollectiveCallEvent event, long start, Collective c, CollectiveAlgorithm a, long bytes, DType dtype, Op op) {
+        if (!event.shouldCommit()) {
+            call.takeWaitedNanos();
+            return;
+        }
+        long[] last = lastEntry;
+        call.lastEntry(last);
+        event.collective = c.cliName();
+        event.algorithm = a.name();
+        event.bytes = bytes;
+        event.dtype = dtype == null ? null : dtype.name().toLowerCase(java.util.Locale.ROOT);
+        event.op = op == null ? null : op.name().toLowerCase(java.util.Locale.ROOT);
+        event.teamSize = localSize();
+        event.rank = id;
+        event.seq = call.seq();
+        event.waitTime = call.takeWaitedNanos();
+        event.lastRank = (int) last[0];
+        event.lateBy = last[1];
+        event.commit();
     }
 
     // ---- the rest of the MPI vocabulary: gather, scatter, v-variants, alltoall(v), scan, exscan ----

@@ -91,6 +91,7 @@ public final class Team implements AutoCloseable {
     private final WaitStrategy waitStrategy;
     private final Duration timeout;
     private final boolean reproducible;
+    private final boolean statistics;
     private final SharedArena arena;
     private final TeamContext context;
     private final Selector selector;
@@ -123,6 +124,7 @@ public final class Team implements AutoCloseable {
         // the ranks of every process on this host compete for its CPUs: the default strategy must see all of them
         this.waitStrategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size * sharing, cpus);
         this.reproducible = b.reproducible;
+        this.statistics = b.statistics;
         MachineModel model = b.model != null ? b.model : MachineModel.fromEnvironment(topology, System.getenv());
         this.selector = new Selector(model, b.forced, TeamLayout.of(plan).shape());
         if (processSpan != null && processSpan.processes() > 1) {
@@ -158,6 +160,7 @@ public final class Team implements AutoCloseable {
             }
             this.nonBlocking = new io.coll4j.kernel.nb.NonBlockingEngine(context, b.progressThread);
             ok = true;
+            io.coll4j.kernel.events.TeamEvent.emit(b.span != null || b.splitOf ? "split" : "created", toString(), size, -1, null);
         } finally {
             if (!ok) {
                 arena.close();
@@ -251,6 +254,24 @@ public final class Team implements AutoCloseable {
 
     public boolean reproducible() {
         return reproducible;
+    }
+
+    /** Whether every blocking collective is timed for {@link #stats()} ({@link Builder#statistics}). */
+    public boolean statistics() {
+        return statistics;
+    }
+
+    /**
+     * Calls, bytes and time of this team's blocking collectives so far, per collective and algorithm, summed
+     * over its ranks (of this process). Counts and bytes are always kept; time only for calls made with
+     * {@link Builder#statistics} on or while a JFR recording had the {@code io.coll4j.CollectiveCall} event
+     * enabled. Read while ranks are in calls, the totals are of some moment during the read.
+     */
+    public TeamStats stats() {
+        return new TeamStats(context.stats().rows().stream()
+                .map(r -> new TeamStats.Row(r.collective(), r.algorithm(), r.calls(), r.bytes(), r.timedCalls(),
+                        java.time.Duration.ofNanos(r.nanos())))
+                .toList());
     }
 
     /** The machine model algorithms are selected with (coll4j's tools: {@code TeamInternals.model}). */
@@ -461,6 +482,7 @@ public final class Team implements AutoCloseable {
             }
         }
         closed = true;
+        io.coll4j.kernel.events.TeamEvent.emit("closed", toString(), size, -1, null);
         boolean busy = running.get();
         for (Rank r : ranks) {
             busy |= r.owner() != null && r.owner() != Thread.currentThread();
@@ -612,7 +634,9 @@ public final class Team implements AutoCloseable {
             f = mine;
             try {
                 Builder b = builder().ranks(members.length).topology(topology).waitStrategy(waitStrategy).timeout(timeout)
-                        .model(selector.model()).reproducible(reproducible).maxSliceBytes(context.maxSliceBytes());
+                        .model(selector.model()).reproducible(reproducible).maxSliceBytes(context.maxSliceBytes())
+                        .statistics(statistics);
+                b.splitOf = true;
                 if (span != null) {
                     // across processes: over the sub-communicator the split made, with this team's α/β
                     b.span = span;
@@ -701,6 +725,9 @@ public final class Team implements AutoCloseable {
         private final Map<Collective, CollectiveAlgorithm> forced = new EnumMap<>(Collective.class);
         private MachineModel model;
         private boolean reproducible;
+        private boolean statistics;
+        /** Built by {@link Team#subTeam} (for the team event's action). */
+        private boolean splitOf;
         private io.coll4j.kernel.algo.Schedule schedule;
         private long maxSliceBytes;
         private boolean progressThread;
@@ -779,6 +806,15 @@ public final class Team implements AutoCloseable {
          */
         public Builder profile(java.nio.file.Path profile) {
             this.model = MachineModel.load(Objects.requireNonNull(profile, "profile"));
+            return this;
+        }
+
+        /**
+         * With true, every blocking collective is timed (two clock reads a call) for {@link Team#stats()}; calls
+         * and bytes are counted either way. Default false: the 8-byte path pays nothing for it.
+         */
+        public Builder statistics(boolean statistics) {
+            this.statistics = statistics;
             return this;
         }
 

@@ -74,10 +74,19 @@ final class CollectiveCommands {
                 + "the collective (not with -c or --percentiles)")
         boolean alternate;
 
+        @CommandLine.Mixin
+        JfrOption jfr = new JfrOption();
+
         abstract Collective collective();
 
         @Override
-        public Integer call() throws IOException {
+        public Integer call() throws Exception {
+            try (AutoCloseable recording = jfr.start()) {
+                return measure();
+            }
+        }
+
+        private Integer measure() throws IOException {
             Collective c = collective();
             RunOptions.Setup setup = run.resolve(c);
             OutputFormat fmt = format.format();

@@ -162,6 +162,7 @@ final class CallDiagnostics {
                 + call.algorithm() + ") timed out on rank " + call.rank() + " after " + (waitedNanos / 1_000_000)
                 + " ms waiting for " + waitingFor(peer, line, target) + "; ranks that have not entered #" + entry + ": "
                 + missing + (where.isEmpty() ? "" : " (" + where + ")");
+        msg += "; last calls: " + call.team().history().describe(CallHistory.IN_MESSAGES);
         CollectiveTimeoutException e = new CollectiveTimeoutException(msg, missing);
         if (call.team().abort(e, call.rank())) {
             return e;

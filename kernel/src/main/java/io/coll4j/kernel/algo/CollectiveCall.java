@@ -74,6 +74,8 @@ public final class CollectiveCall {
     private int root;
     private Reducer reducer;
     private String algorithm;
+    /** This call is timed for the call event: stamp the entry, add up the time spent waiting. */
+    private boolean timed;
     /** Highest sequence number s for which this rank knows that every rank has entered s. */
     private long knownAllEntered;
     /** Highest sequence number already checked against every rank's ANNOUNCE line. */
@@ -157,6 +159,11 @@ public final class CollectiveCall {
         this.previousCheck = check;
         this.signatureCount = signatureCount;
         this.check = Signature.check(descriptor, signatureCount, algorithmId, check, s);
+        team.history().begin(rank, s, descriptor, signatureCount, algorithmId);
+        if (timed) {
+            // before the ANNOUNCE release below: a peer that sees this rank entered finds its stamp
+            team.history().enter(rank, s, System.nanoTime());
+        }
         if (s - 1 > knownAllEntered) {
             awaitAllEntered(s - 1);
         }
@@ -176,8 +183,34 @@ public final class CollectiveCall {
         publishLine(announceOffset, 0);
     }
 
+    /**
+     * Whether the next calls are timed for {@link io.coll4j.kernel.events.CollectiveCallEvent}: each stamps its
+     * entry for the late-rank field and adds up its waits ({@link #takeWaitedNanos}). Costs two clock reads a
+     * wait, so only while a recording has the event on.
+     */
+    public void timed(boolean on) {
+        timed = on;
+        waiter.timing(on);
+    }
+
+    /** Time this rank spent in waits since the last call of this method (0 unless {@link #timed}). */
+    public long takeWaitedNanos() {
+        return waiter.takeWaited();
+    }
+
+    /** {rank, nanos}: the rank that entered the current call last and how long after the first ({@link CallHistory#lastEntry}). */
+    public void lastEntry(long[] out) {
+        team.history().lastEntry(seq, out);
+    }
+
+    /** The current call failed on this rank (for the last-calls history of error messages). */
+    public void failed() {
+        team.history().end(rank, seq, false);
+    }
+
     /** Ends the current collective; {@code allEntered}: the algorithm observed every rank's entry. */
     public void end(boolean allEntered) {
+        team.history().end(rank, seq, true);
         if (allEntered) {
             knownAllEntered = seq;
         }
@@ -543,7 +576,8 @@ public final class CollectiveCall {
     }
 
     private CollectiveMismatchException mismatch(int peer) {
-        CollectiveMismatchException e = new CollectiveMismatchException(diagnostics.mismatch(peer));
+        CollectiveMismatchException e = new CollectiveMismatchException(diagnostics.mismatch(peer) + "; last calls: "
+                + team.history().describe(CallHistory.IN_MESSAGES));
         if (team.abort(e, rank)) {
             return e;
         }
@@ -668,7 +702,7 @@ public final class CollectiveCall {
         return descriptor;
     }
 
-    int algorithmId() {
+    public int algorithmId() {
         return algorithmId;
     }
 }

@@ -26,6 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  * as on a field, and HotSpot implements it with the same compiler and hardware barriers.
  */
 public final class TeamContext {
+    private static final System.Logger LOG = System.getLogger("io.coll4j");
     /** Kinds of published buffer reference. */
     public static final int SEND = 0, RECV = 1, SCRATCH = 2;
     private static final int KINDS = 3;
@@ -53,9 +54,16 @@ public final class TeamContext {
     private final BlockLayout[] blockLayouts;
     /** Set once, read in every wait loop's slow path: cheaper than reading the AtomicReference. */
     private volatile boolean aborted;
+    /** The last calls of every rank, for the messages of a failure and the late-rank field of the call event. */
+    private final CallHistory history;
+    /** Calls, bytes and time per collective and algorithm, per rank ({@code Team.stats()}). */
+    private final CallStats stats;
 
-    /** Why the team stopped: the original failure and the rank it came from (-1: the team itself, e.g. close). */
-    public record Abort(Throwable cause, int rank) {
+    /**
+     * Why the team stopped: the original failure, the rank it came from (-1: the team itself, e.g. close),
+     * and the last calls of every rank when it did ({@link CallHistory#describe}).
+     */
+    public record Abort(Throwable cause, int rank, String calls) {
     }
 
     public TeamContext(int size, ControlBlock ctrl, WaitStrategy waitStrategy, long timeoutNanos, TeamLayout layout,
@@ -73,6 +81,8 @@ public final class TeamContext {
         this.slots = new MemorySegment[size * SLOT_STRIDE];
         this.trees = new AtomicReferenceArray<>(size);
         this.threads = new AtomicReferenceArray<>(size);
+        this.history = new CallHistory(size);
+        this.stats = new CallStats(size);
         this.blockLayouts = new BlockLayout[2 * size];
         for (int i = 0; i < blockLayouts.length; i++) {
             blockLayouts[i] = new BlockLayout();
@@ -137,6 +147,14 @@ public final class TeamContext {
 
     public SharedArena arena() {
         return arena;
+    }
+
+    public CallHistory history() {
+        return history;
+    }
+
+    public CallStats stats() {
+        return stats;
     }
 
     public RankScratch scratch(int rank) {
@@ -213,10 +231,17 @@ public final class TeamContext {
      * throws; every later collective throws immediately. Returns true for the call that aborted the team.
      */
     public boolean abort(Throwable cause, int rank) {
-        if (!abort.compareAndSet(null, new Abort(cause, rank))) {
+        // taken before the CAS publishes the abort, so every rank that sees the abort sees the history too
+        String calls = history.describe(CallHistory.IN_MESSAGES);
+        if (!abort.compareAndSet(null, new Abort(cause, rank, calls))) {
             return false;
         }
         aborted = true;
+        io.coll4j.kernel.events.TeamEvent.emit("aborted", "team of " + size, size, rank, describe(cause));
+        // the exceptions carry the same text; the log is for applications that catch and go on (DEBUG: a
+        // user who wants it turns it on, a test suite that aborts teams on purpose stays quiet)
+        LOG.log(System.Logger.Level.DEBUG, () -> "coll4j team of " + size + " aborted by "
+                + (rank >= 0 ? "rank " + rank : "the team") + ": " + describe(cause) + "; last calls: " + calls);
         for (Runnable l : abortListeners) {
             l.run();
         }
@@ -247,7 +272,7 @@ public final class TeamContext {
             who = "rank " + a.rank() + " was interrupted";
         }
         return new TeamAbortedException("team aborted (" + who + ": " + describe(c) + "); rank " + rank
-                + " cannot continue", c);
+                + " cannot continue; last calls: " + a.calls(), c);
     }
 
     private static String describe(Throwable t) {

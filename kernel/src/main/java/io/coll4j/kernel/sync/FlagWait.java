@@ -45,6 +45,9 @@ public final class FlagWait {
     private final WaitStrategy strategy;
     private final long timeoutNanos;
     private final Watcher watcher;
+    /** Add up the time spent in waits (only while a recording wants it: two clock reads a wait). */
+    private boolean timing;
+    private long waited;
 
     /** @param timeoutNanos the deadline of one wait; {@code Long.MAX_VALUE} for none */
     public FlagWait(ControlBlock ctrl, WaitStrategy strategy, long timeoutNanos, Watcher watcher) {
@@ -52,6 +55,18 @@ public final class FlagWait {
         this.strategy = strategy;
         this.timeoutNanos = timeoutNanos;
         this.watcher = watcher;
+    }
+
+    /** Starts or stops adding up the time spent waiting. */
+    public void timing(boolean on) {
+        timing = on;
+    }
+
+    /** The time spent waiting since the last call, and starts again from zero. */
+    public long takeWaited() {
+        long w = waited;
+        waited = 0;
+        return w;
     }
 
     /**
@@ -73,6 +88,9 @@ public final class FlagWait {
             // acquire: pairs with the release in ControlBlock.publish of the awaited stamp
             long v = ctrl.stampAcquire(off);
             if (Stamp.reached(v, target)) {
+                if (timing) {
+                    waited += System.nanoTime() - start;
+                }
                 return v;
             }
             watcher.checkAborted();
