@@ -39,4 +39,32 @@ public final class RequestEvent extends jdk.jfr.Event {
     @Label("Failed")
     @Description("The request ended with an exception (its class and message)")
     public String failure;
+
+    /** A begun event for a request posted now, or null while no recording enables it (the usual case). */
+    public static RequestEvent started() {
+        RequestEvent e = new RequestEvent();
+        if (!e.isEnabled()) {
+            return null;
+        }
+        e.begin();
+        return e;
+    }
+
+    /** Ends {@code e} (from {@link #started}; null: nothing) with what the request was and how it ended. */
+    public static void finish(RequestEvent e, String collective, String kind, long bytes, int teamSize, int rank,
+                              Throwable failure) {
+        if (e == null) {
+            return;
+        }
+        e.end();
+        if (e.shouldCommit()) {
+            e.collective = collective;
+            e.kind = kind;
+            e.bytes = bytes;
+            e.teamSize = teamSize;
+            e.rank = rank;
+            e.failure = failure == null ? null : failure.getClass().getSimpleName() + ": " + failure.getMessage();
+            e.commit();
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package io.coll4j.kernel.nb;
 
+import io.coll4j.kernel.events.RequestEvent;
 import io.coll4j.CollectiveInterruptedException;
 import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.PersistentRequest;
@@ -50,6 +51,8 @@ public final class CollectiveRequest implements PersistentRequest {
     /** The request's first failure (null while healthy): written by CAS, read with acquire ({@link #failure()}). */
     @SuppressWarnings("unused")
     private RuntimeException failure;
+    /** The JFR event of the round in flight, or null (no recording enables it). Owner's thread only. */
+    private RequestEvent event;
 
     private CollectiveRequest(NonBlockingEngine engine, Exchange x, int rank, boolean persistent) {
         this.engine = engine;
@@ -161,6 +164,7 @@ public final class CollectiveRequest implements PersistentRequest {
         round++;
         active = true;
         waitingSince = 0;
+        event = RequestEvent.started();
         try {
             engine.post(x, rank, round);
         } catch (RuntimeException e) {
@@ -292,6 +296,7 @@ public final class CollectiveRequest implements PersistentRequest {
 
     private boolean complete() {
         active = false;
+        finishEvent(null);
         if (future != null) {
             engine.settle(x);
         }
@@ -326,10 +331,19 @@ public final class CollectiveRequest implements PersistentRequest {
     private RuntimeException fail(RuntimeException e) {
         active = false;
         RuntimeException f = record(e);
+        finishEvent(f);
         if (future != null) {
             future.completeExceptionally(f);
         }
         return f;
+    }
+
+    private void finishEvent(RuntimeException failed) {
+        if (event != null) {
+            RequestEvent.finish(event, x.collective.cliName(), persistent ? "persistent" : "one-shot",
+                    x.dtype == null ? 0 : x.count * x.dtype.size(), context.size(), rank, failed);
+            event = null;
+        }
     }
 
     @Override
