@@ -17,7 +17,7 @@ import java.lang.foreign.MemorySegment;
  * algorithm's working set W (send + receive + shared buffers) exceeds the available cache C, where
  * C is the LLC, or LLC + p·L2 when the LLC is not inclusive of the L2s (data in an L2 is then not
  * also in the LLC) — see {@link #cacheCapacity}. (The paper's listing of Alg. 1 has the two branches
- * swapped; its text, §4.2 and §6, states the rule used here.)
+ * swapped; its text, §4.2 and §5.4, states the rule used here.)
  *
  * <p>An algorithm decides once per collective ({@link #useNonTemporal}) and passes the decision to
  * {@link #copy} for every slice.
