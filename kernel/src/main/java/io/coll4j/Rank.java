@@ -105,7 +105,10 @@ public final class Rank implements AutoCloseable {
      */
     private final long[][] reduceScatterDispls = new long[2][];
     private volatile BindResult binding;
-    /** Non-null when the team spans processes: the six hierarchical collectives go through it. */
+    /**
+     * Non-null when the team spans processes: every collective (all 16 of {@link Collective}) goes through it,
+     * hierarchically.
+     */
     private final SpanGroup span;
     /**
      * The team spans processes with one rank in each and folds in MPI's order (not reproducible(true)): an

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The bandwidth reductions: {@code direct} allreduce, reduce and reduce-scatter, {@code push} and {@code replicated}
  * (streaming) allreduce,
- * {@code ma-sliced} [YHCCL Alg. 2] and {@code staged-sliced} reduce-scatter, allreduce and reduce
+ * {@code ma-sliced} [YHCCL §3.3–3.5] and {@code staged-sliced} reduce-scatter, allreduce and reduce
  * ({@link MovementAvoidingReductionTest} checks what only {@code ma-sliced} promises). The allreduces in both of their regimes: in cache (a synthetic
  * machine with a 512 MiB L3: temporal copy-out) and streaming (a 16 KiB L3, so W &gt; C for almost every
  * message: non-temporal copy-out, heap and native). Small {@code maxSliceBytes} (64 B … 4 KiB) give many

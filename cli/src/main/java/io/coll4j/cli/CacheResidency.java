@@ -13,10 +13,9 @@ import java.util.Map;
  * Where data lives and what reading it costs, measured by one core reading a buffer over and over as
  * {@code collbench --consume} reads its result ({@link CollectiveBenchmark#readAll}): the rate from its own
  * L2, from the shared LLC and from DRAM, and the effective cache capacity C — the largest working set
- * that still reads at LLC rather than DRAM speed. On a virtual machine the LLC the topology reports (32 MiB
- * on the 2-vCPU EPYC) is shared with other tenants' cores; a working set of 16–32 MiB already ran at DRAM
- * speed there (dissemination allreduce of 4 MiB, 32 MiB working set: 1.2–1.5 ms against 0.38 priced in
- * cache), so the model takes C from this measurement rather than from the topology [YHCCL §4.2 uses the
+ * that still reads at LLC rather than DRAM speed. On a virtual machine the LLC the topology reports is shared
+ * with other tenants' cores, and working sets well inside it already ran at DRAM speed (the numbers:
+ * docs/measurements.md), so the model takes C from this measurement rather than from the topology [YHCCL §4.2 uses the
  * same threshold to choose non-temporal stores].
  *
  * @param l2   bytes/s reading an L2-resident buffer (a quarter of the L2)
@@ -116,10 +115,9 @@ record CacheResidency(double l2, double llc, double dram, long cacheCapacity, do
      * byte at most halfway from the LLC's to DRAM's, i.e. at least half its lines hit — with every smaller one
      * too; {@code 2·l2Bytes} when even the first did not. The model prices a working set up to C entirely in cache
      * and beyond it entirely from DRAM; that cliff is least wrong where half the lines hit. (The bar was three
-     * quarters of the way from DRAM's rate to the LLC's, about 92% hits: on the 2-vCPU EPYC a 16 MiB read at
-     * 55 GB/s against 74 from the LLC and 20 from DRAM, 87% hits, failed it, C came out 8 MiB, and every
-     * 4 MiB allreduce, bcast and allgather — working sets of 12–16 MiB, measured at cache speed — was priced
-     * from DRAM, 70–260% over.)
+     * quarters of the way from DRAM's rate to the LLC's, about 92% hits: a working set that mostly hit failed
+     * it, C came out too small, and collectives measured at cache speed were priced from DRAM, far over; the
+     * numbers: docs/measurements.md.)
      */
     static long capacity(List<long[]> tried, double llc, double dram, long l2Bytes) {
         long c = 2 * l2Bytes;
@@ -155,7 +153,7 @@ record CacheResidency(double l2, double llc, double dram, long cacheCapacity, do
     /**
      * Seconds per read of the small {@code buf} (one line), best batch of {@value #FIXED_BATCH} reads within
      * {@code totalNs}: the clock is read once per batch, as {@code --consume}'s loop reads no clock per call (read
-     * once per read, the clock's ~25 ns on this VM was most of what this measured).
+     * once per read, the clock's cost was most of what this measured).
      */
     private static double readFixed(MemorySegment buf, MemorySegment sink, long totalNs) {
         double best = Double.MAX_VALUE;

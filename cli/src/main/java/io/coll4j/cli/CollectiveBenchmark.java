@@ -205,8 +205,9 @@ final class CollectiveBenchmark {
     /**
      * Default warm-up. Latency-bound sizes (10 000 timed iterations, up to ~26 KiB) get 100 000 calls:
      * the collective path is C2-compiled only after tens of thousands of calls, and on two cores the
-     * compiler threads take the ranks' CPUs while they work — an 8-byte allreduce measured 6.8 µs after
-     * 10 000 warm-up calls and 0.20 µs after 100 000. Medium sizes (≥ 1000 iterations) warm up as many
+     * compiler threads take the ranks' CPUs while they work, and an 8-byte allreduce measured after 10 000
+     * warm-up calls was many times its time after 100 000 (the numbers: docs/measurements.md). Medium sizes (≥ 1000
+     * iterations) warm up as many
      * calls as are timed; large, bandwidth-bound ones a tenth, at least 5.
      */
     static long defaultWarmup(long iterations) {
@@ -453,9 +454,9 @@ final class CollectiveBenchmark {
     /**
      * {@code --alternate}: every contender of one size measured in turns, one batch each, back to back (A B C
      * A B C …), so each sees the same minutes of the machine. Measured one after the other (as without it),
-     * two contenders land in different states of a noisy machine: on the 2-vCPU EPYC the cost of a line
-     * hand-over moves 2-3x between tens of seconds, and separate runs of an 8-byte allreduce and of the barrier
-     * read ratios from 0.97 to 1.80 where alternating batches in one team read 1.14-1.21. Every contender is
+     * two contenders land in different states of a noisy machine: the cost of a line hand-over can move 2-3x
+     * between tens of seconds, and ratios of separate runs scatter far more than those of alternating batches
+     * in one team (the numbers: docs/measurements.md). Every contender is
      * warmed up first (its own warm-up, then the JIT left to go quiet); the rows are in {@code names}' order,
      * each with its own mean and batch min/max. Not per iteration: -c and --percentiles time each call alone.
      */

@@ -15,11 +15,10 @@ import java.util.function.BiFunction;
  *   <li>the share of the ping-pong's hand-over a dependent hand-over costs ({@link MachineModel#withHandOverShare}; o
  *       takes the rest, so the reference call o is calibrated on keeps its price);</li>
  *   <li>the price of a line another core wrote during the call ({@link MachineModel#peerLinePrice}) and of a result
- *       line read after the call ({@link MachineModel#consumedLinePrice}). On the 2-vCPU EPYC the collectives' rows
- *       repeat within ~5% from session to session (the 64 KiB rows of dissemination, tree, tiled, direct and push over
- *       sixteen runs) while a_α/6, the uncalibrated price, moved 4–8 ns with a_α; and every probe of the pulls alone
- *       (one core reading freshly written lines, both exchanging) read 0.1–1.1 ns, under the ~1–1.5 ns inside a call
- *       and 2–3 ns for a consumed result the rows show: a line modified in another core's cache costs what the
+ *       line read after the call ({@link MachineModel#consumedLinePrice}). The collectives' rows repeat closely from
+ *       session to session while a_α/6, the uncalibrated price, moves with a_α; and every probe of the pulls alone
+ *       (one core reading freshly written lines, both exchanging) read less than the rows show (the numbers:
+ *       docs/measurements.md): a line modified in another core's cache costs what the
  *       access pattern around it lets overlap, which only the collectives themselves show;</li>
  *   <li>the in-cache rates once a message exceeds a quarter of the L2 ({@link MachineModel#llcRateShare}): the probes
  *       measure L2-resident copies and folds;</li>
@@ -117,8 +116,8 @@ final class InRunFit {
     /**
      * How fast a row's weight falls with its distance from the size priced: e^(−d / this), d in doublings. The sweep
      * measures the sizes in order, so the sizes nearest in bytes are nearest in time, and the guest's states last
-     * minutes: a run whose second half went into the slow-pull state measured 12.0% with every row alike and 9.8% with
-     * this; over three runs measured both ways, 8.0 / 7.7 / 12.0% alike, 7.0 / 7.9 / 9.8% with 1 (7.5 / 7.9 / 11.3% with 4).
+     * minutes; runs measured both ways predicted better with the nearest sizes weighing most (the numbers:
+     * docs/measurements.md).
      */
     static final double NEARNESS = 1;
 

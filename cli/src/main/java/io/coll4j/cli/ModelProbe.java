@@ -36,9 +36,8 @@ import java.util.Map;
  * / max over the repetitions). Each repetition keeps its undisturbed value (the best window or batch of
  * samples: on a machine shared with other processes the rest is the same quantity plus interference); the model takes the best repetition (the lowest latency, the highest bandwidth). A
  * repetition cannot be faster than the hardware, only slower, and on a shared machine the state flips for
- * seconds at a time (a line hand-over measured 49 ns in one repetition and 300–970 ns in the next four):
- * the median then models the disturbed machine, which the best-batch measurements of {@code explain} and
- * {@code collbench} do not see (median model error 59% with the median, on this machine).
+ * seconds at a time: the median then models the disturbed machine, which the best-batch measurements of
+ * {@code explain} and {@code collbench} do not see (the numbers: docs/measurements.md).
  *
  * <ul>
  *   <li>line latency per level: two threads bound to two cores of the level exchange flags (each writes
@@ -233,8 +232,8 @@ final class ModelProbe {
      * a send buffer its owner wrote before the calls, not rewritten between them (as in collbench's loop and
      * an application's that reduces the same buffer repeatedly): the fold reads lines this core already
      * shares. Lines a peer writes during the call are priced apart, at a line transfer each
-     * (CopyCost.peerWritten); with theirs rewritten before every fold this measured 22 GB/s of dst against
-     * 31 in the collectives' own folds (2-core EPYC).
+     * (CopyCost.peerWritten); with theirs rewritten before every fold this measured well under the collectives'
+     * own folds (the numbers: docs/measurements.md).
      */
     private double foldCached(PrintWriter out, Map<String, Object> spreads, String name, Topology topo, Pu[] peers, int reps,
                               long bytes, Reducer r, DType t) {
@@ -246,13 +245,13 @@ final class ModelProbe {
 
     /**
      * {@code base} with the parameters that move with the machine's state re-measured, once each (a fraction
-     * of a second): a_α, o, and the in-cache copy and fold rates of {@code dtype}. On the 2-vCPU EPYC the
-     * cores flip every few tens of seconds between a state where a line hand-over takes ~40 ns and one where
-     * it takes ~150 (cross-core copies at half the rate with it), so {@code explain --measure} re-measures
+     * of a second): a_α, o, and the in-cache copy and fold rates of {@code dtype}. On a shared virtual machine the
+     * cores can flip every few tens of seconds between a fast and a slow line hand-over (cross-core copies at
+     * half the rate in the slow one; the numbers: docs/measurements.md), so {@code explain --measure} re-measures
      * these before each algorithm's row: every row is priced with the machine of its own minute. With
      * {@code dram} (a size beyond the cache) also the memory bandwidth of all cores together, which other
-     * processes' memory traffic takes a share of (at load 4.6 one run's 32 MiB push allreduce moved 17 GB/s
-     * against the 47 its calibration measured a minute earlier). Prints nothing; with no two cores sharing an
+     * processes' memory traffic takes a share of (a minute apart, far less than its calibration measured).
+     * Prints nothing; with no two cores sharing an
      * LLC, {@code base}.
      */
     MachineModel remeasure(MachineModel base, Topology topo, DType dtype, boolean dram) {
@@ -430,12 +429,12 @@ final class ModelProbe {
      * before every op (the lines are modified in its cache), without it only once before the first; both
      * synchronise, rank 0 runs {@code op} timed, both synchronise; per repetition rank 0's fastest op (the
      * statistic explain and collbench compare with, their best batch: with other processes loading the
-     * machine even the 10th percentile of ops was disturbed: 19 GB/s against 43 quiet).
+     * machine even the 10th percentile of ops was disturbed).
      */
     private double peerBandwidth(PrintWriter out, Map<String, Object> spreads, String name, Topology topo, Pu[] pair,
                                  int reps, long bytes, boolean rewrite, PeerOp op) {
-        // a re-measurement (explain, before and after every row) takes a quarter: on the loaded 2-vCPU machine the
-        // 400 barrier-separated copies were 140-300 ms of a re-measurement's ~225, most of a small size's time
+        // a re-measurement (explain, before and after every row) takes a quarter: under load the 400
+        // barrier-separated copies were most of a re-measurement, most of a small size's time
         int iters = quick ? 10 : measured ? 100 : 400;
         double[] v = new double[reps];
         Placement where = Placement.parse(pair[0].osIndex() + "," + pair[1].osIndex());
@@ -669,8 +668,8 @@ final class ModelProbe {
      * (release) and spin for the other's (acquire), the two transfers overlapping, which is every step of a
      * dissemination exchange and, one-sided, every ARRIVE/RELEASE wait. The flags sit 128 bytes apart (no
      * adjacent-line prefetch pairs them). The best of 50 batches of rounds drops the batches in which a
-     * rank lost its core to another process, as explain's and collbench's best batch does (at load 6 on the 2
-     * cores the 10th percentile still read 144–186 ns against 36.5 quiet).
+     * rank lost its core to another process, as explain's and collbench's best batch does (under load even the
+     * 10th percentile was several times the quiet value).
      */
     private static double pingPong(Team team, MemorySegment line, long rounds) {
         int batches = 50;

@@ -17,9 +17,8 @@ import java.util.function.ToDoubleFunction;
  * the parameters that move with the machine's state re-measured ({@link ModelProbe#remeasure}) before the
  * size (the pick is made under that one) and again after each algorithm's row, the row priced with the best
  * of the measurements on either side of it, so each row is compared with the machine of the seconds it was
- * measured in (on the 2-vCPU EPYC a line hand-over flips
- * between ~35 and ~180 ns for seconds at a time: one size's rows measured 0.51 µs for its first algorithm and
- * 0.25 for the next, a single re-measure before the size put every row of it 80–120% off). Without a probe,
+ * measured in (a line hand-over can flip between a fast and a slow state for seconds at a time, and a single
+ * re-measure before the size put every row of one size far off; the numbers: docs/measurements.md). Without a probe,
  * the given model for every row.
  */
 final class RowPricing {

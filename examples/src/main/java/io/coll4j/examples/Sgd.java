@@ -206,8 +206,9 @@ public final class Sgd extends Workload {
     }
 
     /**
-     * The sharded step [YHCCL §5.5's reduce-scatter, local work, allgather]: the gradients are reduce-scattered,
-     * each rank updates its own block of the weights, and the blocks are allgathered into every replica. It
+     * The sharded step: the gradients are reduce-scattered, each rank updates its own block of the weights, and
+     * the blocks are allgathered into every replica. (YHCCL's multi-node allreduce is a reduce-scatter, an
+     * allreduce across nodes and an allgather [YHCCL §5.5]; the update between the two halves is this example's.) It
      * moves the same bytes as an allreduce of the gradient, but each rank reads the summed gradient and
      * writes the weights of one block instead of all of them. With {@code --grad bf16} each rank rounds its
      * f32 gradient to bf16 where its batch touched it (sparse), and the reduce-scatter reads half the bytes;

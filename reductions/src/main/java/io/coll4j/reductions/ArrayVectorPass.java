@@ -17,11 +17,11 @@ import jdk.incubator.vector.VectorSpecies;
  * operator and dtype are constants for C2), and kept apart from it so that heap calls never reach the
  * native-segment loops' profiles.
  *
- * <p>Why arrays and not heap segments: measured on JDK 25 (this machine, 512K f32, 2 MiB per operand, in
- * L3), {@code d[i] = a[i] + b[i]} took 67 µs through {@link VectorReducer} on native segments, 78 µs
- * through {@code FloatVector.fromArray}/{@code intoArray} on the arrays, 160–200 µs as a plain array loop
- * (C2's auto-vectorisation, the former {@code HeapArraySum}) and 300 µs through
- * {@code fromMemorySegment} on heap segments over the same arrays. So the loads and stores here go to the
+ * <p>Why arrays and not heap segments: measured on JDK 25, {@code d[i] = a[i] + b[i]} through
+ * {@code FloatVector.fromArray}/{@code intoArray} on the arrays came close to {@link VectorReducer} on native
+ * segments, a plain array loop (C2's auto-vectorisation) took 2–3 times as long and
+ * {@code fromMemorySegment} on heap segments over the same arrays about 4 times (the numbers:
+ * docs/measurements.md). So the loads and stores here go to the
  * segments' backing arrays; the dtype switch on the store is on a constant and folds away.
  *
  * <p>Order: one pass is one {@code op} per element, so a k-ary fold of k − 1 passes is the scalar left

@@ -25,8 +25,8 @@ import jdk.incubator.vector.VectorSpecies;
  * arena always is); a call with any heap operand goes to the scalar loops. Measured on JDK 25: C2
  * compiles a Vector API load from a heap segment to SIMD only when the array's element type is the
  * vector's ({@code byte[]}/{@code long[]} under F64 are never intrinsified), and a loop that sees both
- * native and heap segments deoptimises and recompiles until it runs the non-intrinsified path, 4–15 µs
- * for 4 KiB of F64 where the native loop takes 0.1 µs and the scalar loops 0.2–0.4 µs on heap data.
+ * native and heap segments deoptimises and recompiles until it runs the non-intrinsified path, slower than
+ * the scalar loops on heap data (the numbers: docs/measurements.md).
  * Keeping heap calls out of these loops keeps their profile monomorphic, so no heap call can slow the
  * native path down. (Collectives fold SUM over heap arrays of the dtype's own type with
  * {@link HeapArrayFold} before they get here: a call to it inside these methods changed C2's inlining of
@@ -181,8 +181,10 @@ final class VectorReducer implements Reducer {
      * {@value #STRIP_BYTES} bytes, {@code d = s0 op s1}, then {@code d = d op sj} for each further source,
      * so every source is read as one contiguous run per strip (the hardware prefetchers follow k + 1 long
      * streams instead of switching source every 256 bytes) while the strip of d stays in L1: DRAM still sees
-     * each source read once and d written once (as in HMPI's tiled reduce [HMPI §2.4]). Measured on 64 MiB sources, k = 4: 16.0 ms for the
-     * register-blocked {@link #reduceK}, against 11.9 ms for the C kernel. The order per element is the
+     * each source read once and d written once (as in HMPI's tiled reduce [HMPI §2.4]). Measured on 64 MiB sources,
+     * k = 4, the
+     * register-blocked {@link #reduceK} was slower than the C kernel (the numbers: docs/measurements.md). The order
+     * per element is the
      * same left fold, so the bits are those of {@link #reduceK}. Only when dst is not a later source.
      */
     private static void reduceKStrips(MemorySegment d, long dOff, MemorySegment[] s, long[] so, int k, long count) {

@@ -17,7 +17,7 @@ import java.lang.foreign.MemorySegment;
  * algorithm's working set W (send + receive + shared buffers) exceeds the available cache C, where
  * C is the LLC, or LLC + p·L2 when the LLC is not inclusive of the L2s (data in an L2 is then not
  * also in the LLC) — see {@link #cacheCapacity}. (The paper's listing of Alg. 1 has the two branches
- * swapped; its text, §4.2 and §6, states the rule used here.)
+ * swapped; its text, §4.2 and §5.4, states the rule used here.)
  *
  * <p>An algorithm decides once per collective ({@link #useNonTemporal}) and passes the decision to
  * {@link #copy} for every slice.
@@ -56,13 +56,9 @@ public final class Copy {
      *
      * <p>How it was measured: slices of {@code bytes} copied one after another through a 256 MiB
      * source and destination (so every store misses the cache, the case where streaming is asked
-     * for), on an AMD EPYC (Zen 4, AVX-512, 32 MiB L3) KVM guest shared with other jobs:
-     * {@code ./build bench CopyBench -p impl=nontemporal,segment -p footprint=256M
-     * -p bytes=256,512,1K,2K,4K,8K,16K -jvmArgsAppend -Dcoll4j.copy.ntMinBytes=0}.
-     * Average µs per slice, streaming vs {@code MemorySegment.copy} (two runs, 3–5 × 0.5 s each,
-     * load average 11–15 on 2 cores, so ±50% noise): 256 B 0.26 vs 0.04; 512 B 0.26 vs 0.09;
-     * 1 KiB 0.38 vs 0.21; 2 KiB 0.48 vs 0.42; 4 KiB 0.59–0.75 vs 0.74–0.79; 8 KiB 0.92 vs 2.2;
-     * 16 KiB 2.6 vs 3.9–6.4. Streaming stops losing between 2 and 4 KiB, where the fixed cost (the
+     * for): {@code ./build bench CopyBench -p impl=nontemporal,segment -p footprint=256M
+     * -p bytes=256,512,1K,2K,4K,8K,16K -jvmArgsAppend -Dcoll4j.copy.ntMinBytes=0} (the numbers: docs/measurements.md).
+     * Streaming stopped losing between 2 and 4 KiB, where the fixed cost (the
      * downcall, the partial head and tail lines, the sfence drain, about 0.2 µs) is repaid by the
      * saved RFO reads; the floor is the first measured size at which it was not slower. Above it the
      * caller's decision stands; below it the copy is temporal, which at worst leaves a few lines in

@@ -97,10 +97,9 @@ public final class CopyCost {
      * overlap, several in flight ({@link MachineModel#peerLinePrice}). Only the lines still in the writer's L2 cost this (the
      * rest went to the shared LLC, from where a read streams like any other): all of them while the writer
      * touches at most half its L2 per call, then a share L2 / (2·touched), so the pulls cost at most half an
-     * L2 of lines however large the message. Measured on 2 ranks (EPYC, 1 MiB L2, {@code --consume} less the
-     * bare loop, push against replicated): 5.9–6.6 ns per line with a_α = 36.5 ns from 8 to 256 KiB, then
-     * 1/2, 1/5 and 1/25 of that at 512 KiB, 1 and 2 MiB (the writer touching twice that), where this says 1/2,
-     * 1/4 and 1/8: it overprices the largest in-cache messages, where the pull is then smaller than the copy
+     * L2 of lines however large the message. Measured on 2 ranks ({@code --consume} less the bare loop, push
+     * against replicated; the numbers: docs/measurements.md), the measured share fell faster than this beyond
+     * the L2: it overprices the largest in-cache messages, where the pull is then smaller than the copy
      * it replaces anyway. (A share falling with the square of the overflow fits better, but makes a larger
      * message cost less than a smaller one.) 0 beyond the cache (W &gt; C): the writer's stores were
      * non-temporal, every reader finds the lines in DRAM whoever wrote them.
@@ -119,8 +118,8 @@ public final class CopyCost {
      * still in the writer's L2 being {@code L2 / (2·touchedSinceWrite)} at most 1. Unlike {@link #peerWritten} the
      * working set does not matter: W &gt; C makes a collective's stores to receive buffers non-temporal, not its
      * stores to scratch slots and to the owners' own result blocks, which the peers read from the writer's cache
-     * at any size. {@code staged-sliced} had these pulls at 0 beyond the cache and measured 25–33% over its
-     * prediction at 16–64 MiB (p = 2, quiet); priced by one step's footprint there it is −8…−15%.
+     * at any size. {@code staged-sliced} with these pulls at 0 beyond the cache was priced well under its
+     * 16–64 MiB rows; priced by one step's footprint it came close (the numbers: docs/measurements.md).
      */
     public static double peerWrittenRecently(MachineModel m, long bytes, long touchedSinceWrite) {
         if (bytes <= 0) {
@@ -139,10 +138,9 @@ public final class CopyCost {
      * re-read soon): the copy itself plus the {@link #peerWritten} pulls of its source lines. HMPI writes a
      * transfer as {@code a + b·m} with a and b depending on the line's state [HMPI §2.1]: a line modified in
      * another core's cache costs its transfer on top of the streaming rate, not instead of it. With the larger
-     * of the two (as this was) every algorithm that pulls what a peer wrote during the call was priced 15–30%
-     * under on the 2-core EPYC from 16 KiB to 1 MiB (explain --measure, p = 2, no --consume: direct −10 to −17%,
-     * tiled −14 to −18%, tree −5 to −15%, dissemination −24 to −30%), while push and replicated, which pull
-     * nothing, were within ±10%.
+     * of the two (as this was) every algorithm that pulls what a peer wrote during the call was priced under
+     * from 16 KiB to 1 MiB, while push and replicated, which pull nothing, were priced right (the numbers:
+     * docs/measurements.md).
      */
     public static double copyOutPeerWritten(MachineModel m, long bytes, long touchedPerCore, long ws) {
         return copyOut(m, bytes, ws) + peerWritten(m, bytes, touchedPerCore, ws);
@@ -163,9 +161,9 @@ public final class CopyCost {
      * algorithms that write their peers' results (docs/design.md, "Machine model and selection"). The reader
      * comes after the whole call, when the writer has touched everything else it touches, so the share still
      * in the writer's L2 falls faster than for a pull inside the call: with the square of the overflow,
-     * L2² / (2·touched²) — measured (push against replicated, 2-core EPYC, quiet): 1, 0.63 and 0.12 of the
-     * full per-line price at 256 KiB, 512 KiB and 1 MiB, where this gives 1, 1/2 and 1/8 (the linear share
-     * of a pull inside the call, 1/4 at 1 MiB, made {@code auto} pick replicated there, 1.11–1.14x push).
+     * L2² / (2·touched²), which follows the measured shares (push against replicated; the numbers:
+     * docs/measurements.md; the linear share of a pull inside the call made {@code auto} pick replicated at
+     * 1 MiB, where push was faster).
      * Decreasing beyond 512 KiB, but never by more than the call's own cost grows.
      */
     public static double consumedPeerLines(MachineModel m, long peerBytes, long touchedPerCore, long ws) {

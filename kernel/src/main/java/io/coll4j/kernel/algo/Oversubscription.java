@@ -13,18 +13,16 @@ import java.util.Locale;
  * hand-overs, whatever the line latency. A step in which every rank waits for all (a central counter, one
  * round) pays it once; a dissemination barrier pays it per round, ⌈log2 p⌉ times.
  *
- * <p>Measured on the 2-vCPU EPYC ({@code collbench barrier -a all --alternate}, 4 and 8 ranks on 2 PUs, mean
- * µs): dissemination 3.5 and 12.4, tree 4.6 and 14.4, central 2.2 and 6.6, where the line-latency model (central
- * (p + 1)·a_α against dissemination ⌈log2 p⌉·a_α) ranks them the other way round; Open MPI's barrier on the same
- * cores: 3.0 and 12.1 µs. {@value #HAND_OVER_US} µs per hand-over fits the absolute times of {@code collbench
- * explain barrier --measure} at 3, 4 and 8 ranks (1.9, 1.9 and 1.5 µs fitted one by one; with 1 µs every
- * barrier was priced 25–55% under).
+ * <p>Measured ({@code collbench barrier -a all --alternate}, 4 and 8 ranks on 2 PUs): central was fastest and
+ * tree slowest, where the line-latency model (central (p + 1)·a_α against dissemination ⌈log2 p⌉·a_α) ranks
+ * them the other way round. {@value #HAND_OVER_US} µs per hand-over fits the absolute times of {@code collbench
+ * explain barrier --measure} at 3, 4 and 8 ranks (the numbers: docs/measurements.md).
  */
 public final class Oversubscription {
     private Oversubscription() {
     }
 
-    /** One scheduler hand-over to a rank sharing the waiter's PU, µs (the 2-vCPU EPYC under KVM; Linux CFS). */
+    /** One scheduler hand-over to a rank sharing the waiter's PU, µs (fitted on a 2-vCPU KVM guest, Linux CFS). */
     static final double HAND_OVER_US = 1.7;
 
     /** The hand-overs of {@code rounds} dependent rounds on {@code shape}, seconds: 0 unless ranks share PUs. */

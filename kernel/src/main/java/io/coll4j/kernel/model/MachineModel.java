@@ -86,9 +86,9 @@ public record MachineModel(
 
     /**
      * Line pulls from a peer's cache in flight at once in a sequential read, while {@link #peerLinePull} and
-     * {@link #consumedLinePull} are not calibrated: a_α / this per line (5.9–6.6 ns per line with a_α = 36.5 ns in
-     * one state of the 2-core EPYC; ~1 ns inside a call and 2–3 ns for a consumed result in another, with a_α at
-     * 45 ns: docs/design.md, "Where the model is still wrong").
+     * {@link #consumedLinePull} are not calibrated: a_α / this per line (it fits one state of the machine it was
+     * measured on and not another: docs/design.md, "Where the model is still wrong"; the numbers:
+     * docs/measurements.md).
      */
     public static final int OVERLAPPED_PULLS = 6;
 
@@ -166,8 +166,8 @@ public record MachineModel(
      * This model for a call of {@code bytes} per rank: with {@link #llcRateShare} calibrated and the message beyond a
      * quarter of the L2, the in-cache copy and fold rates times that share. Such a rank's send and receive buffers and
      * the peers' lines it reads no longer fit its L2 together, so its in-cache copies and folds stream from the shared
-     * LLC, not at the L2-resident rates the probes measure (on the 2-vCPU EPYC every allreduce algorithm's 512 KiB – 4 MiB
-     * rows measured 10–25% over their prediction in every session, the 256 KiB rows within ±10%). The result has
+     * LLC, not at the L2-resident rates the probes measure (without it the rows from 512 KiB measured over their
+     * prediction in every session; the numbers: docs/measurements.md). The result has
      * the share spent ({@code NaN}), so applying this twice scales once.
      */
     public MachineModel forMessage(long bytes) {

@@ -4,9 +4,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The three monotonic counters a non-blocking collective is driven by [PAMI §3.4]: how many posts the
- * ranks have made, how many work items have been claimed, how many have been finished. Nothing is ever
- * reset: round r (1, 2, 3, … — one per {@code start()} of a persistent request, a single round for a
+ * The three monotonic counters a non-blocking collective is driven by: how many posts the ranks have made,
+ * how many work items have been claimed, how many have been finished. These counters are coll4j's: PAMI's
+ * shared-memory collectives keep one monotonically increasing data-ready counter per task [PAMI §3.4],
+ * never reset, and that is the idea taken here, not the counters. Nothing is ever reset: round r (1, 2, 3, … — one per {@code start()} of a persistent request, a single round for a
  * one-shot request) of a collective with p ranks and n items per round is
  * <ul>
  *   <li><b>posted</b> once {@code posted ≥ r·p}: every rank has published its inputs for round r;</li>

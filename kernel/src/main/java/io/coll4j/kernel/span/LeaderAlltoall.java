@@ -11,8 +11,9 @@ import java.util.List;
  * All-to-all across processes through the leaders: the T send rows of a process are gathered at local rank 0,
  * regrouped by destination process (process q gets, from each local source j, the T blocks for q's ranks),
  * exchanged with one MPI_Alltoallv of T·T blocks per pair of processes, regrouped by destination rank, and
- * scattered — local and leader steps composed as PAMI composes its hybrid collectives [PAMI §4.3]: P messages per
- * process cross MPI instead of T·T·P.
+ * scattered — local and leader levels as in PAMI's decomposition of hybrid collectives [PAMI §4.2] (PAMI composes
+ * only allreduce and bcast this way [PAMI §4.3]; the alltoall is coll4j's): P messages per process cross MPI
+ * instead of T·T·P.
  * With one rank per process it is MPI_Alltoallv itself (through a copy when in place). When the processes hold
  * different numbers of ranks (a sub-team from {@code split}) it is {@link LeaderAlltoallv} with equal counts.
  *

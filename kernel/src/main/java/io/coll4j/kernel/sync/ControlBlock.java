@@ -33,9 +33,8 @@ import java.lang.invoke.VarHandle;
  * 64-byte cache line that also holds s's payload, so one cache-line transfer carries flag and data in
  * every collective. With one stamp at 0 for both parities, an odd collective's reader took the stamp's
  * line, then missed again on the payload's line (two dependent transfers), and consecutive collectives
- * wrote the same line the peer had just read. On this machine's two cores a C ping-pong of the three
- * layouts measured ~50–60 ns per exchange for one header (payload in its line, or alternating lines)
- * and ~32 ns for a header per half, alternating [PAMI §3.4: two alternating buffers]. The stamp at 0
+ * wrote the same line the peer had just read. A C ping-pong of the three layouts was fastest with a
+ * header per half, alternating [PAMI §3.4: two alternating buffers] (the numbers: docs/measurements.md). The stamp at 0
  * keeps the line's latest stamp for every collective (waits for another collective's entry, diagnostics).
  */
 public final class ControlBlock {

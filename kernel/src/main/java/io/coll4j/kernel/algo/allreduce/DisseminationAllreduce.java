@@ -84,7 +84,7 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         // before and a copy after. A round's fold starts with a_α for the first line of the partner's slot
         // [HMPI §2.1: a + b·m]. Beyond the cache a copy moves 2pm, not 3pm: these whole-message copies are
         // MemorySegment.copy calls of megabytes, which stream without reading the destination for ownership
-        // (docs/design.md, "Copy engine"); with 3pm the 16-64 MiB rows were priced 22-25% over (p = 2, quiet)
+        // (docs/design.md, "Copy engine"); with 3pm the rows beyond the cache were priced over (docs/measurements.md)
         double copy = Math.max(m.copyTime(bytes, ws), m.dramTime(2L * p * bytes, ws));
         // the partner wrote its slot during this call: the fold pulls those lines one transfer each
         double round = 2 * m.lineLatencySameL3() + Math.max(CopyCost.foldPeerWritten(m, m.foldTime(bytes, 2, ws),

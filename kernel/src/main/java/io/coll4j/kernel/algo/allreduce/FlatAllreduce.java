@@ -14,8 +14,9 @@ import io.coll4j.reductions.Op;
  * Flat small-message allreduce: every rank writes its vector into the inline payload of its own ARRIVE
  * line and publishes it (one hand-over carries data and flag, [HMPI §2]: padded per-rank flag lines), then
  * waits for every peer's ARRIVE line and folds the p values in rank order straight into its receive
- * buffer. It is PAMI's flat (star) exchange with one monotonically increasing counter per task
- * [PAMI §3.4], in all directions at once.
+ * buffer. It is after PAMI's flat (star) broadcast, in which the root writes and bumps one monotonically
+ * increasing counter per task [PAMI §3.4], run in all directions at once. (PAMI's own shared-memory
+ * allreduce is a reduce followed by a broadcast [PAMI §3.4]; this is not that.)
  *
  * <p>Why it exists beside {@code dissemination}: it has one round. A rank waits for nobody's fold, only
  * for each peer to have run once; on a team with more ranks than cores, where every round of recursive
@@ -36,7 +37,7 @@ public final class FlatAllreduce extends AbstractAlgorithm {
 
     public FlatAllreduce() {
         super(Collective.ALLREDUCE, NAME, "each rank posts its value in its own flag line, all fold the p lines in rank order"
-                + " (inline messages)", "[PAMI §3.4, HMPI §2]");
+                + " (inline messages)", "after [PAMI §3.4]'s flat bcast, [HMPI §2]");
     }
 
     @Override

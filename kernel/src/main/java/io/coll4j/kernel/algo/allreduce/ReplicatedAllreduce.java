@@ -45,9 +45,9 @@ public final class ReplicatedAllreduce extends AbstractAlgorithm {
      * ranks fold the same send lines in the same order, starting together after the announce, so each comes
      * from DRAM once and the other ranks find it in a cache on the way (p·s read, not p²·s); the p results are
      * written once each, with NT stores (p·s). The model used to charge p²·s — every rank's reads and no writes
-     * — for a fold that stored temporally: at p = 2 the quiet 16–64 MiB rows measured 25–33% over it, the 6s of
-     * shared reads plus results read for ownership and written back (unshared reads would have made it 8s,
-     * 50%). Streaming the results takes the read for ownership away: 2ps, push's volume.
+     * — for a fold that stored temporally: the rows beyond the cache measured over it, as the 6s of shared
+     * reads plus results read for ownership and written back predict (the numbers: docs/measurements.md). Streaming
+     * the results takes the read for ownership away: 2ps, push's volume.
      */
     @Override
     public double cost(MachineModel m, int p, long bytes) {

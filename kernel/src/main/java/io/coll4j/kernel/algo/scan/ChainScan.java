@@ -13,8 +13,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Pipelined chain scan and exscan: rank r folds its predecessor's running prefix with its own vector,
- * slice by slice, and hands each slice on — the slices of YHCCL's pipelined algorithms [YHCCL §5.1]
- * (I = max(min(s/p, I_max), 64)) on a chain instead of a ring. Each rank reads two vectors and writes one,
+ * slice by slice, and hands each slice on down a chain of ranks. None of the seed papers has a scan: this
+ * one is coll4j's; it borrows only YHCCL's slice size rule (I = max(min(s/p, I_max), 64)) [YHCCL §5.1]. Each rank reads two vectors and writes one,
  * 3·s per rank against the direct scan's (r+1)·s, so it is the bandwidth algorithm; its latency is p − 1
  * hand-overs per slice down the chain.
  *
@@ -32,7 +32,7 @@ public final class ChainScan extends AbstractAlgorithm {
 
     public ChainScan(Collective c) {
         super(c, NAME, "each rank folds its predecessor's prefix with its vector slice by slice, pipelined down the chain",
-                "[YHCCL §5.1]");
+                "coll4j (no seed has a scan; slice size [YHCCL §5.1])");
     }
 
     @Override

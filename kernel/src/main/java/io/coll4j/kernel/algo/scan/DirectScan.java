@@ -12,8 +12,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Direct scan and exscan: rank r reads the send buffers of ranks 0..r (exscan: 0..r−1) in place and folds
- * them in ONE k-ary pass, ascending rank order, into its receive buffer — the movement-avoiding fold of
- * [YHCCL §3.3] applied to a prefix: no copy-in, one hand-over. Every rank works at once, so the latency is
+ * them in ONE k-ary pass, ascending rank order, into its receive buffer: no copy-in, one hand-over. None of
+ * the seed papers has a scan; this one is coll4j's, built on what thread ranks allow: reading the peers'
+ * buffers in place [HMPI §1]. Every rank works at once, so the latency is
  * one ANNOUNCE round and one DONE round; the reads grow with the rank (p(p+1)/2 blocks in all), which is
  * why {@link ChainScan} takes over for large vectors.
  *
@@ -27,7 +28,8 @@ public final class DirectScan extends AbstractAlgorithm {
     public static final String NAME = "direct";
 
     public DirectScan(Collective c) {
-        super(c, NAME, "each rank folds its predecessors' send buffers in place, one k-ary pass", "[YHCCL §3.3]");
+        super(c, NAME, "each rank folds its predecessors' send buffers in place, one k-ary pass",
+                "coll4j (no seed has a scan)");
     }
 
     @Override

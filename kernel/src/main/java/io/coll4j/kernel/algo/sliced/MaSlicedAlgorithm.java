@@ -13,7 +13,8 @@ import java.util.Locale;
 
 /**
  * The {@code ma-sliced} algorithms of reduce-scatter, allreduce and reduce: YHCCL's movement-avoiding
- * reduction A' [YHCCL §3.2–3.5, Alg. 2], {@link MovementAvoidingReduction}, which states the
+ * reduction A' [YHCCL §3.2] as its reduce-scatter [YHCCL §3.3, Fig. 6], allreduce [YHCCL §3.4; Alg. 2 with
+ * adaptive-copy, §4.3.1] and reduce [YHCCL §3.5], {@link MovementAvoidingReduction}, which states the
  * synchronisation, double buffering, reduction order, scratch and buffer reuse; the subclasses name the
  * collective. Copy-in per rank: 2·s/p (s/p read + s/p written), 2·s per node [YHCCL Thm 3.1]. With
  * {@code reproducible(true)} a call runs {@link StagedSlices} (rank-ordered fold) instead.
@@ -22,7 +23,16 @@ public abstract class MaSlicedAlgorithm extends AbstractAlgorithm {
     public static final String NAME = "ma-sliced";
 
     protected MaSlicedAlgorithm(Collective collective, String summary) {
-        super(collective, NAME, summary, "[YHCCL §3.2-3.5, Alg. 2]");
+        super(collective, NAME, summary, seed(collective));
+    }
+
+    /** The section of YHCCL that has this collective: only the allreduce is Alg. 2. */
+    private static String seed(Collective collective) {
+        return switch (collective) {
+            case ALLREDUCE -> "[YHCCL §3.4, Alg. 2]";
+            case REDUCE -> "[YHCCL §3.5]";
+            default -> "[YHCCL §3.3, Fig. 6]";
+        };
     }
 
     @Override

@@ -111,8 +111,8 @@ public final class StagedSlices {
         // the peers staged my slices one step ago, and (allreduce) the owners folded the slices I copy out one
         // step ago, both with temporal stores at any W: each line is pulled from the writer's cache. Beyond the
         // cache the writer has touched about one step's slices since (p staged, p read); in cache the share of
-        // the whole call's footprint is kept, which measured closer (quiet, p = 2: 1-4 MiB rows +1..+26% with it,
-        // +28..+74% with the step's share; 16-64 MiB -8..-15% with the step's, -23..-35% with none)
+        // the whole call's footprint is kept, which measured closer (docs/measurements.md, "Behind the code
+        // comments")
         long step = 2L * p * slice;
         long touched = ws > m.cacheCapacity() ? step : ws / p;
         double fold = m.foldTime(block, p, step) + CopyCost.peerWrittenRecently(m, (p - 1L) * block, touched);

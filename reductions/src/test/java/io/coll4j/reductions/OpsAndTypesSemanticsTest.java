@@ -15,12 +15,12 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The semantics of the types and ops beyond the first four and seven, on literal values and against
+ * The semantics of the types and ops beyond f32/f64/i32/i64 and sum … bxor, on literal values and against
  * definitions written independently of the kernels: unsigned MIN/MAX, half-precision rounding (ties to
  * even, overflow), MINLOC/MAXLOC's lowest-index rule, AVG's division, a non-commutative user op's order,
  * and the errors for combinations that are not defined.
  */
-class NewOpsAndTypesTest {
+class OpsAndTypesSemanticsTest {
 
     @Test
     void unsignedMinMaxCompareUnsignedAndTheRestWrapLikeSigned() {
@@ -139,7 +139,7 @@ class NewOpsAndTypesTest {
      * "The first non-zero": {@code a op b = a != 0 ? a : b}, associative and not commutative, so a fold in any
      * order but left to right gives a different answer (the kernel tests use 2x2 matrix products).
      */
-    static final UserOp FIRST_NON_ZERO = UserOp.ofLongs("first-non-zero", DType.I64, false, NewOpsAndTypesTest::firstNonZero);
+    static final UserOp FIRST_NON_ZERO = UserOp.ofLongs("first-non-zero", DType.I64, false, OpsAndTypesSemanticsTest::firstNonZero);
 
     static long firstNonZero(long x, long y) {
         return x != 0 ? x : y;
