@@ -333,8 +333,8 @@ public final class Team implements AutoCloseable {
                 if (c instanceof Error e) {
                     throw e;
                 }
-                throw new TeamFailureException((a.rank() >= 0 ? "rank " + a.rank() + " failed: " : "the team was stopped: ")
-                        + c, c);
+                throw new TeamFailureException((a.rank() >= 0 ? "rank " + a.rank() + " failed: "
+                        : a.origin() != null ? a.origin() + " failed: " : "the team was stopped: ") + c, c);
             }
         } finally {
             running.set(false);
@@ -605,8 +605,16 @@ public final class Team implements AutoCloseable {
                 Team sub = b.build();
                 sub.parent = this;
                 children.add(sub);
-                // an abort of this team stops ranks blocked in the sub-team too
-                context.onAbort(() -> sub.context.abort(context.abortState().cause(), -1));
+                // an abort of this team stops ranks blocked in the sub-team too, naming the parent's failing rank
+                context.onAbort(() -> {
+                    TeamContext.Abort pa = context.abortState();
+                    if (pa.rank() >= 0 || pa.origin() != null) {
+                        sub.context.abortFromParent(pa.cause(), pa.rank() >= 0 ? "rank " + pa.rank() + " of the parent team"
+                                : pa.origin() + " (of the parent team)");
+                    } else {
+                        sub.context.abort(pa.cause(), -1);   // the parent was closed or stopped, by no rank
+                    }
+                });
                 mine.complete(sub);
             } catch (RuntimeException | Error e) {
                 mine.completeExceptionally(e);

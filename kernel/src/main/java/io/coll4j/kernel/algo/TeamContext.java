@@ -54,8 +54,14 @@ public final class TeamContext {
     /** Set once, read in every wait loop's slow path: cheaper than reading the AtomicReference. */
     private volatile boolean aborted;
 
-    /** Why the team stopped: the original failure and the rank it came from (-1: the team itself, e.g. close). */
-    public record Abort(Throwable cause, int rank) {
+    /**
+     * Why the team stopped: the original failure and the rank it came from (-1: the team itself, e.g. close, or
+     * its parent); {@code origin}, when not null, says who failed outside this team ("rank 2 of the parent team").
+     */
+    public record Abort(Throwable cause, int rank, String origin) {
+        public Abort(Throwable cause, int rank) {
+            this(cause, rank, null);
+        }
     }
 
     public TeamContext(int size, ControlBlock ctrl, WaitStrategy waitStrategy, long timeoutNanos, TeamLayout layout,
@@ -213,7 +219,19 @@ public final class TeamContext {
      * throws; every later collective throws immediately. Returns true for the call that aborted the team.
      */
     public boolean abort(Throwable cause, int rank) {
-        if (!abort.compareAndSet(null, new Abort(cause, rank))) {
+        return abort(new Abort(cause, rank));
+    }
+
+    /**
+     * Aborts this sub-team because its parent aborted: {@code origin} names who failed there ("rank 2 of the
+     * parent team"), as the sub-team's own ranks do not include it.
+     */
+    public boolean abortFromParent(Throwable cause, String origin) {
+        return abort(new Abort(cause, -1, origin));
+    }
+
+    private boolean abort(Abort a) {
+        if (!abort.compareAndSet(null, a)) {
             return false;
         }
         aborted = true;
@@ -242,7 +260,8 @@ public final class TeamContext {
         if (c instanceof CollectiveTimeoutException t) {
             return new CollectiveTimeoutException(t.getMessage(), t.missingRanks());
         }
-        String who = a.rank() >= 0 ? "rank " + a.rank() + " failed" : "the team was stopped";
+        String who = a.rank() >= 0 ? "rank " + a.rank() + " failed" : a.origin() != null ? a.origin() + " failed"
+                : "the team was stopped";
         if (c instanceof io.coll4j.CollectiveInterruptedException && a.rank() >= 0) {
             who = "rank " + a.rank() + " was interrupted";
         }
