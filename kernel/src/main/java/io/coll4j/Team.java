@@ -308,6 +308,7 @@ public final class Team implements AutoCloseable {
                             + "; close it before team.run");
                 }
             }
+            context.clearReturned();
             Thread[] threads = new Thread[size];
             for (int r = 0; r < size; r++) {
                 Rank rank = ranks[r];
@@ -348,6 +349,8 @@ public final class Team implements AutoCloseable {
         try {
             rank.bindThread();
             body.run(rank);
+            // a peer waiting in a collective this rank never entered now fails at once, naming it
+            context.bodyReturned(rank.localId());
         } catch (Throwable t) {
             context.abort(t, rank.localId());
         } finally {

@@ -51,4 +51,54 @@ class FailureAttributionTest {
         assertTrue(sub.getMessage().contains("rank 2 of the parent team failed"), sub.getMessage());
         assertTrue(seen.get(1).getMessage().contains("rank 2 failed"), seen.get(1).getMessage());
     }
+
+    @Test
+    @Timeout(30)
+    void aRankWhoseBodyReturnedIsNamedAtOnceByThePeersWaitingForIt() {
+        try (Team team = Team.builder().ranks(2).timeout(TEAM_TIMEOUT).build()) {
+            long start = System.nanoTime();
+            CollectiveTimeoutException e = assertThrows(CollectiveTimeoutException.class, () -> team.run(rank -> {
+                rank.barrier();
+                rank.allreduce(new double[]{1}, new double[1], Op.SUM);
+                if (rank.id() == 0) {
+                    rank.allreduce(new double[]{1}, new double[1], Op.SUM);   // rank 1 has gone home
+                }
+            }));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(e.getMessage().contains("rank 1's body returned after collective #2, without entering #3"), e.getMessage());
+            assertEquals(java.util.List.of(1), e.missingRanks());
+            assertTrue(ms < 5_000, "reported after " + ms + " ms");
+        }
+        try (Team team = Team.builder().ranks(3).timeout(TEAM_TIMEOUT).build()) {
+            CollectiveTimeoutException e = assertThrows(CollectiveTimeoutException.class, () -> team.run(rank -> {
+                if (rank.id() != 2) {
+                    rank.barrier();
+                }
+            }));
+            assertTrue(e.getMessage().contains("rank 2's body returned without entering any collective"), e.getMessage());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void ranksWhoseBodiesEndNormallyAreNotFlagged() {
+        // the bcast root leaves its last call without waiting and returns while the others still read its data;
+        // ranks end at different times: none of this is a rank that is missing
+        for (int round = 0; round < 20; round++) {
+            try (Team team = Team.builder().ranks(3).timeout(TEAM_TIMEOUT).build()) {
+                team.run(rank -> {
+                    double[] v = new double[1 << 12];
+                    for (int i = 0; i < 50; i++) {
+                        rank.bcast(v, i % 3);
+                        rank.allreduce(v, v, Op.MAX);
+                    }
+                    rank.bcast(v, 0);
+                    if (rank.id() != 0) {
+                        Thread.sleep(5);
+                    }
+                });
+                team.run(rank -> rank.barrier());   // a second run starts with no rank counted as returned
+            }
+        }
+    }
 }

@@ -53,6 +53,10 @@ public final class TeamContext {
     private final BlockLayout[] blockLayouts;
     /** Set once, read in every wait loop's slow path: cheaper than reading the AtomicReference. */
     private volatile boolean aborted;
+    /** Per rank: 1 once its team.run body returned normally (cleared when a run starts). */
+    private final java.util.concurrent.atomic.AtomicIntegerArray returned;
+    /** How many ranks' bodies returned in this run: the wait loops' scan looks further only when it is not 0. */
+    private final java.util.concurrent.atomic.AtomicInteger returnedCount = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
      * Why the team stopped: the original failure and the rank it came from (-1: the team itself, e.g. close, or
@@ -66,6 +70,7 @@ public final class TeamContext {
 
     public TeamContext(int size, ControlBlock ctrl, WaitStrategy waitStrategy, long timeoutNanos, TeamLayout layout,
                        Copy copy, boolean reproducible, SharedArena arena, RankScratch[] scratch, long maxSliceBytes) {
+        this.returned = new java.util.concurrent.atomic.AtomicIntegerArray(size);
         this.size = size;
         this.ctrl = ctrl;
         this.waitStrategy = waitStrategy;
@@ -207,6 +212,35 @@ public final class TeamContext {
 
     public boolean isAborted() {
         return aborted;
+    }
+
+    /**
+     * Records that {@code rank}'s team.run body returned normally: a rank waiting in a collective this rank never
+     * entered fails at once (its wait's scan, {@code CollectiveCall}) instead of at the timeout. Called after the
+     * body's last collective, so its ANNOUNCE stamps are final when this is seen.
+     */
+    public void bodyReturned(int rank) {
+        if (returned.compareAndSet(rank, 0, 1)) {
+            returnedCount.incrementAndGet();
+        }
+    }
+
+    /** Forgets the returned bodies of the previous run (team.run, before its threads start). */
+    public void clearReturned() {
+        for (int r = 0; r < size; r++) {
+            returned.set(r, 0);
+        }
+        returnedCount.set(0);
+    }
+
+    /** True when some rank's body has returned in this run (one volatile read: the wait loops' fast check). */
+    public boolean anyReturned() {
+        return returnedCount.get() != 0;
+    }
+
+    /** True when {@code rank}'s body has returned in this run. */
+    public boolean hasReturned(int rank) {
+        return returned.get(rank) != 0;
     }
 
     /** The abort record, or null while the team is healthy. */
