@@ -101,4 +101,34 @@ class FailureAttributionTest {
             }
         }
     }
+
+    @Test
+    @Timeout(30)
+    void aSplitAgainstAnAllgatherIsAMismatchOnBothRanksAtOnce() {
+        AtomicReferenceArray<Throwable> seen = new AtomicReferenceArray<>(2);
+        try (Team team = Team.builder().ranks(2).timeout(TEAM_TIMEOUT).build()) {
+            long start = System.nanoTime();
+            assertThrows(CollectiveMismatchException.class, () -> team.run(rank -> {
+                try {
+                    if (rank.id() == 0) {
+                        Rank sub = rank.split(0, 0);
+                        assertNull(sub, "split returned a sub-team");
+                    } else {
+                        rank.allgather(new long[]{7, 8}, new long[4]);   // the same shape as split's (color, key)
+                    }
+                } catch (RuntimeException e) {
+                    seen.set(rank.id(), e);
+                    throw e;
+                }
+            }));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(ms < 5_000, "reported after " + ms + " ms");
+        }
+        for (int r = 0; r < 2; r++) {
+            Throwable t = seen.get(r);
+            assertInstanceOf(CollectiveMismatchException.class, t, "rank " + r + ": " + t);
+            assertTrue(t.getMessage().contains("split(color, key)") && t.getMessage().contains("allgather(count=2, dtype=i64)"),
+                    t.getMessage());
+        }
+    }
 }
