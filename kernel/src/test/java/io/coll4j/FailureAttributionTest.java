@@ -112,7 +112,7 @@ class FailureAttributionTest {
                 try {
                     if (rank.id() == 0) {
                         Rank sub = rank.split(0, 0);
-                        assertNull(sub, "split returned a sub-team");
+                        assertNull(sub, "split completed against an allgather");
                     } else {
                         rank.allgather(new long[]{7, 8}, new long[4]);   // the same shape as split's (color, key)
                     }
