@@ -56,6 +56,8 @@ class BoundedInputTest {
         cases.add(new Case("names at least 2000000001 PUs", "explain", "allreduce", "-t", "2", "--bind", hugeRange));
         cases.add(new Case("has 1000000 PUs", "explain", "allreduce", "--topology", bigSynthetic));
         cases.add(new Case("needs", "explain", "allreduce", "-t", "2", "-m", "1024G", "--measure", "--no-calibrate"));
+        cases.add(new Case("does not exist", "explain", "allreduce", "-t", "2", "--measure", "--save-profile",
+                dir.resolve("missing/f.json").toString()));
         cases.add(new Case("--threads 100000000 is more than", "copy", "-t", "100000000"));
         cases.add(new Case("--iterations must be in", "copy", "-i", hugeLong));
         cases.add(new Case("needs", "copy", "--impl", "nontemporal", "-m", "1024G"));
@@ -91,7 +93,7 @@ class BoundedInputTest {
             }
         }
         assertTrue(failures.isEmpty(), failures.size() + " of " + cases.size() + " cases:\n" + String.join("\n", failures));
-        assertFalse(Files.exists(dir.resolve("missing")), "tune -o created the missing directory");
+        assertFalse(Files.exists(dir.resolve("missing")), "tune -o or explain --save-profile created the missing directory");
     }
 
     @Test
