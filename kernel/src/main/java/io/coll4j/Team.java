@@ -338,6 +338,8 @@ public final class Team implements AutoCloseable {
                         : a.origin() != null ? a.origin() + " failed: " : "the team was stopped: ") + c, c);
             }
         } finally {
+            // the bodies of this run are over: ranks attached later (team.attach) are not "returned"
+            context.clearReturned();
             running.set(false);
         }
     }

@@ -100,6 +100,26 @@ class FailureAttributionTest {
                 team.run(rank -> rank.barrier());   // a second run starts with no rank counted as returned
             }
         }
+        // nor do ranks attached after a run: its bodies' returns are forgotten when it ends
+        try (Team team = Team.builder().ranks(2).timeout(TEAM_TIMEOUT).build()) {
+            team.run(rank -> rank.barrier());
+            Thread other = Thread.ofPlatform().start(() -> {
+                try (Rank r1 = team.attach(1)) {
+                    r1.barrier();
+                    r1.barrier();
+                }
+            });
+            try (Rank r0 = team.attach(0)) {
+                Thread.sleep(5);   // rank 0 enters its barriers second
+                r0.barrier();
+                r0.barrier();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            other.join();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test
