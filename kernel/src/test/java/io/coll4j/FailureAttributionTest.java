@@ -110,7 +110,7 @@ class FailureAttributionTest {
                 }
             });
             try (Rank r0 = team.attach(0)) {
-                Thread.sleep(5);   // rank 0 enters its barriers second
+                Thread.sleep(200);   // rank 1 waits long enough for its wait loop to scan
                 r0.barrier();
                 r0.barrier();
             } catch (InterruptedException e) {
