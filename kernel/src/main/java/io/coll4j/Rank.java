@@ -2203,7 +2203,18 @@ public final class Rank implements AutoCloseable {
             throw new IllegalArgumentException("color must be >= 0 or Team.UNDEFINED, got " + color);
         }
         long[] all = new long[2 * size()];
-        allgather(new long[]{color, key}, all);
+        if (spanned()) {
+            allgather(new long[]{color, key}, all);
+        } else {
+            // the allgather of (color, key) under a count word of its own (Signature.SPLIT): a rank that calls
+            // allgather of two longs while another splits is a mismatch on both at once, not an allgather that
+            // succeeds and a sub-team that never fills
+            MemorySegment send = MemorySegment.ofArray(new long[]{color, key});
+            MemorySegment recv = MemorySegment.ofArray(all);
+            Arguments.collective(Collective.ALLGATHER, send, recv, 2, DType.I64, null, -1, id, localSize());
+            executeBlocks(select(Collective.ALLGATHER, 2, DType.I64, null, 16L * localSize()), Collective.ALLGATHER, send, recv,
+                    2, DType.I64, null, -1, Signature.SPLIT | 2, null, null, null, null);
+        }
         long split = ++splits;
         return TeamSplit.join(this, team, local, split, all, color);
     }

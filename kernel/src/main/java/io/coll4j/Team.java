@@ -329,6 +329,7 @@ public final class Team implements AutoCloseable {
                             + "; close it before team.run");
                 }
             }
+            context.clearReturned();
             Thread[] threads = new Thread[size];
             for (int r = 0; r < size; r++) {
                 Rank rank = ranks[r];
@@ -354,10 +355,12 @@ public final class Team implements AutoCloseable {
                 if (c instanceof Error e) {
                     throw e;
                 }
-                throw new TeamFailureException((a.rank() >= 0 ? "rank " + a.rank() + " failed: " : "the team was stopped: ")
-                        + c, c);
+                throw new TeamFailureException((a.rank() >= 0 ? "rank " + a.rank() + " failed: "
+                        : a.origin() != null ? a.origin() + " failed: " : "the team was stopped: ") + c, c);
             }
         } finally {
+            // the bodies of this run are over: ranks attached later (team.attach) are not "returned"
+            context.clearReturned();
             running.set(false);
         }
     }
@@ -388,6 +391,8 @@ public final class Team implements AutoCloseable {
         try {
             rank.bindThread();
             body.run(rank);
+            // a peer waiting in a collective this rank never entered now fails at once, naming it
+            context.bodyReturned(rank.localId());
         } catch (Throwable t) {
             context.abort(t, rank.localId());
         } finally {
@@ -661,8 +666,16 @@ public final class Team implements AutoCloseable {
                 Team sub = b.build();
                 sub.parent = this;
                 children.add(sub);
-                // an abort of this team stops ranks blocked in the sub-team too
-                context.onAbort(() -> sub.context.abort(context.abortState().cause(), -1));
+                // an abort of this team stops ranks blocked in the sub-team too, naming the parent's failing rank
+                context.onAbort(() -> {
+                    TeamContext.Abort pa = context.abortState();
+                    if (pa.rank() >= 0 || pa.origin() != null) {
+                        sub.context.abortFromParent(pa.cause(), pa.rank() >= 0 ? "rank " + pa.rank() + " of the parent team"
+                                : pa.origin() + " (of the parent team)");
+                    } else {
+                        sub.context.abort(pa.cause(), -1);   // the parent was closed or stopped, by no rank
+                    }
+                });
                 mine.complete(sub);
             } catch (RuntimeException | Error e) {
                 mine.completeExceptionally(e);

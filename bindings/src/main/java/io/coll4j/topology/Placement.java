@@ -48,9 +48,10 @@ public sealed interface Placement permits Placement.Compact, Placement.Scatter, 
 
     /**
      * Parses {@code compact}, {@code scatter}, {@code none} or a comma-separated OS PU list
-     * ({@code 0,1,3}; ranges {@code 0-3} allowed).
+     * ({@code 0,1,3}; ranges {@code 0-3} allowed) of at most {@link #MAX_LIST} PUs.
      *
-     * @throws IllegalArgumentException naming the text when it is none of these
+     * @throws IllegalArgumentException naming the text when it is none of these, or a list longer than
+     *                                  {@link #MAX_LIST} (refused before a range is expanded)
      */
     static Placement parse(String text) {
         if (text == null || text.isBlank()) {
@@ -72,26 +73,43 @@ public sealed interface Placement permits Placement.Compact, Placement.Scatter, 
                     + "' (expected compact, scatter, none or a PU list like 0,1,3)");
         }
         List<Integer> pus = new ArrayList<>();
+        long entries = 0;
         for (String part : s.split(",")) {
             int dash = part.indexOf('-');
             try {
                 if (dash < 0) {
                     pus.add(Integer.parseInt(part));
+                    entries++;
                 } else {
                     int a = Integer.parseInt(part.substring(0, dash));
                     int b = Integer.parseInt(part.substring(dash + 1));
                     if (b < a) {
                         throw new IllegalArgumentException("placement: empty range '" + part + "' in '" + text.strip() + "'");
                     }
-                    for (int i = a; i <= b; i++) {
-                        pus.add(i);
+                    entries += (long) b - a + 1;
+                    if (entries <= MAX_LIST) {
+                        for (int i = a; i <= b; i++) {
+                            pus.add(i);
+                        }
                     }
                 }
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("placement: PU number too large in '" + text.strip() + "'");
             }
+            if (entries > MAX_LIST) {
+                // checked before the range is expanded: 0-2000000000 would otherwise fill the heap
+                throw new IllegalArgumentException("placement: the PU list '" + abbreviate(text.strip()) + "' names at least " + entries
+                        + " PUs; at most " + MAX_LIST + " are accepted");
+            }
         }
         return new Explicit(pus.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    /** The longest explicit PU list {@link #parse} accepts (ranges expanded). */
+    int MAX_LIST = 1 << 16;
+
+    private static String abbreviate(String t) {
+        return t.length() <= 60 ? t : t.substring(0, 57) + "...";
     }
 
     private static void checkRanks(int ranks) {

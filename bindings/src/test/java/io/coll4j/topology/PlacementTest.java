@@ -119,6 +119,16 @@ class PlacementTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(10)
+    void aPuListLongerThanAnyMachineIsRefusedBeforeItIsExpanded() {
+        for (String huge : List.of("0-2000000000", "0-65536", "0-40000,40000-80000")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Placement.parse(huge), huge);
+            assertTrue(e.getMessage().contains("at most " + Placement.MAX_LIST), e.getMessage());
+        }
+        assertEquals(Placement.MAX_LIST, ((Placement.Explicit) Placement.parse("0-65535")).osIndices().length);
+    }
+
+    @Test
     void everyPlanUsesOnlyPusOfItsTopology() {
         for (Placement p : List.of(Placement.COMPACT, Placement.SCATTER, Placement.NONE)) {
             for (int ranks : IntStream.rangeClosed(1, 40).toArray()) {

@@ -41,6 +41,19 @@ class TopologyTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(10)
+    void syntheticTopologiesOfMorePusThanTheBoundAreRefusedBeforeHwloc() {
+        needsHwloc();
+        for (String huge : List.of("package:100000 pu:100000", "package:1000 pu:1000", "pack:2 [numa] core:2049 pu:1(indexes=0)",
+                "pu:99999999999999999999")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Topology.load("synthetic:" + huge), huge);
+            assertTrue(e.getMessage().contains("at most " + SyntheticLoader.MAX_PUS), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> new SyntheticLoader(huge));
+        }
+        assertEquals(4096, SyntheticLoader.pus("pack:4 l3:1(size=32MB) core:512 pu:2"));
+    }
+
+    @Test
     void twoPackagesOneNumaEachOnePuPerCore() {
         needsHwloc();
         Topology t = Topology.load("synthetic:pack:2 numa:1 l3:1 core:4 pu:1");

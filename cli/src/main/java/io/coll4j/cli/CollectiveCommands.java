@@ -123,8 +123,7 @@ final class CollectiveCommands {
             if (persistent) {
                 algs.add(CollectiveBenchmark.PERSISTENT);
             }
-            // everything that can be refused is refused before a byte is measured or written
-            Resources.threads(p, setup.topology().pus().size());
+            // everything that can be refused is refused before a byte is measured or written (-t: in resolve)
             long largest = 0;
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);

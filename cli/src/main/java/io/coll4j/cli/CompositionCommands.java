@@ -66,6 +66,9 @@ final class CompositionCommands {
         @Option(names = "--chunks", defaultValue = "8", description = "chunks of the pipelined allreduce (default ${DEFAULT-VALUE})")
         int chunks;
 
+        /** The most chunks of the pipelined allreduce: each is a step of the chain. */
+        static final int MAX_CHUNKS = 1 << 16;
+
         @Override
         public Integer call() {
             long bytes = SizeRange.parseSize(size);
@@ -73,6 +76,11 @@ final class CompositionCommands {
             if (p < 1 || repetitions < 1 || chunks < 1) {
                 throw new IllegalArgumentException("--threads, --repetitions and --chunks must be >= 1");
             }
+            Resources.threads(p, io.coll4j.topology.Topology.host().pus().size());
+            Resources.atMost("--repetitions", repetitions, Resources.MAX_REPETITIONS);
+            Resources.atMost("--chunks", chunks, MAX_CHUNKS);
+            // each rank allocates send, all and recv of the whole vector and its block
+            Resources.nativeMemory("-m " + size + " on " + p + " ranks", bytes > Long.MAX_VALUE / 4 / p ? -1 : 4L * bytes * p);
             long block = bytes / 8 / p;
             long n = block * p;
             long[][] t = new long[4][repetitions];
@@ -183,6 +191,12 @@ final class CompositionCommands {
             if (mpi && threads < 1) {
                 throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
             }
+            if (iterations < 1 || repetitions < 1) {
+                throw new IllegalArgumentException("--iterations and --repetitions must be >= 1, got " + iterations + " and " + repetitions);
+            }
+            Resources.threads(threads, io.coll4j.topology.Topology.host().pus().size());
+            Resources.atMost("--iterations", iterations, Resources.MAX_ITERATIONS);
+            Resources.atMost("--repetitions", repetitions, Resources.MAX_REPETITIONS);
             long[] alone = new long[repetitions];
             long[] aloneSame = new long[repetitions];
             long[] subAlone = new long[repetitions];

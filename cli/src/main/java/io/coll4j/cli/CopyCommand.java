@@ -111,6 +111,7 @@ final class CopyCommand implements Callable<Integer> {
         if (threads < 1) {
             throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
         }
+        Resources.threads(threads, where.topology().pus().size());
         if (iterations != null && (iterations < 1 || iterations > MAX_ITERATIONS)) {
             throw new IllegalArgumentException("--iterations must be in 1.." + MAX_ITERATIONS + ", got " + iterations);
         }
@@ -310,7 +311,7 @@ final class CopyCommand implements Callable<Integer> {
 
     /** Refuses a run that cannot fit: native buffers against MemAvailable, heap arrays against -Xmx. */
     private void checkMemory(long max, boolean arrays) {
-        long nativeBytes = Math.multiplyExact(2 * max, (long) threads);
+        long nativeBytes = max > Long.MAX_VALUE / 2 / threads ? Long.MAX_VALUE : 2 * max * threads;
         OptionalLong available = memAvailable();
         if (available.isPresent() && nativeBytes > available.getAsLong()) {
             throw new IllegalArgumentException("-m " + SizeRange.format(max) + " with " + threads + " thread(s) needs "

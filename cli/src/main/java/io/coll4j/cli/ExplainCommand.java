@@ -93,7 +93,17 @@ final class ExplainCommand implements Callable<Integer> {
                         + (!measure ? "without --measure" : !calibrate ? "--no-calibrate" : "--mpi") + ")");
             }
             // written after a minute of measuring: make sure it can be, first
-            Resources.creatableFile("--save-profile", saveProfile);
+            Resources.writableFile("--save-profile", saveProfile);
+        }
+        if (measure) {
+            // --measure allocates every rank's buffers at the largest size, as the benchmark does
+            long largest = 0;
+            for (long s : setup.sizes(c)) {
+                CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
+                largest = Math.max(largest, Math.max(sh.sendBytes(), sh.recvBytes()));
+            }
+            Resources.nativeMemory("-m " + largest + " bytes on " + p + " ranks",
+                    largest > Long.MAX_VALUE / 4 / p ? -1 : 4L * p * largest);
         }
         ModelProbe probe = measure && calibrate && !setup.mpi() ? new ModelProbe(false, c) : null;
         if (probe != null) {

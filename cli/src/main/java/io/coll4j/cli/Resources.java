@@ -13,7 +13,23 @@ final class Resources {
     /** Ranks beyond this many per PU are refused: each is a platform thread with its own stack and buffers. */
     static final int MAX_RANKS_PER_PU = 64;
 
+    /** The most iterations (timed or warm-up) a command runs per point: beyond, a run would not end in a day. */
+    static final long MAX_ITERATIONS = 1_000_000_000L;
+
+    /** The most repetitions (timed batches, rounds) a command keeps a sample of. */
+    static final int MAX_REPETITIONS = 1_000_000;
+
+    /** The longest --timeout: a week. */
+    static final long MAX_TIMEOUT_SECONDS = 7 * 86_400L;
+
     private Resources() {
+    }
+
+    /** {@code value} of {@code option}, refused (one line, exit 2) when above {@code max}. */
+    static void atMost(String option, long value, long max) {
+        if (value > max) {
+            throw new Refused(option + " " + value + " is more than " + max + ", the most this command accepts");
+        }
     }
 
     /** A request the machine cannot meet: reported as one line (exit 2) without the usage text. */
@@ -69,27 +85,6 @@ final class Resources {
     }
 
     /** A file the command will write: its directory must exist and be writable, and it must not be a directory. */
-    /**
-     * As {@link #writableFile}, for a file whose missing parent directories the command creates: the first
-     * existing ancestor must be a writable directory.
-     */
-    static void creatableFile(String option, Path file) {
-        Path abs = file.toAbsolutePath();
-        if (Files.isDirectory(abs)) {
-            throw new Refused(option + " " + file + " is a directory");
-        }
-        Path dir = abs.getParent();
-        while (dir != null && !Files.exists(dir)) {
-            dir = dir.getParent();
-        }
-        if (dir != null && (!Files.isDirectory(dir) || !Files.isWritable(dir))) {
-            throw new Refused(option + " " + file + ": " + dir + " is not a writable directory");
-        }
-        if (Files.exists(abs) && !Files.isWritable(abs)) {
-            throw new Refused(option + " " + file + " is not writable");
-        }
-    }
-
     static void writableFile(String option, Path file) {
         Path abs = file.toAbsolutePath();
         Path dir = abs.getParent();

@@ -107,21 +107,33 @@ final class RunOptions {
         if (iterations != null && iterations < 1) {
             throw new IllegalArgumentException("--iterations must be >= 1, got " + iterations);
         }
+        if (iterations != null) {
+            Resources.atMost("--iterations", iterations, Resources.MAX_ITERATIONS);
+        }
         if (warmup != null && warmup < 0) {
             throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
+        }
+        if (warmup != null) {
+            Resources.atMost("--warmup", warmup, Resources.MAX_ITERATIONS);
         }
         if (timeoutSeconds < 1) {
             throw new IllegalArgumentException("--timeout must be >= 1 s, got " + timeoutSeconds);
         }
+        Resources.atMost("--timeout", timeoutSeconds, Resources.MAX_TIMEOUT_SECONDS);
         Topology topo = where.topology();
         int p = threads != null ? threads : topo.pus().size();
         if (p < 1) {
             throw new IllegalArgumentException("--threads must be >= 1, got " + p);
         }
+        // before anything is sized by p (the model, explain's pricing, the benchmark's buffers)
+        Resources.threads(p, topo.pus().size());
         if (c.rooted() && (root < 0 || (!mpi && root >= p))) {
             throw new IllegalArgumentException("--root " + root + " is out of range for " + p + " ranks (0.." + (p - 1) + ")");
         }
         Placement placement = where.placement();
+        if (!mpi) {
+            placement.plan(topo, p);   // an explicit PU this machine lacks is refused before anything is built
+        }
         MachineModel model = profile != null ? MachineModel.load(profile) : MachineModel.fromEnvironment(topo, env);
         // null: the team's default for its size (WaitStrategy.defaultFor)
         WaitStrategy w = wait == null || wait.equalsIgnoreCase("auto") ? null : WaitStrategy.parse(wait);

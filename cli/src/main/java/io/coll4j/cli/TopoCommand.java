@@ -82,6 +82,7 @@ final class TopoCommand implements Callable<Integer> {
         Topology t = where.topology();
         int ranks = threads != null ? threads
                 : placement instanceof Placement.Explicit e ? e.osIndices().length : t.pus().size();
+        Resources.threads(ranks, t.pus().size());   // the plan lists every rank
         PlacementPlan plan = placement.plan(t, ranks);
         Binder binder = Binder.forTopology(t);
         Check threadCheck = threadCheck(binder, t);

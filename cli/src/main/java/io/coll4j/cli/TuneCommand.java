@@ -49,13 +49,15 @@ final class TuneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (mpi) {
-            return tuneMpi();
-        }
-        // the profile is written after minutes of measuring: make sure it can be, first
-        Resources.creatableFile("-o", output);
+        // the profile is written after minutes of measuring: make sure it can be, first (in an existing
+        // directory, as --output: a mistyped path is refused, not created)
+        Resources.writableFile("-o", output);
         if (repeat < 1) {
             throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
+        }
+        Resources.atMost("--repeat", repeat, 1000);
+        if (mpi) {
+            return tuneMpi();
         }
         Topology topo = machine.topology();
         if (topo.isSynthetic()) {
@@ -95,12 +97,8 @@ final class TuneCommand implements Callable<Integer> {
         return extra;
     }
 
-    /** Writes {@code m} with {@code extra} as a profile at {@code output}, creating its directory. */
+    /** Writes {@code m} with {@code extra} as a profile at {@code output} (its directory exists: checked up front). */
     static void writeProfile(Path output, MachineModel m, Map<String, Object> extra) throws IOException {
-        Path parent = output.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
         Files.writeString(output, m.toProfileJson(extra));
     }
 
@@ -129,7 +127,6 @@ final class TuneCommand implements Callable<Integer> {
                     MachineModel.putProfileFields(output, pair);
                     out.printf("# added %s and %s to %s%n", MachineModel.MPI_ALPHA_FIELD, MachineModel.MPI_BETA_FIELD, output);
                 } else {
-                    Resources.creatableFile("-o", output);
                     Map<String, Object> extra = new LinkedHashMap<>(pair);
                     extra.put("notes", List.of("machine fields are the topology's defaults: run collbench tune -o " + output
                             + " for measured ones, then tune --mpi -o " + output + " again"));

@@ -109,6 +109,18 @@ public final class ConjugateGradient extends Workload {
         if (maxIter < 1) {
             throw new IllegalArgumentException("--max-iter must be >= 1, got " + maxIter);
         }
+        if (maxIter > MAX_ITER) {
+            throw new IllegalArgumentException("--max-iter must be at most " + MAX_ITER + ", got " + maxIter);
+        }
+    }
+
+    /** The most iterations {@code --max-iter} may ask for. */
+    static final int MAX_ITER = 10_000_000;
+
+    @Override
+    protected long heapBytes() {
+        // b, the reference solution and an implementation's x, r, p, q and halo-padded copies: about ten n^3 vectors
+        return product(10, 8, n, n, n);
     }
 
     @Override

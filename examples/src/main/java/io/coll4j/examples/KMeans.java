@@ -95,6 +95,18 @@ public final class KMeans extends Workload {
         if (iterations < 1) {
             throw new IllegalArgumentException("--iterations must be >= 1, got " + iterations);
         }
+        if (iterations > MAX_ITERATIONS) {
+            throw new IllegalArgumentException("--iterations must be at most " + MAX_ITERATIONS + ", got " + iterations);
+        }
+    }
+
+    /** The most Lloyd iterations {@code --iterations} may ask for. */
+    static final int MAX_ITERATIONS = 1_000_000;
+
+    @Override
+    protected long heapBytes() {
+        // the points, Smile's double[][] copy of them with its row headers, the k-means++ distances
+        return product(3, 8, points, dims) + product(3, 8, points) + product(24, points);
     }
 
     @Override

@@ -137,6 +137,13 @@ public final class Sgd extends Workload {
     }
 
     @Override
+    protected long heapBytes() {
+        // per thread a weight and a gradient vector (f32) and a gradient of every rank in the baselines, the shared
+        // weights; the training samples (an int index and a float value per non-zero)
+        return product(4, features, 3L * threads + 4) + product(8, steps, threads, batch, nnz) + product(8, 4096, nnz);
+    }
+
+    @Override
     protected void prepare() {
         train = SparseLogistic.generate(features, nnz, steps * threads * batch, seed, 1);
         test = SparseLogistic.generate(features, nnz, 4096, seed, 2);

@@ -89,6 +89,19 @@ public final class Summa extends Workload {
         if (panel < 1) {
             throw new IllegalArgumentException("--panel must be >= 1, got " + panel);
         }
+        ProcessGrid grid = ProcessGrid.of(threads);
+        if (n < Math.max(grid.rows(), grid.cols())) {
+            // a rank would own an empty block, which EJML refuses (MatrixDimensionException) mid-run
+            throw new IllegalArgumentException("--size " + n + " is smaller than the " + grid + " grid of " + threads
+                    + " threads: every rank needs at least one row and column of each block (n >= "
+                    + Math.max(grid.rows(), grid.cols()) + ", or fewer threads)");
+        }
+    }
+
+    @Override
+    protected long heapBytes() {
+        // A, B and one C of n x n doubles, the ranks' blocks of A, B and C (3 n^2 in all), the panels
+        return product(7, 8, n, n);
     }
 
     @Override

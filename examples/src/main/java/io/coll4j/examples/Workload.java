@@ -3,6 +3,7 @@ package io.coll4j.examples;
 import io.coll4j.Team;
 import io.coll4j.kernel.sync.WaitStrategy;
 import io.coll4j.topology.Placement;
+import io.coll4j.topology.Topology;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -76,6 +77,31 @@ public abstract class Workload implements Callable<Integer> {
     /** Validates the workload's options; throws {@link IllegalArgumentException} naming the option. */
     protected abstract void validate();
 
+    /**
+     * About how many bytes of Java heap the input and every implementation's working set take at once, for
+     * the options as validated (saturating at {@code Long.MAX_VALUE}); more than the JVM has is refused
+     * before the input is generated.
+     */
+    protected abstract long heapBytes();
+
+    /** Ranks per PU beyond which {@code --threads} is refused (collbench's bound). */
+    static final int MAX_RANKS_PER_PU = 64;
+
+    /** The most rounds {@code --repeat} may ask for. */
+    static final int MAX_REPEAT = 1000;
+
+    /** {@code a × b × …}, saturating at {@code Long.MAX_VALUE} (all factors >= 0). */
+    protected static long product(long... factors) {
+        long p = 1;
+        for (long f : factors) {
+            if (f != 0 && p > Long.MAX_VALUE / f) {
+                return Long.MAX_VALUE;
+            }
+            p *= f;
+        }
+        return p;
+    }
+
     /** Generates the input (fixed seed); called once before any implementation runs. */
     protected abstract void prepare();
 
@@ -116,12 +142,29 @@ public abstract class Workload implements Callable<Integer> {
         if (repeat < 0) {
             throw new ParameterException(spec.commandLine(), "--repeat must be >= 0, got " + repeat);
         }
+        if (repeat > MAX_REPEAT) {
+            throw new ParameterException(spec.commandLine(), "--repeat must be at most " + MAX_REPEAT + ", got " + repeat);
+        }
         try {
-            Placement.parse(placement);
+            // every rank is a platform thread with its own blocks: as collbench, at most 64 per PU
+            int pus = Topology.host().pus().size();
+            if ((long) threads > (long) MAX_RANKS_PER_PU * pus) {
+                throw new IllegalArgumentException("--threads " + threads + " is more than " + MAX_RANKS_PER_PU
+                        + " ranks per PU (" + MAX_RANKS_PER_PU * pus + " on this machine's " + pus + " PUs)");
+            }
+            // an explicit PU list is checked against this machine now, not by the team after the input is generated
+            Placement.parse(placement).plan(Topology.host(), threads);
             if (!waitStrategy.equalsIgnoreCase("auto")) {
                 WaitStrategy.parse(waitStrategy);
             }
             validate();
+            long heap = Runtime.getRuntime().maxMemory();
+            long need = heapBytes();
+            if (need > heap) {
+                throw new IllegalArgumentException(problem() + " needs about " + (need >> 20) + " MiB of Java heap"
+                        + (threads > 1 ? " with " + threads + " threads" : "") + "; the JVM has " + (heap >> 20)
+                        + " MiB (COLL4J_EXAMPLES_HEAP=8g raises it)");
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

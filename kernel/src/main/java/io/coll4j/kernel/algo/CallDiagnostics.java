@@ -94,7 +94,7 @@ final class CallDiagnostics {
     }
 
     /** The last collective {@code q} entered: the later of its two halves' stamps (an odd entry writes its half first). */
-    private long entered(int q) {
+    long entered(int q) {
         long off = call.ctrl().offset(q, ControlBlock.ANNOUNCE);
         return Math.max(Stamp.seq(call.ctrl().stampAcquire(off)),
                 Stamp.seq(call.ctrl().stampAcquire(ControlBlock.halfOffset(off, 1))));
@@ -166,6 +166,30 @@ final class CallDiagnostics {
         CollectiveTimeoutException e = new CollectiveTimeoutException(msg, missing);
         if (call.team().abort(e, call.rank())) {
             return e;
+        }
+        return call.team().abortedException(call.rank());
+    }
+
+    /**
+     * The exception of a wait that cannot end because rank {@code q}'s team.run body returned before entering this
+     * collective; the team is aborted with it (a {@link CollectiveTimeoutException} naming every such rank, at once).
+     */
+    RuntimeException bodyReturned(int q) {
+        long s = call.seq();
+        List<Integer> gone = new ArrayList<>();
+        for (int r = 0; r < call.size(); r++) {
+            if (call.team().hasReturned(r) && entered(r) < s) {
+                gone.add(r);
+            }
+        }
+        long e = entered(q);
+        String msg = Signature.describe(call.descriptor(), call.signatureCount()) + " (collective #" + s + ", algorithm "
+                + call.algorithm() + ") cannot complete on rank " + call.rank() + ": rank " + q + "'s body returned "
+                + (e == 0 ? "without entering any collective" : "after collective #" + e + ", without entering #" + s)
+                + "; ranks whose bodies returned before #" + s + ": " + gone;
+        CollectiveTimeoutException ex = new CollectiveTimeoutException(msg, gone);
+        if (call.team().abort(ex, call.rank())) {
+            return ex;
         }
         return call.team().abortedException(call.rank());
     }

@@ -532,6 +532,14 @@ public final class CollectiveCall {
 
     /** Looks at every rank's ANNOUNCE line: a rank in this sequence slot with another call is a mismatch. */
     private void scanAnnounces() {
+        if (team.anyReturned()) {
+            for (int q = 0; q < size; q++) {
+                // a rank whose body returned before entering this collective never will: nothing it owes comes
+                if (q != rank && team.hasReturned(q) && diagnostics.entered(q) < seq) {
+                    throw diagnostics.bodyReturned(q);
+                }
+            }
+        }
         for (int q = 0; q < size; q++) {
             if (q == rank || seenAnnounce[q] == seq) {
                 continue;

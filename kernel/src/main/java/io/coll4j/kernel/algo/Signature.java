@@ -30,6 +30,12 @@ public final class Signature {
     private Signature() {
     }
 
+    /**
+     * Set in the count word of {@code Rank.split}'s allgather of (color, key): a split's check word differs
+     * from any allgather's, so a rank that splits while another calls allgather is a mismatch at once.
+     */
+    public static final long SPLIT = 1L << 62;
+
     /** Packs collective, dtype, op and root (null / negative: not applicable). */
     public static long descriptor(Collective collective, DType dtype, Op op, int root) {
         return ((long) (collective.ordinal() + 1) << 48)
@@ -91,6 +97,9 @@ public final class Signature {
         Collective c = Collective.values()[coll];
         if (c == Collective.BARRIER) {
             return "barrier()";
+        }
+        if (c == Collective.ALLGATHER && (count & SPLIT) != 0) {
+            return "split(color, key)";
         }
         StringBuilder sb = new StringBuilder(c.cliName()).append('(');
         if (!c.vector()) {

@@ -58,16 +58,22 @@ public final class TeamContext {
     private final CallHistory history;
     /** Calls, bytes and time per collective and algorithm, per rank ({@code Team.stats()}). */
     private final CallStats stats;
+    /** Per rank: 1 once its team.run body returned normally (cleared when a run starts). */
+    private final java.util.concurrent.atomic.AtomicIntegerArray returned;
+    /** How many ranks' bodies returned in this run: the wait loops' scan looks further only when it is not 0. */
+    private final java.util.concurrent.atomic.AtomicInteger returnedCount = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
-     * Why the team stopped: the original failure, the rank it came from (-1: the team itself, e.g. close),
-     * and the last calls of every rank when it did ({@link CallHistory#describe}).
+     * Why the team stopped: the original failure and the rank it came from (-1: the team itself, e.g. close, or
+     * its parent); {@code origin}, when not null, says who failed outside this team ("rank 2 of the parent team");
+     * {@code calls}: the last calls of every rank when it did ({@link CallHistory#describe}).
      */
-    public record Abort(Throwable cause, int rank, String calls) {
+    public record Abort(Throwable cause, int rank, String origin, String calls) {
     }
 
     public TeamContext(int size, ControlBlock ctrl, WaitStrategy waitStrategy, long timeoutNanos, TeamLayout layout,
                        Copy copy, boolean reproducible, SharedArena arena, RankScratch[] scratch, long maxSliceBytes) {
+        this.returned = new java.util.concurrent.atomic.AtomicIntegerArray(size);
         this.size = size;
         this.ctrl = ctrl;
         this.waitStrategy = waitStrategy;
@@ -221,6 +227,35 @@ public final class TeamContext {
         return aborted;
     }
 
+    /**
+     * Records that {@code rank}'s team.run body returned normally: a rank waiting in a collective this rank never
+     * entered fails at once (its wait's scan, {@code CollectiveCall}) instead of at the timeout. Called after the
+     * body's last collective, so its ANNOUNCE stamps are final when this is seen.
+     */
+    public void bodyReturned(int rank) {
+        if (returned.compareAndSet(rank, 0, 1)) {
+            returnedCount.incrementAndGet();
+        }
+    }
+
+    /** Forgets the returned bodies of the previous run (team.run, before its threads start). */
+    public void clearReturned() {
+        for (int r = 0; r < size; r++) {
+            returned.set(r, 0);
+        }
+        returnedCount.set(0);
+    }
+
+    /** True when some rank's body has returned in this run (one volatile read: the wait loops' fast check). */
+    public boolean anyReturned() {
+        return returnedCount.get() != 0;
+    }
+
+    /** True when {@code rank}'s body has returned in this run. */
+    public boolean hasReturned(int rank) {
+        return returned.get(rank) != 0;
+    }
+
     /** The abort record, or null while the team is healthy. */
     public Abort abortState() {
         return abort.get();
@@ -231,9 +266,21 @@ public final class TeamContext {
      * throws; every later collective throws immediately. Returns true for the call that aborted the team.
      */
     public boolean abort(Throwable cause, int rank) {
+        return abort(cause, rank, null);
+    }
+
+    /**
+     * Aborts this sub-team because its parent aborted: {@code origin} names who failed there ("rank 2 of the
+     * parent team"), as the sub-team's own ranks do not include it.
+     */
+    public boolean abortFromParent(Throwable cause, String origin) {
+        return abort(cause, -1, origin);
+    }
+
+    private boolean abort(Throwable cause, int rank, String origin) {
         // taken before the CAS publishes the abort, so every rank that sees the abort sees the history too
         String calls = history.describe(CallHistory.IN_MESSAGES);
-        if (!abort.compareAndSet(null, new Abort(cause, rank, calls))) {
+        if (!abort.compareAndSet(null, new Abort(cause, rank, origin, calls))) {
             return false;
         }
         aborted = true;
@@ -267,7 +314,8 @@ public final class TeamContext {
         if (c instanceof CollectiveTimeoutException t) {
             return new CollectiveTimeoutException(t.getMessage(), t.missingRanks());
         }
-        String who = a.rank() >= 0 ? "rank " + a.rank() + " failed" : "the team was stopped";
+        String who = a.rank() >= 0 ? "rank " + a.rank() + " failed" : a.origin() != null ? a.origin() + " failed"
+                : "the team was stopped";
         if (c instanceof io.coll4j.CollectiveInterruptedException && a.rank() >= 0) {
             who = "rank " + a.rank() + " was interrupted";
         }
