@@ -79,6 +79,15 @@ final class CollectiveCommands {
         @Override
         public Integer call() throws IOException {
             Collective c = collective();
+            if (c == Collective.BARRIER) {
+                // a barrier has no data: these would be silently ignored, so they are refused
+                for (String flag : new String[]{"-d", "-o", "-m", "-b", "-e", "-f", "-r"}) {
+                    if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+                        throw new IllegalArgumentException("barrier moves no data: " + spec.findOption(flag).longestName()
+                                + " (" + flag + ") does not apply to it");
+                    }
+                }
+            }
             RunOptions.Setup setup = run.resolve(c);
             OutputFormat fmt = format.format();
             for (int p : percentiles) {
@@ -141,7 +150,7 @@ final class CollectiveCommands {
             List<BenchRow> rows = new ArrayList<>();
             long wrong = 0;
             long misplaced = 0;
-            try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
+            try (Team team = setup.team(run.timeout()).build()) {
                 boolean spans = team.processes() > 1;
                 boolean hierarchical = algs.stream().allMatch(a -> a.equals("auto") || a.equals(CollectiveBenchmark.BARRIER_CONTENDER)
                         || a.equals(CollectiveBenchmark.NONBLOCKING) || a.equals(CollectiveBenchmark.PERSISTENT)

@@ -82,7 +82,7 @@ final class OverlapBenchmark {
         }
         PrintWriter out = cmd.output.open(cmd.spec.commandLine().getOut());
         boolean complete = false;
-        try (Team team = setup.team(Duration.ofSeconds(cmd.run.timeoutSeconds)).build()) {
+        try (Team team = setup.team(cmd.run.timeout()).build()) {
             long maxBytes = 0;
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
