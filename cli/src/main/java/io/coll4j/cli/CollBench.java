@@ -39,6 +39,7 @@ import java.io.PrintWriter;
                 CompositionCommands.Chain.class,
                 CompositionCommands.Split.class,
                 SoakCommand.class,
+                PlotCommand.class,
         })
 public final class CollBench implements Runnable {
 

@@ -62,7 +62,7 @@ final class CollectiveCommands {
         @Option(names = "--check-placement", description = "read back with hwloc where each rank's buffer pages live; warn on pages off the rank's NUMA node")
         boolean checkPlacement;
 
-        @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw busbw against message size, one line per algorithm, into a PNG")
+        @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw latency (log-log) and busbw against message size, one series per algorithm label (auto as one), into a PNG")
         Path plot;
 
         @Option(names = "--nonblocking", description = "also measure the non-blocking form, rank.i<collective>(...).await() (e.g. iallreduce), as algorithm 'nonblocking'")

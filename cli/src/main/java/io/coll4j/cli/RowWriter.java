@@ -60,8 +60,8 @@ abstract class RowWriter {
         long wrongRows = rows.stream().filter(r -> r.allWrong() > 0).count();
         long wrongElems = rows.stream().mapToLong(r -> Math.max(0, r.allWrong())).sum();
         lines.add(checked == 0 ? "# #wrong: not checked (-c 0)"
-                : String.format(Locale.ROOT, "# #wrong: %d elements in %d of %d rows checked %s", wrongElems, wrongRows, checked,
-                wrongElems == 0 ? "OK" : "FAILED"));
+                : String.format(Locale.ROOT, "# #wrong: %d elements wrong, in %d of the %d rows checked (out of place and in "
+                + "place): %s", wrongElems, wrongRows, checked, wrongElems == 0 ? "OK" : "FAILED"));
         Map<String, double[]> per = new LinkedHashMap<>();
         double sum = 0;
         int n = 0;
