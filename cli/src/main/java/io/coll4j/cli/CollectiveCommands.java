@@ -142,6 +142,10 @@ final class CollectiveCommands {
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                 largest = Math.max(largest, Math.max(sh.sendBytes(), sh.recvBytes()));
+                if (!percentiles.isEmpty()) {
+                    // timed one by one into a histogram: no samples kept, but the loop counts in an int
+                    Resources.samples("--iterations", run.iterationsFor(sh.bytes()), 0);
+                }
             }
             // a send and a receive buffer per rank (native, and on the heap for the baseline)
             Resources.nativeMemory("-m " + largest + " bytes on " + p + " ranks",
