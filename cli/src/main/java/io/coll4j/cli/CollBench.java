@@ -39,6 +39,7 @@ import java.io.PrintWriter;
                 CompositionCommands.Chain.class,
                 CompositionCommands.Split.class,
                 SoakCommand.class,
+                PlotCommand.class,
         })
 public final class CollBench implements Runnable {
 
@@ -65,8 +66,10 @@ public final class CollBench implements Runnable {
         CommandLine cl = commandLine(out, err);
         if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
             // picocli would say "Unmatched arguments from index 0": name the unknown command instead
-            err.println("collbench: unknown collective or command '" + args[0] + "' (expected one of "
-                    + String.join(", ", cl.getSubcommands().keySet()) + ")");
+            String near = nearest(args[0], cl.getSubcommands().keySet());
+            err.println("collbench: unknown collective or command '" + args[0] + "'"
+                    + (near != null ? ": did you mean " + near + "?" : "")
+                    + " (expected one of " + String.join(", ", cl.getSubcommands().keySet()) + ")");
             cl.usage(err);
             err.flush();
             return Errors.USAGE;
@@ -85,6 +88,45 @@ public final class CollBench implements Runnable {
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * The command nearest to {@code typed} by edit distance (a prefix of one counts as near), or null when none is
+     * within a third of the longer name: {@code allredcue} gives {@code allreduce}, {@code xyz} nothing.
+     */
+    static String nearest(String typed, java.util.Collection<String> names) {
+        String t = typed.toLowerCase(java.util.Locale.ROOT);
+        String best = null;
+        int bestD = Integer.MAX_VALUE;
+        for (String n : names) {
+            int d = n.startsWith(t) && t.length() >= 3 ? 1 : distance(t, n);
+            if (d < bestD) {
+                bestD = d;
+                best = n;
+            }
+        }
+        return best != null && bestD <= Math.max(2, Math.max(t.length(), best.length()) / 3) ? best : null;
+    }
+
+    /** Damerau-Levenshtein (optimal string alignment) distance: a swap of neighbours costs 1, as a typo does. */
+    static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 
     public static void main(String[] args) {

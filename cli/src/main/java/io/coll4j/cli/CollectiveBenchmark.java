@@ -330,6 +330,98 @@ final class CollectiveBenchmark {
 
     void budgetWarmup() {
         warmupBudgetNanos = DEFAULT_WARMUP_BUDGET_NANOS;
+        steady = true;
+    }
+
+    /** The default warm-up also runs batches until they settle ({@link #settle}); an explicit -x/-w warms exactly that many calls. */
+    private boolean steady;
+
+    /** Consecutive warm-up batches whose means must lie within {@link #STEADY_TOLERANCE} of each other. */
+    static final int STEADY_BATCHES = 3;
+    /** (max − min) / min of the last {@link #STEADY_BATCHES} batch means, at most. */
+    static final double STEADY_TOLERANCE = 0.05;
+    /** Wall clock a row's settling may take at most; a row that did not settle by then is marked. */
+    static final long STEADY_CAP_NANOS = 1_000_000_000L;
+    /** Settling batches are at least this long, so a batch of fast calls is not one timer tick. */
+    static final long STEADY_MIN_BATCH_NANOS = 200_000L;
+
+    /** Test hook: when set, rank 0 corrupts the first element of its checked result (the check must count it). */
+    static volatile boolean corruptCheckedResultForTest;
+
+    /**
+     * Warms up until the row is in its steady state, as JMH's time-based warm-up: batches of the timed loop's size
+     * (or longer, at least {@link #STEADY_MIN_BATCH_NANOS}), each timed by the slowest rank, until the last
+     * {@link #STEADY_BATCHES} are within {@link #STEADY_TOLERANCE} of each other or {@link #STEADY_CAP_NANOS} has passed.
+     * A fixed count of warm-up calls was too few for large sizes: a 2 MiB allreduce at p = 2 warmed with 13 calls
+     * read ~1 500 µs a call where 2 000 calls read ~104 µs (first-touch pages, cold caches and the JIT all in the
+     * timed loop). The ranks agree through an allreduce (MAX) of each batch's time, so all stop at the same batch.
+     */
+    private void settle(Rank rank, VectorLayouts.Call plan, boolean view, long callCount, MemorySegment[] sends,
+                        MemorySegment[] recvs, long batch, MemorySegment sinkBuffer, BatchState state, boolean reads,
+                        RankResult res) {
+        long start = System.nanoTime();
+        double[] last = new double[STEADY_BATCHES];
+        long calls = batch;
+        long[] t = new long[2];
+        for (int b = 0; ; b++) {
+            rank.barrier();
+            long t0 = System.nanoTime();
+            runBatch(rank, plan, view, callCount, sends, recvs, calls, sinkBuffer, state, reads);
+            t[0] = System.nanoTime() - t0;
+            t[1] = System.nanoTime() - start;
+            rank.allreduce(t, t, Op.MAX);
+            last[b % STEADY_BATCHES] = t[0] / (double) calls;
+            res.settleBatches = b + 1;
+            if (b + 1 >= STEADY_BATCHES) {
+                double lo = Double.MAX_VALUE;
+                double hi = 0;
+                for (double v : last) {
+                    lo = Math.min(lo, v);
+                    hi = Math.max(hi, v);
+                }
+                if (hi <= lo * (1 + STEADY_TOLERANCE)) {
+                    res.settled = true;
+                    break;
+                }
+            }
+            if (t[1] > STEADY_CAP_NANOS) {
+                res.settled = false;
+                break;
+            }
+            if (b == 0 && t[0] < STEADY_MIN_BATCH_NANOS) {
+                // the same for every rank: t[0] is the agreed maximum
+                calls = Math.max(calls, calls * STEADY_MIN_BATCH_NANOS / Math.max(1, t[0]));
+            }
+        }
+        consumed = state.sink;
+    }
+
+    /**
+     * The check, outside the timed loop: fresh inputs (in place they were overwritten), a poisoned output, one call,
+     * and its result compared with the scalar reference. Returns this rank's wrong elements.
+     */
+    private long check(Rank rank, Shape shape, Prepared prep, MemorySegment expected) {
+        MemorySegment send = prep.sends()[0];
+        MemorySegment recv = prep.recvs()[0];
+        int r = rank.id();
+        boolean bcastRoot = collective == Collective.BCAST && r == root;
+        boolean inPlace = prep.inPlace();
+        rank.barrier();   // every rank is out of the timed calls: none writes into a peer's buffer any more
+        if (!inPlace || collective == Collective.ALLGATHER) {
+            poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
+        }
+        if (collective != Collective.BCAST || bcastRoot) {
+            BenchData.fill(send, dtype, op, r, shape.sendBytes() / dtype.size());
+        }
+        rank.barrier();
+        MemorySegment result = invoke(rank, prep.plan(), prep.view(), shape.callCount(), send, recv);
+        MemorySegment got = prep.view() ? result : collective == Collective.BCAST ? send : recv;
+        if (corruptCheckedResultForTest && r == 0 && !prep.view() && got != null && got.byteSize() > 0 && expected != null) {
+            got.set(ValueLayout.JAVA_BYTE, 0, (byte) (got.get(ValueLayout.JAVA_BYTE, 0) ^ 0x5A));
+        }
+        long wrong = expected == null ? 0 : wrongElements(got, expected);
+        rank.barrier();   // nobody starts the next row while a peer still reads its result
+        return wrong;
     }
 
     /**
@@ -426,8 +518,12 @@ final class CollectiveBenchmark {
     private static final class RankResult {
         long totalNs;
         long[] batchNs;
-        long[] iterationNs;
+        /** --percentiles: this rank's min, max and each percentile (ns), from its histogram. */
+        long[] pctNs;
         long wrong;
+        /** The steady-state warm-up: batches run, and whether the last ones settled before the cap. */
+        int settleBatches;
+        boolean settled = true;
     }
 
     /** Measures one (size, algorithm) point. */
@@ -438,14 +534,35 @@ final class CollectiveBenchmark {
     /** The same with batches of {@code batch} iterations (min and max are over batch means). */
     BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup,
                      long batch) {
+        return measure(team, requestedBytes, algorithm, autoPick, iterations, warmup, batch, false);
+    }
+
+    /** Measures one (size, algorithm) point in place (the result written over the input, nccl-tests' in-place column). */
+    BenchRow measureInPlace(Team team, long requestedBytes, String algorithm, long iterations, long warmup) {
+        return measure(team, requestedBytes, algorithm, false, iterations, warmup, Math.max(1, iterations / BATCHES), true);
+    }
+
+    private BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup,
+                             long batch, boolean inPlace) {
         int p = team.globalSize();
         Shape shape = Shape.of(collective, requestedBytes, dtype, p);
         boolean baseline = algorithm.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME);
-        boolean perIteration = validate || !percentiles.isEmpty();
+        boolean perIteration = !percentiles.isEmpty();
         long n = perIteration ? iterations : (iterations + batch - 1) / batch * batch;
         RankResult[] results = new RankResult[team.size()];
-        team.run(rank -> results[rank.localId()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration));
+        team.run(rank -> results[rank.localId()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration, inPlace));
         return row(shape, algorithm, autoPick, p, n, batch, perIteration, results);
+    }
+
+    /**
+     * Whether {@code algorithm} of this collective has an in-place form the table measures: allreduce and reduce (send
+     * and receive the same buffer) and allgather (send = this rank's block of the receive buffer), as the library
+     * defines in place; the blocking calls of the catalogue's algorithms only.
+     */
+    boolean hasInPlace(String algorithm) {
+        return (collective == Collective.ALLREDUCE || collective == Collective.REDUCE || collective == Collective.ALLGATHER)
+                && !algorithm.equals(BARRIER_CONTENDER) && !algorithm.equals(NONBLOCKING) && !algorithm.equals(PERSISTENT)
+                && !sharedView(algorithm) && !algorithm.equals(io.coll4j.kernel.algo.baseline.CyclicBarrierBaselines.NAME);
     }
 
     /** {@code -a barrier}: the team's barrier, measured beside the collective (the floor every collective pays). */
@@ -532,6 +649,14 @@ final class CollectiveBenchmark {
             for (BatchState st : states) {
                 consumed = st.sink;
             }
+            if (validate) {
+                for (int c = 0; c < k; c++) {
+                    if (!names.get(c).equals(BARRIER_CONTENDER)) {
+                        forms[me] = preps[c].form();
+                        res[c].wrong = check(rank, shape, preps[c], expected(scratch, rank, shape, preps[c].plan()));
+                    }
+                }
+            }
         } finally {
             forms[me] = null;
             for (Prepared x : preps) {
@@ -563,22 +688,21 @@ final class CollectiveBenchmark {
         double minUs;
         double maxUs;
         double[] pct = new double[percentiles.size()];
+        double spread;
         if (perIteration) {
-            double[] iter = new double[(int) n];
-            for (int i = 0; i < n; i++) {
-                long m = 0;
-                for (RankResult r : results) {
-                    m = Math.max(m, r.iterationNs[i]);
+            // the slowest rank's: min, max and each percentile of every rank's histogram, the largest
+            long[] m = new long[percentiles.size() + 2];
+            for (RankResult r : results) {
+                for (int k = 0; k < m.length; k++) {
+                    m[k] = Math.max(m[k], r.pctNs[k]);
                 }
-                iter[i] = m / 1e3;
             }
-            Arrays.sort(iter);
-            minUs = iter[0];
-            maxUs = iter[iter.length - 1];
+            minUs = m[0] / 1e3;
+            maxUs = m[1] / 1e3;
             for (int k = 0; k < pct.length; k++) {
-                int idx = (int) Math.min(iter.length - 1, Math.max(0, Math.ceil(percentiles.get(k) / 100.0 * iter.length) - 1));
-                pct[k] = iter[idx];
+                pct[k] = m[k + 2] / 1e3;
             }
+            spread = Double.NaN;
         } else {
             int batches = (int) (n / batch);
             minUs = Double.MAX_VALUE;
@@ -592,17 +716,25 @@ final class CollectiveBenchmark {
                 minUs = Math.min(minUs, us);
                 maxUs = Math.max(maxUs, us);
             }
+            spread = avgUs > 0 ? (maxUs - minUs) / avgUs * 100 : 0;
+        }
+        int settleBatches = 0;
+        boolean settled = true;
+        for (RankResult r : results) {
+            settleBatches = Math.max(settleBatches, r.settleBatches);
+            settled &= r.settled;
         }
         // the barrier contender's row is a barrier's, at the size of the rows it stands beside
         Collective c = algorithm.equals(BARRIER_CONTENDER) ? Collective.BARRIER : collective;
         return new BenchRow(c, algorithm, autoPick, p, shape.bytes(), shape.count(),
                 c == Collective.BARRIER ? "-" : dtype.cliName(), c.reduces() ? op.cliName() : "-",
-                c.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong);
+                c.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong)
+                .withSteadiness(spread, steady ? settleBatches : -1, settled);
     }
 
     /** One rank's buffers and call of one contender at one size: what {@link #runBatch} runs. */
     private record Prepared(VectorLayouts.Call plan, boolean view, Caller form, MemorySegment[] sends, MemorySegment[] recvs,
-                            boolean reads) {
+                            boolean reads, boolean inPlace) {
     }
 
     /**
@@ -610,6 +742,10 @@ final class CollectiveBenchmark {
      * #BARRIER_CONTENDER} is the team's barrier, run on the same slots (it touches none).
      */
     private Prepared prepare(Rank rank, Shape shape, String algorithm, boolean baseline) {
+        return prepare(rank, shape, algorithm, baseline, false);
+    }
+
+    private Prepared prepare(Rank rank, Shape shape, String algorithm, boolean baseline, boolean inPlace) {
         int r = rank.id();        // global: the data and the validation
         int me = rank.localId();  // this process's arrays
         MemorySegment sendRegion;
@@ -640,6 +776,12 @@ final class CollectiveBenchmark {
         for (int k = 0; k < slots; k++) {
             sends[k] = sendRegion.asSlice(k * stride, shape.sendBytes());
             recvs[k] = recvRegion.asSlice(k * stride, shape.recvBytes());
+            if (inPlace && collective == Collective.ALLGATHER) {
+                // in place: this rank's block of the receive buffer is its input
+                sends[k] = recvs[k].asSlice(r * shape.sendBytes(), shape.sendBytes());
+            } else if (inPlace) {
+                recvs[k] = sends[k];
+            }
             if (collective != Collective.BCAST || bcastRoot) {
                 BenchData.fill(sends[k], dtype, op, r, shape.sendBytes() / es);
             }
@@ -647,21 +789,21 @@ final class CollectiveBenchmark {
         if (algorithm.equals(BARRIER_CONTENDER)) {
             VectorLayouts.Call barrier = VectorLayouts.call(rank.plan(Collective.BARRIER, 0, dtype, op, root, "auto"),
                     Collective.BARRIER, 0, rank.size(), r);
-            return new Prepared(barrier, false, null, sends, recvs, false);
+            return new Prepared(barrier, false, null, sends, recvs, false, false);
         }
         boolean view = sharedView(algorithm);
         VectorLayouts.Call plan = VectorLayouts.call(rank.plan(collective, shape.callCount(), dtype, op, root,
                 view || algorithm.equals(NONBLOCKING) || algorithm.equals(PERSISTENT) || rank.size() != rank.localSize()
                         ? "auto" : algorithm),
                 collective, shape.callCount(), rank.size(), r);
-        return new Prepared(plan, view, caller(rank, shape, algorithm, sends, recvs, plan), sends, recvs, consume);
+        return new Prepared(plan, view, caller(rank, shape, algorithm, sends, recvs, plan), sends, recvs, consume, inPlace);
     }
 
     private RankResult runRank(Rank rank, Shape shape, String algorithm, boolean baseline, long n, long warmup, long batch,
-                               boolean perIteration) {
+                               boolean perIteration, boolean inPlace) {
         int r = rank.id();
         int me = rank.localId();
-        Prepared prep = prepare(rank, shape, algorithm, baseline);
+        Prepared prep = prepare(rank, shape, algorithm, baseline, inPlace);
         MemorySegment[] sends = prep.sends();
         MemorySegment[] recvs = prep.recvs();
         int slots = sends.length;
@@ -683,26 +825,30 @@ final class CollectiveBenchmark {
             if (rank.id() == 0 && warmup >= JIT_QUIET_MIN_WARMUP) {
                 awaitJitQuiet();
             }
+            if (steady) {
+                settle(rank, plan, view, callCount, sends, recvs, batch, sinkBuffer, state, reads, res);
+            }
             rank.barrier();
             if (perIteration) {
-                res.iterationNs = new long[(int) n];
+                // --percentiles: every call timed on its own, into this rank's histogram (no stored samples to sort)
+                org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(3_600_000_000_000L, 3);
                 for (int i = 0; i < n; i++) {
                     send = sends[i % slots];
                     recv = recvs[i % slots];
-                    if (checks) {
-                        poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
-                    }
                     long t0 = System.nanoTime();
                     MemorySegment result = invoke(rank, plan, view, callCount, send, recv);
                     if (reads) {
                         consumed = readAll(view ? result : output(r, send, recv), sinkBuffer);
                     }
                     long t1 = System.nanoTime();
-                    res.iterationNs[i] = t1 - t0;
+                    h.recordValue(Math.min(t1 - t0, h.getHighestTrackableValue()));
                     res.totalNs += t1 - t0;
-                    if (checks && expected != null) {
-                        res.wrong += wrongElements(view ? result : collective == Collective.BCAST ? send : recv, expected);
-                    }
+                }
+                res.pctNs = new long[percentiles.size() + 2];
+                res.pctNs[0] = h.getMinValue();
+                res.pctNs[1] = h.getMaxValue();
+                for (int k = 0; k < percentiles.size(); k++) {
+                    res.pctNs[k + 2] = h.getValueAtPercentile(percentiles.get(k));
                 }
             } else {
                 int batches = (int) (n / batch);
@@ -717,6 +863,10 @@ final class CollectiveBenchmark {
                 }
                 res.totalNs = t - start;
                 consumed = state.sink;
+            }
+            if (checks) {
+                // outside the timed loop, as nccl-tests checks: one more call on fresh inputs and a poisoned output
+                res.wrong = check(rank, shape, prep, expected);
             }
         }
         if (forms[me] != null) {
@@ -737,7 +887,7 @@ final class CollectiveBenchmark {
         long[] one = {res.totalNs};
         rank.allreduce(one, one, Op.MAX);
         res.totalNs = one[0];
-        for (long[] a : new long[][]{res.iterationNs, res.batchNs}) {
+        for (long[] a : new long[][]{res.pctNs, res.batchNs}) {
             if (a != null) {
                 rank.allreduce(a, a, Op.MAX);
             }

@@ -38,7 +38,15 @@ final class CollectiveCommands {
                 description = "algorithms side by side: names, 'auto' (the model's choice, default), or 'all' (see 'collbench list')")
         String algorithm;
 
-        @Option(names = {"-c", "--validate"}, description = "check every iteration against the scalar reference; exit 1 if anything is wrong")
+        @Option(names = {"-c", "--check", "--validate"}, arity = "0..1", paramLabel = "0|1", defaultValue = "1", fallbackValue = "1",
+                description = "check each row's result against the scalar reference, outside the timed loop (nccl-tests' -c; "
+                        + "default on; -c 0 or --no-check: off); exit 1 if anything is wrong")
+        String check;
+
+        @Option(names = "--no-check", description = "do not check results (the same as -c 0)")
+        boolean noCheck;
+
+        /** Whether rows are checked: on unless -c 0 / --no-check. */
         boolean validate;
 
         @CommandLine.Mixin
@@ -54,7 +62,7 @@ final class CollectiveCommands {
         @Option(names = "--check-placement", description = "read back with hwloc where each rank's buffer pages live; warn on pages off the rank's NUMA node")
         boolean checkPlacement;
 
-        @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw busbw against message size, one line per algorithm, into a PNG")
+        @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw latency (log-log) and busbw against message size, one series per algorithm label (auto as one), into a PNG")
         Path plot;
 
         @Option(names = "--nonblocking", description = "also measure the non-blocking form, rank.i<collective>(...).await() (e.g. iallreduce), as algorithm 'nonblocking'")
@@ -88,6 +96,20 @@ final class CollectiveCommands {
 
         private Integer measure() throws IOException {
             Collective c = collective();
+            if (c == Collective.BARRIER) {
+                // a barrier has no data: these would be silently ignored, so they are refused
+                for (String flag : new String[]{"-d", "-o", "-m", "-b", "-e", "-f", "-r"}) {
+                    if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+                        throw new IllegalArgumentException("barrier moves no data: " + spec.findOption(flag).longestName()
+                                + " (" + flag + ") does not apply to it");
+                    }
+                }
+            }
+            validate = !noCheck && switch (check.strip().toLowerCase(java.util.Locale.ROOT)) {
+                case "1", "true", "on", "yes" -> true;
+                case "0", "false", "off", "no" -> false;
+                default -> throw new IllegalArgumentException("-c/--check takes 0 or 1 (as nccl-tests), got '" + check + "'");
+            };
             RunOptions.Setup setup = run.resolve(c);
             OutputFormat fmt = format.format();
             for (int p : percentiles) {
@@ -98,8 +120,8 @@ final class CollectiveCommands {
             if (alternate && overlap != null) {
                 throw new IllegalArgumentException("--alternate measures the sweep's contenders in turns; --overlap measures no sweep");
             }
-            if (alternate && (validate || !percentiles.isEmpty())) {
-                throw new IllegalArgumentException("--alternate times batches of calls in turns; -c and --percentiles time every call alone");
+            if (alternate && !percentiles.isEmpty()) {
+                throw new IllegalArgumentException("--alternate times batches of calls in turns; --percentiles times every call alone");
             }
             if (plot != null && c == Collective.BARRIER) {
                 throw new IllegalArgumentException("--plot draws busbw against size; a barrier has neither");
@@ -128,8 +150,9 @@ final class CollectiveCommands {
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
                 largest = Math.max(largest, Math.max(sh.sendBytes(), sh.recvBytes()));
-                if (validate || !percentiles.isEmpty()) {
-                    Resources.samples("--iterations", run.iterationsFor(sh.bytes()), 8L * (p + 2));
+                if (!percentiles.isEmpty()) {
+                    // timed one by one into a histogram: no samples kept, but the loop counts in an int
+                    Resources.samples("--iterations", run.iterationsFor(sh.bytes()), 0);
                 }
             }
             // a send and a receive buffer per rank (native, and on the heap for the baseline)
@@ -149,7 +172,7 @@ final class CollectiveCommands {
             List<BenchRow> rows = new ArrayList<>();
             long wrong = 0;
             long misplaced = 0;
-            try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
+            try (Team team = setup.team(run.timeout()).build()) {
                 boolean spans = team.processes() > 1;
                 boolean hierarchical = algs.stream().allMatch(a -> a.equals("auto") || a.equals(CollectiveBenchmark.BARRIER_CONTENDER)
                         || a.equals(CollectiveBenchmark.NONBLOCKING) || a.equals(CollectiveBenchmark.PERSISTENT)
@@ -178,18 +201,27 @@ final class CollectiveCommands {
                             sh.bytes()).name();
                     long iters = run.iterationsFor(sh.bytes());
                     long warm = run.warmupFor(iters);
+                    // one row per (size, algorithm): with -a auto,push a size where auto picks push has the one row
+                    // auto→push, in auto's place in the -a order
+                    boolean autoAsked = algs.contains("auto");
+                    List<String> names = algs.stream().map(a -> a.equals("auto") ? pick : a).distinct().toList();
+                    java.util.function.Function<String, String> label = name -> autoAsked && name.equals(pick)
+                            ? BenchRow.autoLabel(name) : name;
                     if (alternate) {
-                        List<String> names = algs.stream().map(a -> a.equals("auto") ? pick : a).distinct().toList();
                         for (BenchRow row : bench.measureAlternated(team, s, names, pick, iters, warm)) {
+                            row = row.withLabel(label.apply(row.algorithm()));
+                            wrong += Math.max(0, row.allWrong());
                             w.row(row);
                             rows.add(row);
                         }
                         continue;
                     }
-                    for (String a : algs) {
-                        String name = a.equals("auto") ? pick : a;
-                        BenchRow row = bench.measure(team, s, name, name.equals(pick), iters, warm);
-                        wrong += Math.max(0, row.wrong());
+                    for (String name : names) {
+                        BenchRow row = bench.measure(team, s, name, name.equals(pick), iters, warm).withLabel(label.apply(name));
+                        if (bench.hasInPlace(name) && !spans) {
+                            row = row.withInPlace(bench.measureInPlace(team, s, name, iters, warm));
+                        }
+                        wrong += Math.max(0, row.allWrong());
                         w.row(row);
                         rows.add(row);
                         if (checkPlacement && !placementChecked && bench.hasNativeBuffers()) {
@@ -199,6 +231,7 @@ final class CollectiveCommands {
                     }
                 }
                 w.end();
+                w.summary(rows, team.processIndex() == 0 ? err : new PrintWriter(java.io.OutputStream.nullOutputStream()));
                 if (checkPlacement && !placementChecked) {
                     err.println(spec.name() + ": placement: no native buffers to check (only the heap baseline ran)");
                 }
@@ -240,8 +273,22 @@ final class CollectiveCommands {
             h.put("consume", run.consume);
             h.put("alternate", alternate);
             h.put("commandLine", "collbench " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
+            h.put("check", validate);
+            h.put("warmup", run.warmup == null ? "steady state: batches until " + CollectiveBenchmark.STEADY_BATCHES
+                    + " in a row are within " + Math.round(CollectiveBenchmark.STEADY_TOLERANCE * 100) + "%, at most "
+                    + CollectiveBenchmark.STEADY_CAP_NANOS / 1_000_000 + " ms a row" : run.warmup + " calls (-x)");
+            double load = loadAverage();
+            int cpus = Runtime.getRuntime().availableProcessors();
+            h.put("loadAverage", load);
+            h.put("cpus", cpus);
+            h.put("busy", load > cpus);
             return h;
         }
+    }
+
+    /** The 1-minute load average (-1 where the OS does not report it). */
+    static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     /** CPU model and core count, from /proc/cpuinfo where available. */

@@ -54,13 +54,19 @@ final class CompositionCommands {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = {"-t", "--threads"}, defaultValue = "2", description = "ranks (default ${DEFAULT-VALUE})")
-        int threads;
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", description = "ranks (default: number of PUs, as the collectives)")
+        Integer threads;
 
-        @Option(names = {"-m", "--size"}, defaultValue = "64M", description = "bytes of the whole vector (default ${DEFAULT-VALUE})")
+        @Option(names = {"-m", "--sizes"}, paramLabel = "[MIN:]MAX",
+                description = "bytes of the whole vector, read as the collectives read -m; chain measures one size, the MAX "
+                        + "(default 64M)")
         String size;
 
-        @Option(names = {"-n", "--repetitions"}, defaultValue = "10", description = "timed repetitions of each contender (default ${DEFAULT-VALUE})")
+        @Option(names = {"-e", "--maxbytes"}, paramLabel = "MAX", description = "the same as -m MAX (nccl-tests' -e)")
+        String maxBytes;
+
+        @Option(names = {"-n", "-i", "--iterations", "--repetitions"}, paramLabel = "N", defaultValue = "10",
+                description = "timed iterations of each contender (-n as nccl-tests, -i as the collectives; default ${DEFAULT-VALUE})")
         int repetitions;
 
         @Option(names = "--chunks", defaultValue = "8", description = "chunks of the pipelined allreduce (default ${DEFAULT-VALUE})")
@@ -71,8 +77,13 @@ final class CompositionCommands {
 
         @Override
         public Integer call() {
-            long bytes = SizeRange.parseSize(size);
-            int p = threads;
+            SizeRange range = SizeRange.of(size, null, maxBytes, null, "64M:64M");
+            if (range.min() != range.max()) {
+                throw new IllegalArgumentException("chain measures one size (-m MAX or -e MAX), not the range "
+                        + SizeRange.format(range.min()) + ":" + SizeRange.format(range.max()));
+            }
+            long bytes = range.max();
+            int p = threads != null ? threads : Runtime.getRuntime().availableProcessors();
             if (p < 1 || repetitions < 1 || chunks < 1) {
                 throw new IllegalArgumentException("--threads, --repetitions and --chunks must be >= 1");
             }
@@ -86,7 +97,7 @@ final class CompositionCommands {
             long[][] t = new long[4][repetitions];
             long[] wrong = new long[1];
             PrintWriter out = spec.commandLine().getOut();
-            try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(120)).build()) {
+            try (Team team = Team.builder().ranks(p).build()) {
                 team.run(rank -> {
                     MemorySegment send = rank.allocate(n * 8), mine = rank.allocate(block * 8), all = rank.allocate(n * 8);
                     MemorySegment recv = rank.allocate(n * 8);
@@ -163,7 +174,11 @@ final class CompositionCommands {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = {"-t", "--threads"}, defaultValue = "4", description = "ranks of the parent, even (default ${DEFAULT-VALUE})")
+        @Option(names = {"-t", "--threads"}, paramLabel = "N",
+                description = "ranks of the parent, even (default: number of PUs, as the collectives, rounded up to even)")
+        Integer threadsOption;
+
+        /** {@code -t}, or the PU count (as every command) rounded up to the even count a split in pairs needs. */
         int threads;
 
         @Option(names = {"-i", "--iterations"}, defaultValue = "20000", description = "allreduces per timed batch (default ${DEFAULT-VALUE})")
@@ -182,6 +197,8 @@ final class CompositionCommands {
 
         @Override
         public Integer call() {
+            int pus = Runtime.getRuntime().availableProcessors();
+            threads = threadsOption != null ? threadsOption : mpi ? pus : Math.max(2, pus + pus % 2);
             if (uneven && (!mpi || threads < 2)) {
                 throw new IllegalArgumentException("--uneven needs --mpi and --threads >= 2 (got " + (mpi ? "-t " + threads : "no --mpi") + ")");
             }

@@ -72,8 +72,9 @@ final class CopyCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-m", "--sizes"}, paramLabel = "MIN:MAX", defaultValue = "4K:256M",
-            description = "bytes copied per thread, K/M/G suffixes, doubling (default ${DEFAULT-VALUE})")
+    @Option(names = {"-m", "--sizes"}, paramLabel = "[MIN:]MAX",
+            description = "bytes copied per thread, K/M/G suffixes, doubling, as the collectives' -m: MIN:MAX or MAX alone "
+                    + "(from 4K) (default 4K:256M)")
     String sizes;
 
     @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "1",
@@ -107,7 +108,7 @@ final class CopyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        SizeRange range = SizeRange.parse(sizes);
+        SizeRange range = SizeRange.of(sizes, null, null, null, "4K:256M");
         if (threads < 1) {
             throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
         }

@@ -58,7 +58,8 @@ final class ExplainCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "COLLECTIVE", description = "allreduce|reduce-scatter|reduce|bcast|allgather|barrier")
+    @Parameters(index = "0", paramLabel = "COLLECTIVE", completionCandidates = CollectiveNames.class,
+            description = "one of ${COMPLETION-CANDIDATES}")
     String collective;
 
     @CommandLine.Mixin
@@ -121,7 +122,7 @@ final class ExplainCommand implements Callable<Integer> {
         Stats stats = new Stats();
         // with the calibration: the parameters no probe measures as the collectives meet them, fitted to the other sizes' rows
         InRunFit fit = probe != null ? new InRunFit(run.consume) : null;
-        try (Team team = setup.team(Duration.ofSeconds(run.timeoutSeconds)).build()) {
+        try (Team team = setup.team(run.timeout()).build()) {
             if (team.processes() > 1) {
                 if (team.processIndex() == 0) {
                     Hierarchical.explain(out, team, c, setup.sizes(c), setup.dtype());

@@ -21,7 +21,8 @@ final class ListCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(arity = "0..1", paramLabel = "COLLECTIVE", description = "allreduce|reduce-scatter|reduce|bcast|allgather|barrier (default: all)")
+    @Parameters(arity = "0..1", paramLabel = "COLLECTIVE", completionCandidates = CollectiveNames.class,
+            description = "one of ${COMPLETION-CANDIDATES} (default: all)")
     String collective;
 
     @Override

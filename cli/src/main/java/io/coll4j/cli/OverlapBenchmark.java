@@ -82,7 +82,7 @@ final class OverlapBenchmark {
         }
         PrintWriter out = cmd.output.open(cmd.spec.commandLine().getOut());
         boolean complete = false;
-        try (Team team = setup.team(Duration.ofSeconds(cmd.run.timeoutSeconds)).build()) {
+        try (Team team = setup.team(cmd.run.timeout()).build()) {
             long maxBytes = 0;
             for (long s : setup.sizes(c)) {
                 CollectiveBenchmark.Shape sh = CollectiveBenchmark.Shape.of(c, s, setup.dtype(), p);
@@ -167,7 +167,7 @@ final class OverlapBenchmark {
 
     private static void begin(OutputFormat fmt, PrintWriter out, Map<String, Object> header, Collective c, int p) {
         switch (fmt) {
-            case CSV -> out.println(RowWriter.CSV_HEADER + ",compute_us,blocking_us,overlap_us");
+            case CSV -> out.println(RowWriter.CSV_HEADER + RowWriter.CSV_EXTRA + ",compute_us,blocking_us,overlap_us");
             case JSON -> RowWriter.of(fmt, out, List.of()).begin(header);
             case TABLE -> {
                 out.printf(Locale.ROOT, "# collbench %s --overlap: %d ranks, %s; rank %d computes for C, the others wait at once%n",

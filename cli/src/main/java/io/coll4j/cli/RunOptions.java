@@ -24,15 +24,31 @@ final class RunOptions {
     @Option(names = {"-t", "--threads"}, paramLabel = "N", description = "ranks (default: number of PUs)")
     Integer threads;
 
-    @Option(names = {"-m", "--sizes"}, paramLabel = "MIN:MAX", defaultValue = "8:64M",
-            description = "bytes per rank, K/M/G suffixes, doubling (default ${DEFAULT-VALUE}). Per rank as nccl-tests: "
-                    + "the vector for allreduce/reduce/bcast, the input for reduce-scatter, the output for allgather")
+    /** The sweep when no size flag is given. */
+    static final String DEFAULT_SIZES = "8:64M";
+
+    @Option(names = {"-m", "--sizes"}, paramLabel = "[MIN:]MAX",
+            description = "bytes per rank, K/M/G suffixes, as OSU's -m: MIN:MAX, or MAX alone (from 8) (default " + DEFAULT_SIZES
+                    + "). Per rank as nccl-tests: the vector for allreduce/reduce/bcast, the input for reduce-scatter, the "
+                    + "output for allgather")
     String sizes;
 
-    @Option(names = {"-i", "--iterations"}, paramLabel = "N", description = "timed iterations (default: scaled by size, 20..10000)")
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "MIN", description = "smallest size (nccl-tests' -b; default 8)")
+    String minBytes;
+
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "MAX", description = "largest size (nccl-tests' -e; default 64M)")
+    String maxBytes;
+
+    @Option(names = {"-f", "--step-factor"}, paramLabel = "F", description = "each size F times the last (nccl-tests' -f; default 2)")
+    Long stepFactor;
+
+    @Option(names = {"-i", "-n", "--iterations"}, paramLabel = "N",
+            description = "timed iterations (-n as nccl-tests; default: scaled by size, 20..10000)")
     Long iterations;
 
-    @Option(names = {"-x", "--warmup"}, paramLabel = "N", description = "warm-up iterations (default: 100000 for latency-bound sizes so the JIT has compiled the path, as many as timed for medium sizes, iterations/10 (at least 5) for large ones)")
+    @Option(names = {"-x", "-w", "--warmup"}, paramLabel = "N",
+            description = "warm-up iterations (-w as nccl-tests; default: warm each row until its batches settle, "
+                    + "see 'steady state' in the table header)")
     Long warmup;
 
     @Option(names = {"-d", "--dtype"}, paramLabel = "TYPE", defaultValue = "f64", description = "f32|f64|i32|i64|f16|bf16|u32|u64, or a (value, index) pair for minloc/maxloc: f32_i32|f64_i64|i32_i32|i64_i64 (default ${DEFAULT-VALUE})")
@@ -63,8 +79,14 @@ final class RunOptions {
                     + " ranks than CPUs), spin, yield, backoff, backoff-oversubscribed (default ${DEFAULT-VALUE})")
     String wait;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120", description = "collective timeout (default ${DEFAULT-VALUE} s)")
-    long timeoutSeconds;
+    @Option(names = "--timeout", paramLabel = "SECONDS",
+            description = "collective timeout (default: the team's, Team.DEFAULT_TIMEOUT = 60 s)")
+    Long timeoutSeconds;
+
+    /** {@code --timeout}, or the library's own default, so the CLI and an application time out alike. */
+    Duration timeout() {
+        return timeoutSeconds == null ? Team.DEFAULT_TIMEOUT : Duration.ofSeconds(timeoutSeconds);
+    }
 
     @Option(names = "--mpi", description = "span the processes of an MPI job: run under 'mpirun -np N', -t ranks per process; "
             + "global rank 0 prints the table")
@@ -103,7 +125,8 @@ final class RunOptions {
         if (c.reduces()) {
             o.checkSupports(t);
         }
-        SizeRange range = c == Collective.BARRIER ? new SizeRange(0, 0) : SizeRange.parse(sizes);
+        SizeRange range = c == Collective.BARRIER ? new SizeRange(0, 0)
+                : SizeRange.of(sizes, minBytes, maxBytes, stepFactor, DEFAULT_SIZES);
         if (iterations != null && iterations < 1) {
             throw new IllegalArgumentException("--iterations must be >= 1, got " + iterations);
         }
@@ -116,10 +139,12 @@ final class RunOptions {
         if (warmup != null) {
             Resources.atMost("--warmup", warmup, Resources.MAX_ITERATIONS);
         }
-        if (timeoutSeconds < 1) {
+        if (timeoutSeconds != null && timeoutSeconds < 1) {
             throw new IllegalArgumentException("--timeout must be >= 1 s, got " + timeoutSeconds);
         }
-        Resources.atMost("--timeout", timeoutSeconds, Resources.MAX_TIMEOUT_SECONDS);
+        if (timeoutSeconds != null) {
+            Resources.atMost("--timeout", timeoutSeconds, Resources.MAX_TIMEOUT_SECONDS);
+        }
         Topology topo = where.topology();
         int p = threads != null ? threads : topo.pus().size();
         if (p < 1) {

@@ -5,10 +5,12 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A {@code -m MIN:MAX} size sweep: byte sizes with K/M/G (binary) suffixes, doubling from MIN to MAX
- * inclusive, as OSU and nccl-tests do. A single size ({@code -m 4M}) means MIN = MAX.
+ * A size sweep: byte sizes with K/M/G (binary) suffixes, from MIN to MAX inclusive, each {@code factor} times the
+ * one before (2: doubling, as OSU and nccl-tests do). {@code -m} reads as in OSU: {@code -m MIN:MAX}, or
+ * {@code -m MAX} alone (MIN is then the command's default, or MAX itself when that is larger); nccl-tests'
+ * {@code -b MIN -e MAX -f FACTOR} set the same three values.
  */
-public record SizeRange(long min, long max) {
+public record SizeRange(long min, long max, long factor) {
 
     public SizeRange {
         if (min < 0 || max < 0) {
@@ -17,9 +19,16 @@ public record SizeRange(long min, long max) {
         if (min > max) {
             throw new IllegalArgumentException("size range MIN > MAX: " + format(min) + " > " + format(max));
         }
+        if (factor < 2) {
+            throw new IllegalArgumentException("-f/--step-factor must be >= 2, got " + factor);
+        }
     }
 
-    /** Parses {@code MIN:MAX} or a single size; {@link IllegalArgumentException} naming the bad text. */
+    public SizeRange(long min, long max) {
+        this(min, max, 2);
+    }
+
+    /** Parses {@code MIN:MAX}, or a single size meaning MIN = MAX; {@link IllegalArgumentException} naming the bad text. */
     public static SizeRange parse(String text) {
         String t = text.trim();
         int colon = t.indexOf(':');
@@ -28,6 +37,42 @@ public record SizeRange(long min, long max) {
             return new SizeRange(v, v);
         }
         return new SizeRange(parseSize(t.substring(0, colon)), parseSize(t.substring(colon + 1)));
+    }
+
+    /**
+     * The sweep of {@code -m} ({@code MIN:MAX}, or {@code MAX} alone as in OSU), {@code -b}, {@code -e} and {@code -f}
+     * as nccl-tests reads them: {@code -b}/{@code -e} override the bound they name, a single {@code -m MAX} keeps
+     * {@code defaultMin} (or MAX, when smaller). Any of them null: not given. {@code defaultRange} is the command's
+     * default {@code MIN:MAX}.
+     */
+    public static SizeRange of(String m, String b, String e, Long f, String defaultRange) {
+        SizeRange d = parse(defaultRange);
+        long min = d.min();
+        long max = d.max();
+        if (m != null) {
+            String t = m.trim();
+            if (t.indexOf(':') >= 0) {
+                SizeRange r = parse(t);
+                min = r.min();
+                max = r.max();
+            } else {
+                max = parseSize(t);
+                min = Math.min(min, max);
+            }
+        }
+        if (e != null) {
+            max = parseSize(e);
+            if (b == null && m == null) {
+                min = Math.min(min, max);
+            }
+        }
+        if (b != null) {
+            min = parseSize(b);
+            if (e == null && m == null) {
+                max = Math.max(max, min);
+            }
+        }
+        return new SizeRange(min, max, f == null ? 2 : f);
     }
 
     /** Parses one size: digits with an optional K, M or G suffix (powers of 1024), optionally followed by B. */
@@ -56,7 +101,7 @@ public record SizeRange(long min, long max) {
         }
     }
 
-    /** The sweep: MIN, 2·MIN, 4·MIN, … while ≤ MAX, and MAX itself when the doubling does not land on it. A MIN of 0 yields 0, then 1, 2, 4, … */
+    /** The sweep: MIN, f·MIN, f²·MIN, … while ≤ MAX, and MAX itself when the steps do not land on it. A MIN of 0 yields 0, then 1, f, f², … */
     public List<Long> sizes() {
         List<Long> out = new ArrayList<>();
         long s = min;
@@ -65,7 +110,7 @@ public record SizeRange(long min, long max) {
             if (s == max) {
                 break;
             }
-            long next = s == 0 ? 1 : s * 2;
+            long next = s == 0 ? 1 : s > Long.MAX_VALUE / factor ? -1 : s * factor;
             if (next > max || next < 0) {
                 out.add(max);
                 break;

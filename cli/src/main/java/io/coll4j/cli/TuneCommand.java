@@ -30,7 +30,7 @@ final class TuneCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", defaultValue = DEFAULT_OUTPUT,
+    @Option(names = "--output", paramLabel = "FILE", defaultValue = DEFAULT_OUTPUT,
             description = "profile to write (default ${DEFAULT-VALUE})")
     Path output;
 
@@ -49,9 +49,12 @@ final class TuneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (mpi) {
+            return tuneMpi();
+        }
         // the profile is written after minutes of measuring: make sure it can be, first (in an existing
-        // directory, as --output: a mistyped path is refused, not created)
-        Resources.writableFile("-o", output);
+        // directory, as --output everywhere: a mistyped path is refused, not created)
+        Resources.writableFile("--output", output);
         if (repeat < 1) {
             throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
         }
@@ -127,6 +130,7 @@ final class TuneCommand implements Callable<Integer> {
                     MachineModel.putProfileFields(output, pair);
                     out.printf("# added %s and %s to %s%n", MachineModel.MPI_ALPHA_FIELD, MachineModel.MPI_BETA_FIELD, output);
                 } else {
+                    Resources.writableFile("--output", output);
                     Map<String, Object> extra = new LinkedHashMap<>(pair);
                     extra.put("notes", List.of("machine fields are the topology's defaults: run collbench tune -o " + output
                             + " for measured ones, then tune --mpi -o " + output + " again"));

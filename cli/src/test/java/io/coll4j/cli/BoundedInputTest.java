@@ -68,9 +68,9 @@ class BoundedInputTest {
         cases.add(new Case("P#" + absentPu + " is not in the topology", "topo", "--bind", absentPu));
         cases.add(new Case("has 10000000000 PUs", "topo", "--topology", hugeSynthetic));
         cases.add(new Case("has 1000000 PUs", "topo", "--topology", bigSynthetic));
-        cases.add(new Case("does not exist", "tune", "-o", dir.resolve("missing/p.json").toString()));
-        cases.add(new Case("--repeat 2000000000 is more than", "tune", "--repeat", "2000000000", "-o", dir.resolve("p.json").toString()));
-        cases.add(new Case("has 1000000 PUs", "tune", "--topology", bigSynthetic, "-o", dir.resolve("p.json").toString()));
+        cases.add(new Case("does not exist", "tune", "--output", dir.resolve("missing/p.json").toString()));
+        cases.add(new Case("--repeat 2000000000 is more than", "tune", "--repeat", "2000000000", "--output", dir.resolve("p.json").toString()));
+        cases.add(new Case("has 1000000 PUs", "tune", "--topology", bigSynthetic, "--output", dir.resolve("p.json").toString()));
         cases.add(new Case("--threads 100000000 is more than", "chain", "-t", "100000000"));
         cases.add(new Case("needs", "chain", "-t", "2", "-m", "1024G"));
         cases.add(new Case("--repetitions 2000000000 is more than", "chain", "-t", "2", "-m", "1K", "-n", "2000000000"));

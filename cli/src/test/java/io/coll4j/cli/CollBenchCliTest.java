@@ -81,7 +81,7 @@ class CollBenchCliTest {
         assertEquals(0, r.code(), r.err() + "\n" + r.out());
         List<String> rows = r.out().lines().filter(l -> l.startsWith(f[0] + ",")).toList();
         assertTrue(rows.size() >= 3, r.out());
-        assertTrue(rows.stream().allMatch(l -> l.endsWith(",true")), r.out());
+        assertTrue(rows.stream().allMatch(l -> CliRun.checkedCsv(l)), r.out());
     }
 
     @Test
@@ -127,7 +127,7 @@ class CollBenchCliTest {
     void profileIsUsedAndNamedInTheJsonHeaderWhichDescribesTheRun(@TempDir Path dir) throws IOException {
         Path prof = dir.resolve("p.json");
         Files.writeString(prof, MachineModel.defaults(Topology.host()).toProfileJson(Map.of()));
-        CliRun r = run("allreduce", "-t", "2", "-m", "64", "-i", "5", "-x", "1", "--format", "json", "--profile", prof.toString());
+        CliRun r = run("allreduce", "-t", "2", "-m", "64:64", "-i", "5", "-x", "1", "--format", "json", "--profile", prof.toString());
         assertEquals(0, r.code(), r.err());
         String header = r.out().lines().findFirst().orElseThrow();
         for (String key : new String[]{"\"machine\":", "\"topology\":", "\"jdk\":\"JDK ", "\"version\":", "\"topologySummary\":"}) {
@@ -260,7 +260,7 @@ class CollBenchCliTest {
     @Test
     void tuneWritesAProfileThatLoadsAndPrintsSpreads(@TempDir Path dir) {
         Path out = dir.resolve("prof.json");   // in an existing directory: a missing one is refused (BoundedInputTest)
-        CliRun r = run("tune", "--quick", "-o", out.toString());
+        CliRun r = run("tune", "--quick", "--output", out.toString());
         assertEquals(0, r.code(), r.err());
         MachineModel m = MachineModel.load(out);
         assertTrue(m.copyBandwidthCached() > 0 && m.lineLatencySameL3() > 0);
@@ -286,8 +286,8 @@ class CollBenchCliTest {
     void coldRotatesBuffersAndStillValidates() {
         CliRun r = run("allreduce", "-t", "2", "-m", "8:16", "-i", "30", "-x", "2", "-c", "--cold", "-a", "all", "--format", "csv");
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().lines().skip(1).allMatch(l -> l.endsWith(",true")), r.out());
-        CliRun b = run("bcast", "-t", "2", "-m", "4K", "-i", "10", "-x", "1", "-c", "--cold", "-r", "1", "--format", "json");
+        assertTrue(r.out().lines().skip(1).allMatch(l -> CliRun.checkedCsv(l)), r.out());
+        CliRun b = run("bcast", "-t", "2", "-m", "4K:4K", "-i", "10", "-x", "1", "-c", "--cold", "-r", "1", "--format", "json");
         assertEquals(0, b.code(), b.err());
         assertTrue(b.out().lines().findFirst().orElseThrow().contains("\"cold\":true"), b.out());
     }
@@ -326,20 +326,24 @@ class CollBenchCliTest {
         int busbw = List.of(header.split(",")).indexOf("busbw_GBps");
         assertTrue(rows.stream().allMatch(x -> Long.parseLong(x[iterations]) == 40), r.out());
         assertTrue(rows.stream().filter(x -> x[1].equals("barrier")).allMatch(x -> Double.parseDouble(x[busbw]) == 0), r.out());
-        CliRun j = run("reduce", "-t", "2", "-m", "64", "-i", "20", "-x", "1", "-a", "auto,barrier", "--alternate", "--format", "json");
+        CliRun j = run("reduce", "-t", "2", "-m", "64:64", "-i", "20", "-x", "1", "-a", "auto,barrier", "--alternate", "--format", "json");
         assertEquals(0, j.code(), j.err());
         assertTrue(j.out().lines().findFirst().orElseThrow().contains("\"alternate\":true"), j.out());
-        assertEquals(2, j.out().lines().skip(1).count(), j.out());
+        assertEquals(2, j.out().lines().filter(l -> l.startsWith("{\"type\":\"row\"")).count(), j.out());
         // without --alternate the barrier is one more row, measured after the others
         CliRun seq = run("bcast", "-t", "2", "-m", "8", "-i", "20", "-x", "1", "-a", "barrier,auto", "-c", "--format", "csv");
         assertEquals(0, seq.code(), seq.err());
-        assertTrue(seq.out().lines().skip(1).allMatch(l -> l.endsWith(",true") || l.startsWith("barrier,")), seq.out());
+        assertTrue(seq.out().lines().skip(1).allMatch(l -> CliRun.checkedCsv(l) || l.startsWith("barrier,")), seq.out());
     }
 
     /** What {@code --alternate} cannot do is refused before anything runs. */
     @Test
     void alternateRefusesPerCallTimingAndTheBarrierBesideItself() {
-        usageError("--alternate", "allreduce", "-t", "2", "-m", "8", "-a", "auto,barrier", "--alternate", "-c");
+        // checking is one call after the timed batches: --alternate checks too
+        CliRun checked = run("allreduce", "-t", "2", "-m", "8:8", "-i", "20", "-x", "1", "-a", "auto,barrier", "--alternate", "-c",
+                "--format", "csv");
+        assertEquals(0, checked.code(), checked.err());
+        assertTrue(checked.out().lines().skip(1).filter(l -> !l.startsWith("barrier,")).allMatch(CliRun::checkedCsv), checked.out());
         usageError("--alternate", "allreduce", "-t", "2", "-m", "8", "--alternate", "--percentiles", "50");
         usageError("--alternate", "allreduce", "-t", "2", "-m", "8", "--alternate", "--overlap", "5");
         usageError("barrier", "barrier", "-t", "2", "-a", "barrier");
@@ -360,16 +364,16 @@ class CollBenchCliTest {
         for (String c : new String[]{"allreduce", "reduce", "bcast", "reduce-scatter", "allgather"}) {
             CliRun r = run(c, "-t", "2", "-m", "8:64K", "-i", "20", "-x", "1", "-c", "--consume", "--cold", "-a", "all", "--format", "csv");
             assertEquals(0, r.code(), c + ": " + r.err());
-            assertTrue(r.out().lines().skip(1).allMatch(l -> l.endsWith(",true")), r.out());
+            assertTrue(r.out().lines().skip(1).allMatch(l -> CliRun.checkedCsv(l)), r.out());
         }
-        CliRun j = run("allreduce", "-t", "2", "-m", "1K", "-i", "20", "-x", "1", "--consume", "--format", "json");
+        CliRun j = run("allreduce", "-t", "2", "-m", "1K:1K", "-i", "20", "-x", "1", "--consume", "--format", "json");
         assertEquals(0, j.code(), j.err());
         assertTrue(j.out().lines().findFirst().orElseThrow().contains("\"consume\":true"), j.out());
     }
 
     @Test
     void checkPlacementReportsEveryRank() {
-        CliRun r = run("allgather", "-t", "2", "-m", "1M", "-i", "3", "-x", "1", "--check-placement");
+        CliRun r = run("allgather", "-t", "2", "-m", "1M:1M", "-i", "3", "-x", "1", "--check-placement");
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.err().lines().filter(l -> l.startsWith("placement:")).toList();
         if (!Hwloc.isAvailable()) {   // without hwloc collbench says so in one line; the per-rank check cannot run

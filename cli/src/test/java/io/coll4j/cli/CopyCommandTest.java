@@ -47,11 +47,11 @@ class CopyCommandTest {
 
     @Test
     void adaptivePicksTemporalWhenTheWorkingSetFitsAndStreamsWhenItDoesNot() {
-        CliRun small = run("copy", "-m", "64K", "--impl", "adaptive", "-i", "2", "-x", "0", "--cache", "1M");
+        CliRun small = run("copy", "-m", "64K:64K", "--impl", "adaptive", "-i", "2", "-x", "0", "--cache", "1M");
         assertEquals(0, small.code(), small.err());
         assertTrue(small.out().contains("temporal, W 128K <= C 1M"), small.out());
 
-        CliRun big = run("copy", "-m", "64K", "--impl", "adaptive,nontemporal", "-i", "2", "-x", "0", "--cache", "64K");
+        CliRun big = run("copy", "-m", "64K:64K", "--impl", "adaptive,nontemporal", "-i", "2", "-x", "0", "--cache", "64K");
         assertEquals(0, big.code(), big.err());
         String expected = Copy.nativeAvailable() ? "stream " + Copy.ntIsa() + ", W 128K > C 64K" : "W 128K > C 64K";
         assertTrue(big.out().contains(expected), big.out());
@@ -76,7 +76,7 @@ class CopyCommandTest {
     @Test
     void threadsCopyConcurrentlyAndJsonRowsCarryThePath(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("copy.json");
-        CliRun r = run("copy", "-m", "16K", "-t", "3", "--impl", "segment,arraycopy", "-i", "4", "--format", "json",
+        CliRun r = run("copy", "-m", "16K:16K", "-t", "3", "--impl", "segment,arraycopy", "-i", "4", "--format", "json",
                 "--output", file.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals("", r.out());
@@ -91,7 +91,7 @@ class CopyCommandTest {
 
     @Test
     void defaultIterationsAreScaledByTime() {
-        CliRun r = run("copy", "-m", "4K", "--impl", "segment", "--format", "csv");
+        CliRun r = run("copy", "-m", "4K:4K", "--impl", "segment", "--format", "csv");
         assertEquals(0, r.code(), r.err());
         String[] f = r.out().lines().toList().get(1).split(",");
         long iterations = Long.parseLong(f[3]);

@@ -51,7 +51,7 @@ class ResourceErrorsTest {
         cases.add(new String[]{"allreduce", "-m", "8", "-t", "2", "-i", "1", "--plot", dir.resolve("missing/dir/p.png").toString()});
         cases.add(new String[]{"allreduce", "-m", "8", "-t", "2", "-i", "1", "--output", dir.resolve("missing/rows.csv").toString()});
         Path notADir = Files.writeString(dir.resolve("file"), "x");
-        cases.add(new String[]{"tune", "-o", notADir.resolve("profile.json").toString()});
+        cases.add(new String[]{"tune", "--output", notADir.resolve("profile.json").toString()});
         StringBuilder deep = new StringBuilder();
         deep.append("[".repeat(100_000)).append("]".repeat(100_000));
         Path profile = Files.writeString(dir.resolve("deep.json"), deep.toString());
