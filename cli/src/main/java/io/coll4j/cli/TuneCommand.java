@@ -132,10 +132,10 @@ final class TuneCommand implements Callable<Integer> {
                 } else {
                     Resources.writableFile("--output", output);
                     Map<String, Object> extra = new LinkedHashMap<>(pair);
-                    extra.put("notes", List.of("machine fields are the topology's defaults: run collbench tune -o " + output
-                            + " for measured ones, then tune --mpi -o " + output + " again"));
+                    extra.put("notes", List.of("machine fields are the topology's defaults: run collbench tune --output " + output
+                            + " for measured ones, then tune --mpi --output " + output + " again"));
                     Files.writeString(output, MachineModel.defaults(team.topology()).toProfileJson(extra));
-                    out.printf("# wrote %s (machine fields: defaults; run collbench tune -o %s to measure them)%n", output, output);
+                    out.printf("# wrote %s (machine fields: defaults; run collbench tune --output %s to measure them)%n", output, output);
                 }
                 out.printf("# use it with COLL4J_PROFILE=%s (or Team.Builder.profile): the hierarchical selector reads the pair%n", output);
                 out.flush();
