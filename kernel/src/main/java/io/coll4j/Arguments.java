@@ -1,5 +1,6 @@
 package io.coll4j;
 
+import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
@@ -102,7 +103,7 @@ final class Arguments {
                 long total = bytes(count, dtype, size);
                 readable("send", send, total, rank);
                 writable("recv", recv, block, rank);
-                if (overlap(send, total, recv, block)) {
+                if (Aliasing.overlap(send, total, recv, block)) {
                     throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
                 }
             }
@@ -110,8 +111,7 @@ final class Arguments {
                 long total = bytes(count, dtype, size);
                 readable("send", send, block, rank);
                 writable("recv", recv, total, rank);
-                if (overlap(send, block, recv, total)
-                        && !sameStart(send, recv.asSlice(Math.min(rank * block, recv.byteSize())))) {
+                if (Aliasing.overlap(send, block, recv, total) && !Aliasing.sameStart(send, 0, recv, rank * block)) {
                     throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
                 }
             }
@@ -153,39 +153,12 @@ final class Arguments {
         }
     }
 
-    /** Same first byte and same storage: the caller passed one buffer as both (in place). */
-    static boolean sameStart(MemorySegment a, MemorySegment b) {
-        if (a == b) {
-            return true;
-        }
-        if (a.isNative() != b.isNative()) {
-            return false;
-        }
-        if (!a.isNative() && a.heapBase().orElse(null) != b.heapBase().orElse(null)) {
-            return false;
-        }
-        return a.address() == b.address();
-    }
-
-    /** True when [a, a+aBytes) and [b, b+bBytes) share a byte. */
-    static boolean overlap(MemorySegment a, long aBytes, MemorySegment b, long bBytes) {
-        if (aBytes == 0 || bBytes == 0 || a.isNative() != b.isNative()) {
-            return false;
-        }
-        if (!a.isNative() && a.heapBase().orElse(null) != b.heapBase().orElse(null)) {
-            return false;
-        }
-        long a0 = a.address();
-        long b0 = b.address();
-        return a0 < b0 + bBytes && b0 < a0 + aBytes;
-    }
-
     /** In place (same start) is allowed; any other overlap is an error. Returns true for in place. */
     static boolean inPlaceOrDisjoint(String sendName, MemorySegment send, String recvName, MemorySegment recv, long bytes) {
-        if (sameStart(send, recv)) {
+        if (Aliasing.sameStart(send, recv)) {
             return true;
         }
-        if (overlap(send, bytes, recv, bytes)) {
+        if (Aliasing.overlap(send, bytes, recv, bytes)) {
             throw new IllegalArgumentException(sendName + " and " + recvName
                     + " overlap without being the same buffer (pass the same segment for in place)");
         }

@@ -1,6 +1,7 @@
 package io.coll4j;
 
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
+import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
 import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
 import io.coll4j.kernel.algo.CollectiveCall;
@@ -1106,7 +1107,7 @@ public final class Rank implements AutoCloseable {
         long block = Arguments.bytes(recvCounts[me], dtype, 1);
         Arguments.readable("send", send, total, me);
         Arguments.writable("recv", recv, block, me);
-        if (Arguments.overlap(send, total, recv, block)) {
+        if (Aliasing.overlap(send, total, recv, block)) {
             throw new IllegalArgumentException("send and recv overlap: reduceScatterV needs separate buffers");
         }
         return total;
@@ -1191,12 +1192,12 @@ public final class Rank implements AutoCloseable {
             throw new IllegalArgumentException("sendCounts[" + me + "] = " + sendCounts[me] + " differs from recvCounts["
                     + me + "] = " + recvCounts[me] + " (this rank's block to itself)");
         }
-        if (Arguments.sameStart(send, recv)) {
+        if (Aliasing.sameStart(send, recv)) {
             if (!java.util.Arrays.equals(sendCounts, recvCounts) || !java.util.Arrays.equals(sendDispls, recvDispls)) {
                 throw new IllegalArgumentException("in place (send and recv are the same segment): sendCounts/sendDispls"
                         + " must equal recvCounts/recvDispls");
             }
-        } else if (Arguments.overlap(send, sendExtent, recv, recvExtent)) {
+        } else if (Aliasing.overlap(send, sendExtent, recv, recvExtent)) {
             throw new IllegalArgumentException("send and recv overlap without being the same buffer (pass the same segment for in place)");
         }
     }
@@ -1302,10 +1303,10 @@ public final class Rank implements AutoCloseable {
     /** {@code inner} is exactly block {@code at} of {@code outer} (in place), or shares no byte with it. */
     private static void blockOrDisjoint(String innerName, MemorySegment inner, long innerBytes, String outerName,
                                         MemorySegment outer, long outerBytes, long at) {
-        if (!Arguments.overlap(inner, innerBytes, outer, outerBytes)) {
+        if (!Aliasing.overlap(inner, innerBytes, outer, outerBytes)) {
             return;
         }
-        if (at <= outer.byteSize() && Arguments.sameStart(inner, outer.asSlice(at))) {
+        if (Aliasing.sameStart(inner, 0, outer, at)) {
             return;
         }
         throw new IllegalArgumentException(innerName + " overlaps " + outerName + " without being this rank's block of it");
@@ -2150,7 +2151,7 @@ public final class Rank implements AutoCloseable {
                 long total = Arguments.bytes(count, dtype, callSize());
                 Arguments.readable("send", send, total, callId());
                 Arguments.writable("recv", recv, block, callId());
-                if (Arguments.overlap(send, total, recv, block)) {
+                if (Aliasing.overlap(send, total, recv, block)) {
                     throw new IllegalArgumentException("send and recv overlap: reduceScatter needs separate buffers");
                 }
             }
@@ -2159,8 +2160,7 @@ public final class Rank implements AutoCloseable {
                 long total = Arguments.bytes(count, dtype, callSize());
                 Arguments.readable("send", send, block, callId());
                 Arguments.writable("recv", recv, total, callId());
-                if (Arguments.overlap(send, block, recv, total)
-                        && !Arguments.sameStart(send, recv.asSlice(Math.min(callId() * block, recv.byteSize())))) {
+                if (Aliasing.overlap(send, block, recv, total) && !Aliasing.sameStart(send, 0, recv, callId() * block)) {
                     throw new IllegalArgumentException("send overlaps recv without being this rank's block of it");
                 }
             }
@@ -2465,7 +2465,7 @@ public final class Rank implements AutoCloseable {
     /** The allreduce as one MPI_Allreduce of this process's buffers ({@link #isMpiAllreduce}). */
     private void mpiAllreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         io.coll4j.kernel.span.ProcessSpan s = span.span();
-        s.allreduce(s.world(), send == recv ? null : send, recv, count, dtype, op);
+        s.allreduce(s.world(), Aliasing.sameStart(send, recv) ? null : send, recv, count, dtype, op);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.coll4j.reductions;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -177,6 +178,28 @@ class OpsAndTypesSemanticsTest {
             for (int i = 0; i < count; i++) {
                 assertEquals(expected[i], dst.getAtIndex(ValueLayout.JAVA_LONG, i), "element " + i);
             }
+        }
+    }
+
+    /** Issue 30: a later source that is a read-only view of dst's array (heapBase() empty) is still dst. */
+    @Test
+    void userOpSeesAReadOnlyHeapViewOfDstAsDst() {
+        Reducer r = UserOp.ofLongs("plus", DType.I64, true, Long::sum).reducer();
+        for (int at = 2; at < 4; at++) {
+            long[] dstArray = {1, 2, 3};
+            MemorySegment dst = MemorySegment.ofArray(dstArray);
+            MemorySegment[] srcs = new MemorySegment[4];
+            for (int j = 0; j < srcs.length; j++) {
+                srcs[j] = j == at ? dst.asReadOnly() : MemorySegment.ofArray(new long[]{10L * (j + 1), 10L * (j + 1), 10L * (j + 1)});
+            }
+            long[] expected = new long[3];
+            for (int i = 0; i < 3; i++) {
+                for (MemorySegment s : srcs) {
+                    expected[i] += s.getAtIndex(ValueLayout.JAVA_LONG, i);
+                }
+            }
+            r.reduceMany(dst, 0, srcs, new long[srcs.length], srcs.length, 3);
+            assertArrayEquals(expected, dstArray, "dst is source " + at);
         }
     }
 

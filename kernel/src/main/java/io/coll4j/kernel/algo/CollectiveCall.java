@@ -4,6 +4,7 @@ import io.coll4j.Collective;
 import io.coll4j.CollectiveMismatchException;
 import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.bindings.copy.Copy;
+import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.kernel.sync.FlagWait;
 import io.coll4j.kernel.sync.Stamp;
@@ -268,7 +269,7 @@ public final class CollectiveCall {
 
     /** True when the caller passed the same buffer as send and receive (in place). */
     public boolean inPlace() {
-        return send == recv || (send != null && recv != null && send.equals(recv));
+        return send == recv || (send != null && recv != null && Aliasing.sameStart(send, recv));
     }
 
     public long count() {

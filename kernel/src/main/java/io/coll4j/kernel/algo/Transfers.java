@@ -1,5 +1,6 @@
 package io.coll4j.kernel.algo;
 
+import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.kernel.sync.ControlBlock;
 
 import java.lang.foreign.MemorySegment;
@@ -25,7 +26,7 @@ public final class Transfers {
      */
     public static void copy(CollectiveCall call, MemorySegment src, long srcOff, MemorySegment dst, long dstOff,
                             long bytes, boolean nonTemporal) {
-        if (bytes == 0 || (src == dst && srcOff == dstOff) || sameRange(src, srcOff, dst, dstOff)) {
+        if (bytes == 0 || Aliasing.sameStart(src, srcOff, dst, dstOff)) {
             return;
         }
         if (nonTemporal) {
@@ -48,13 +49,5 @@ public final class Transfers {
         }
         copy(call, call.send(), 0, call.recv(), 0, call.bytes(), false);
         return true;
-    }
-
-    private static boolean sameRange(MemorySegment a, long aOff, MemorySegment b, long bOff) {
-        if (a.isNative() && b.isNative()) {
-            return a.address() + aOff == b.address() + bOff;
-        }
-        return a.heapBase().isPresent() && b.heapBase().isPresent() && a.heapBase().get() == b.heapBase().get()
-                && a.address() + aOff == b.address() + bOff;
     }
 }

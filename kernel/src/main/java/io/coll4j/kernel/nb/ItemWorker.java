@@ -5,6 +5,7 @@ import io.coll4j.bindings.copy.NativeOp;
 import io.coll4j.bindings.copy.NativeType;
 import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.kernel.algo.FoldPasses;
+import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
@@ -163,12 +164,12 @@ public final class ItemWorker {
         }
         // outA clobbers inA only when rank a is in place, outB clobbers inB only when b is: order the two
         // copies so the input that may be clobbered is read first, and save through the strip only when both are
-        if (!sameRange(inA, aOff, outA, aDst)) {
+        if (!Aliasing.sameStart(inA, aOff, outA, aDst)) {
             copy(copy, inB, bOff, outA, aDst, baBytes, nonTemporal);
             copy(copy, inA, aOff, outB, bDst, abBytes, nonTemporal);
             return;
         }
-        if (!sameRange(inB, bOff, outB, bDst)) {
+        if (!Aliasing.sameStart(inB, bOff, outB, bDst)) {
             copy(copy, inA, aOff, outB, bDst, abBytes, nonTemporal);
             copy(copy, inB, bOff, outA, aDst, baBytes, nonTemporal);
             return;
@@ -195,7 +196,7 @@ public final class ItemWorker {
     /** Copies {@code bytes}; a range onto itself (in place) is skipped; non-temporal only between native segments. */
     static void copy(Copy copy, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes,
                      boolean nonTemporal) {
-        if (bytes == 0 || sameRange(src, srcOffset, dst, dstOffset)) {
+        if (bytes == 0 || Aliasing.sameStart(src, srcOffset, dst, dstOffset)) {
             return;
         }
         if (nonTemporal && src.isNative() && dst.isNative() && Copy.nativeAvailable()) {
@@ -203,17 +204,6 @@ public final class ItemWorker {
         } else {
             MemorySegment.copy(src, srcOffset, dst, dstOffset, bytes);
         }
-    }
-
-    static boolean sameRange(MemorySegment a, long aOff, MemorySegment b, long bOff) {
-        if (a == b) {
-            return aOff == bOff;
-        }
-        if (a.isNative() && b.isNative()) {
-            return a.address() + aOff == b.address() + bOff;
-        }
-        return a.heapBase().isPresent() && b.heapBase().isPresent() && a.heapBase().get() == b.heapBase().get()
-                && a.address() + aOff == b.address() + bOff;
     }
 
     private StreamingFold streaming() {

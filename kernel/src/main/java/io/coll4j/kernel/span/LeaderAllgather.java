@@ -35,8 +35,7 @@ public final class LeaderAllgather {
             return;
         }
         if (t == 1) {
-            boolean inPlace = send.address() == recv.address() + mineAt && send.isNative() == recv.isNative()
-                    && send.heapBase().equals(recv.heapBase());
+            boolean inPlace = SpanGroup.startsAt(send, recv, mineAt);
             span.allgather(span.world(), inPlace ? null : send, recv, sendCount, dtype);
             return;
         }

@@ -27,7 +27,7 @@ public final class LeaderAllreduce {
     public static void run(SpanGroup g, LocalOps local, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         ProcessSpan span = g.span();
         if (local.localSize() == 1) {
-            span.allreduce(span.world(), send == recv ? null : send, recv, count, dtype, op, local.userOp());
+            span.allreduce(span.world(), SpanGroup.startsAt(send, recv, 0) ? null : send, recv, count, dtype, op, local.userOp());
             return;
         }
         local.reduce(send, recv, count, dtype, op, 0);
@@ -46,7 +46,7 @@ public final class LeaderAllreduce {
         ProcessSpan span = g.span();
         List<SpanRequest.Stage> s = new ArrayList<>(3);
         if (local.localSize() == 1) {
-            MemorySegment in = send == recv ? null : send;
+            MemorySegment in = SpanGroup.startsAt(send, recv, 0) ? null : send;
             s.add(new SpanRequest.Inter(() -> span.iallreduce(span.requests(), in, recv, count, dtype, op)));
             return s;
         }

@@ -34,7 +34,7 @@ public final class LeaderReduce {
         int localRoot = rootHere ? r.rootLocal() : 0;
         boolean joins = local.localId() == localRoot;   // the one rank of this process that calls MPI
         if (t == 1) {
-            span.reduce(span.world(), rootHere && send == recv ? null : send, rootHere ? recv : null, count, dtype, op, local.userOp(), rootProcess);
+            span.reduce(span.world(), rootHere && SpanGroup.startsAt(send, recv, 0) ? null : send, rootHere ? recv : null, count, dtype, op, local.userOp(), rootProcess);
             return;
         }
         MemorySegment into = !joins ? null : rootHere ? recv : g.scratch(localRoot, count * dtype.size());

@@ -1,5 +1,7 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.kernel.memory.Aliasing;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -266,8 +268,7 @@ public final class SpanGroup implements AutoCloseable {
 
     /** True when {@code inner} starts exactly {@code at} bytes into {@code outer} (the in-place forms). */
     static boolean startsAt(MemorySegment inner, MemorySegment outer, long at) {
-        return inner.isNative() == outer.isNative() && inner.heapBase().equals(outer.heapBase())
-                && inner.address() == outer.address() + at;
+        return Aliasing.sameStart(inner, 0, outer, at);
     }
 
     /** Frees the scratch and lets the span finalise when this was its last team. */

@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.TeamLayout;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 
@@ -121,7 +122,7 @@ public final class SharedCopyAllgather extends AbstractAlgorithm {
         }
         boolean nt = call.copy().useNonTemporal(workingSet(p, block, layout.packageCount()), false);
         MemorySegment recv = call.recv();
-        if (call.send() != null && sameStart(call.send(), recv, r * block)) {
+        if (call.send() != null && Aliasing.sameStart(call.send(), 0, recv, r * block)) {
             // in place: my block is already where it belongs
             Transfers.copy(call, shared, 0, recv, 0, r * block, nt);
             Transfers.copy(call, shared, (r + 1) * block, recv, (r + 1) * block, (p - r - 1) * block, nt);
@@ -158,16 +159,5 @@ public final class SharedCopyAllgather extends AbstractAlgorithm {
                     (end - first) * block, false);
             first = end;
         }
-    }
-
-    /** True when {@code send} starts exactly at byte {@code off} of {@code recv} (an in-place allgather). */
-    private static boolean sameStart(MemorySegment send, MemorySegment recv, long off) {
-        if (send.isNative() != recv.isNative()) {
-            return false;
-        }
-        if (!send.isNative() && send.heapBase().orElse(null) != recv.heapBase().orElse(null)) {
-            return false;
-        }
-        return send.address() == recv.address() + off;
     }
 }
