@@ -225,6 +225,15 @@ public interface ProcessSpan {
     /** Called by every team that opened this span when it closes; the last one finalises the transport. */
     void close();
 
+    /**
+     * True while the transport may still write memory a request of a closed team was posted on: a request left
+     * un-awaited (MPI may progress it in any later MPI call) while the transport is not finalised. The team then
+     * leaves its memory allocated ({@link SpanMemory}) rather than free what MPI may still write.
+     */
+    default boolean requestsInFlight() {
+        return false;
+    }
+
     /** What {@code coll4j-mpi} registers: opens the span for a team of {@code localRanks} thread ranks per process. */
     interface Provider {
         ProcessSpan open(int localRanks, Duration timeout);

@@ -73,6 +73,32 @@ public final class RequestBuffers {
         return whole.asSlice(0, bytes);
     }
 
+    /**
+     * A native buffer of at least {@code bytes}, NOT zeroed when reused, for a non-blocking MPI call's stand-in of a
+     * user segment (filled from it, or written whole by MPI); not collected by {@link #collect}: its call gives it
+     * back with {@link #giveBack} once MPI is done with it. Slice it to {@code bytes}.
+     */
+    public static MemorySegment borrow(long bytes) {
+        if (bytes < POOLED_BYTES) {
+            return Arena.ofAuto().allocate(Math.max(bytes, 1), 64);
+        }
+        int k = sizeClass(bytes);
+        MemorySegment whole = FREE[k].pollFirst();
+        if (whole != null) {
+            KEPT.decrementAndGet(k);
+            KEPT_TOTAL.addAndGet(-whole.byteSize());
+            return whole;
+        }
+        return Arena.ofAuto().allocate(1L << k, 64);
+    }
+
+    /** Gives back what {@link #borrow} returned (a smaller one is left to the garbage collector). */
+    public static void giveBack(MemorySegment whole) {
+        if (whole.byteSize() >= POOLED_BYTES && Long.bitCount(whole.byteSize()) == 1) {
+            release(List.of(whole));
+        }
+    }
+
     /** The class of a buffer of {@code bytes}: the exponent of the power of two that holds it. */
     static int sizeClass(long bytes) {
         return 64 - Long.numberOfLeadingZeros(bytes - 1);
