@@ -187,8 +187,79 @@ final class MpiProcessSpan implements ProcessSpan {
         return perLocal[localRank];
     }
 
+    /*
+     * The carried check word (ProcessSpan.carry; issue 30): local rank 0's next allreduce or bcast sends it with its
+     * payload (coll4j_mpi_*_chk), every carry folds into the history word. Only local rank 0's thread carries and
+     * calls on world, so plain fields do; the cell is global memory because the funnel thread may pass it to MPI.
+     */
+    private boolean carried;
+    private long carriedDescriptor;
+    private long carriedCount;
+    private long carriedChain;
+    private long chain;
+    private final MemorySegment carryCell = Arena.global().allocate(8L * 6, 8);
+
+    /** The call carried before the current one, and the history before it (to name the call a stale message was from). */
+    private long previousDescriptor;
+    private long previousCount;
+    private long previousChain;
+
+    @Override
+    public void carry(long descriptor, long count) {
+        previousDescriptor = carriedDescriptor;
+        previousCount = carriedCount;
+        previousChain = carriedChain;
+        carried = true;
+        carriedDescriptor = descriptor;
+        carriedCount = count;
+        carriedChain = chain;
+        chain = io.coll4j.kernel.span.SpanCheck.chain(chain, descriptor, count);
+    }
+
+    @Override
+    public void uncarry() {
+        carried = false;
+    }
+
+    /** Fills the cell with the carried words and clears them; the cell goes to coll4j_mpi_*_chk. */
+    private MemorySegment takeCarried() {
+        carried = false;
+        MemorySegment w = carryCell;
+        w.setAtIndex(ValueLayout.JAVA_LONG, 0, carriedDescriptor);
+        w.setAtIndex(ValueLayout.JAVA_LONG, 1, carriedCount);
+        w.setAtIndex(ValueLayout.JAVA_LONG, 2, carriedChain);
+        return w;
+    }
+
+    /** The result of a carried call: a mismatch (the C shim's CHK_MISMATCH) is a CollectiveMismatchException. */
+    private void checkCarried(int rc, String what) {
+        if (rc == CHK_MISMATCH) {
+            MemorySegment w = carryCell;
+            long otherChain = w.getAtIndex(ValueLayout.JAVA_LONG, 5);
+            if (otherChain == previousChain && otherChain != carriedChain) {
+                // the other side's message is from the call this process made before this one (a bcast whose roots
+                // differed left it unreceived): name that pair
+                throw io.coll4j.kernel.span.SpanCheck.carriedMismatch(rank, previousDescriptor, previousCount, previousChain,
+                        w.getAtIndex(ValueLayout.JAVA_LONG, 3), w.getAtIndex(ValueLayout.JAVA_LONG, 4), otherChain);
+            }
+            throw io.coll4j.kernel.span.SpanCheck.carriedMismatch(rank, w.getAtIndex(ValueLayout.JAVA_LONG, 0),
+                    w.getAtIndex(ValueLayout.JAVA_LONG, 1), w.getAtIndex(ValueLayout.JAVA_LONG, 2),
+                    w.getAtIndex(ValueLayout.JAVA_LONG, 3), w.getAtIndex(ValueLayout.JAVA_LONG, 4), otherChain);
+        }
+        if (rc != 0) {
+            mpi.check(rc, what);
+        }
+    }
+
+    /** coll4j_mpi.c's CHK_MISMATCH. */
+    private static final int CHK_MISMATCH = 0x40000000;
+
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        if (carried) {
+            allreduceCarried(comm, send, recv, count, dtype, op);
+            return;
+        }
         if (mpi.inline() && recv.isNative() && (send == null || send.isNative())) {
             // the latency path (8 B: MPI's own ~0.2 µs): no staging, lambda or hand-off, two release stores for
             // the watchdog. Small enough for C2 to inline into the caller (the staged path is a call of its own):
@@ -211,6 +282,34 @@ final class MpiProcessSpan implements ProcessSpan {
         allreduceStaged(comm, send, recv, count, dtype, op);
     }
 
+    /** {@link #allreduce} with the carried check word in front of the payload (the shim copies both, below SpanCheck's size). */
+    private void allreduceCarried(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        MemorySegment w = takeCarried();
+        int d = dtype.ordinal();
+        int o = op.ordinal();
+        if (mpi.inline() && recv.isNative() && (send == null || send.isNative())) {
+            MemorySegment in = send == null ? MemorySegment.NULL : send;
+            MpiSession.InFlight f = mpi.enter("MPI_Allreduce");
+            int rc;
+            try {
+                rc = (int) MpiShim.ALLREDUCE_CHK.invokeExact(comm, in, recv, count, d, o, w);
+            } catch (Throwable t) {
+                throw new IllegalStateException("MPI_Allreduce: " + t, t);
+            } finally {
+                mpi.exit(f);
+            }
+            checkCarried(rc, "MPI_Allreduce");
+            return;
+        }
+        long bytes = count * dtype.size();
+        Staging s = staging(send, recv);
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
+        MemorySegment out = s.inOut(1, recv, bytes, send == null);
+        int rc = mpi.call("MPI_Allreduce", () -> (int) MpiShim.ALLREDUCE_CHK.invokeExact(comm, in, out, count, d, o, w));
+        checkCarried(rc, "MPI_Allreduce");
+        s.out(out, recv, bytes);
+    }
+
     /** Heap operands (staged through native buffers), or every call under FUNNELED (handed to the MPI thread). */
     private void allreduceStaged(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         long bytes = count * dtype.size();
@@ -230,8 +329,15 @@ final class MpiProcessSpan implements ProcessSpan {
         Staging s = staging(buf, null);
         MemorySegment b = s.inOut(0, buf, bytes, rootProcess == rank);
         int d = dtype.ordinal();
-        int rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST.invokeExact(comm, b, count, d, rootProcess));
-        mpi.check(rc, "MPI_Bcast");
+        int rc;
+        if (carried) {
+            MemorySegment w = takeCarried();
+            rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST_CHK.invokeExact(comm, b, count, d, rootProcess, w));
+            checkCarried(rc, "MPI_Bcast");
+        } else {
+            rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST.invokeExact(comm, b, count, d, rootProcess));
+            mpi.check(rc, "MPI_Bcast");
+        }
         s.out(b, buf, bytes);
     }
 

@@ -176,6 +176,10 @@ public final class CrossProcessDriver {
                 }
                 return;
             }
+            if (mode.equals("mismatch-small")) {
+                mismatchSmall(team, args[2]);
+                return;
+            }
             if (mode.startsWith("closed-")) {
                 closedArena(team, mode, t, args.length > 2 ? Long.parseLong(args[2]) : 1);
                 return;
@@ -266,6 +270,54 @@ public final class CrossProcessDriver {
         if (team.processIndex() == 0) {
             System.out.println(mode + " closed: " + team.processes() + " processes x " + t + " ranks");
         }
+    }
+
+    /**
+     * Issue 30, defect 4: small calls (below SpanCheck's size) that differ between the processes, then a matched 8-byte
+     * bcast and allreduce. Was: exit 0, the matched bcast delivering the mismatched one's stale payload. {@code kase}:
+     * bcast-root (process 0 broadcasts from global rank 0, the others from the first rank of process 1),
+     * bcast-count (1 element against 2), allreduce-count, allreduce-op (SUM against MAX), allreduce-vs-bcast,
+     * reduce-root, scan-vs-allreduce. The last three are not in the suite: MPI cannot match an allreduce with a bcast,
+     * two reduces with different roots, or an allgatherv with an allreduce, so they end through the watchdog after the
+     * team timeout (as before; not silently), not with a CollectiveMismatchException.
+     */
+    private static void mismatchSmall(Team team, String kase) {
+        int me = team.processIndex();
+        team.run(rank -> {
+            int t = rank.localSize();
+            MemorySegment a = rank.allocate(64);
+            MemorySegment b = rank.allocate(64);
+            a.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 100 + rank.id());
+            a.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 1, 200 + rank.id());
+            switch (kase) {
+                case "bcast-root" -> rank.bcast(a, 1, DType.I64, me == 0 ? 0 : t);
+                case "bcast-count" -> rank.bcast(a, me == 0 ? 1 : 2, DType.I64, 0);
+                case "allreduce-count" -> rank.allreduce(a, b, me == 0 ? 1 : 2, DType.I64, Op.SUM);
+                case "allreduce-op" -> rank.allreduce(a, b, 1, DType.I64, me == 0 ? Op.SUM : Op.MAX);
+                case "allreduce-vs-bcast" -> {
+                    if (me == 0) {
+                        rank.allreduce(a, b, 1, DType.I64, Op.SUM);
+                    } else {
+                        rank.bcast(a, 1, DType.I64, 0);
+                    }
+                }
+                case "reduce-root" -> rank.reduce(a, b, 1, DType.I64, Op.SUM, me == 0 ? 0 : t);
+                case "scan-vs-allreduce" -> {
+                    if (me == 0) {
+                        rank.scan(a, b, 1, DType.I64, Op.SUM);
+                    } else {
+                        rank.allreduce(a, b, 1, DType.I64, Op.SUM);
+                    }
+                }
+                default -> throw new IllegalArgumentException(kase);
+            }
+            MemorySegment c = rank.allocate(8);
+            c.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, rank.id() == 0 ? 4242 : -1);
+            rank.bcast(c, 1, DType.I64, 0);
+            rank.allreduce(a, b, 1, DType.I64, Op.SUM);
+            System.out.println("mismatch-small " + kase + ": global rank " + rank.id() + " ended without an error; the "
+                    + "matched bcast delivered " + c.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0) + " (4242 sent)");
+        });
     }
 
     private static long[] fill(int n, long v) {

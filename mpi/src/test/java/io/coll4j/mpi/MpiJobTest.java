@@ -189,6 +189,18 @@ class MpiJobTest {
         assertTrue(!job.output().contains("has been in MPI for more than"), job.output());
     }
 
+    @ParameterizedTest(name = "{0}, {1} ranks per process")
+    @CsvSource({"bcast-root,1", "bcast-root,2", "bcast-count,1", "allreduce-count,1", "allreduce-op,2"})
+    void aSmallMismatchAcrossProcessesIsACollectiveMismatchNotAWrongResult(String kase, int ranks) throws Exception {
+        // issue 30, defect 4: below SpanCheck's size nothing was compared; bcast with different roots (or counts) ended
+        // with exit 0 and the next, matched bcast delivered the mismatched one's stale payload
+        Job job = mpirun(2, List.of(), "mismatch-small", String.valueOf(ranks), kase);
+        assertTrue(!job.output().contains("ended without an error"), job.output());
+        assertTrue(job.exit() != 0, job.output());
+        assertTrue(job.output().contains("CollectiveMismatchException: processes called different collectives"), job.output());
+        assertTrue(!job.output().contains("has been in MPI for more than"), job.output());
+    }
+
     @Test
     void outsideMpirunBuildSaysWhatIsMissing() {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Team.builder().ranks(1).mpi().build());
