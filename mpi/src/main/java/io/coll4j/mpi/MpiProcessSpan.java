@@ -251,14 +251,24 @@ final class MpiProcessSpan implements ProcessSpan {
         }
     }
 
+    /**
+     * Whether a carried allreduce sends its word ({@code -Dcoll4j.mpi.carry.allreduce=true}): off by default, because
+     * Open MPI's allreduce of one element of a derived type with a user op (coll4j_mpi_allreduce_chk) took 4.0-4.2 µs
+     * at 8 B where MPI_Allreduce of MPI_DOUBLE with MPI_SUM took 0.51-0.55 µs (best batches, 2 x 1, Lat8).
+     */
+    private static final boolean CARRY_ALLREDUCE = Boolean.getBoolean("coll4j.mpi.carry.allreduce");
+
     /** coll4j_mpi.c's CHK_MISMATCH. */
     private static final int CHK_MISMATCH = 0x40000000;
 
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         if (carried) {
-            allreduceCarried(comm, send, recv, count, dtype, op);
-            return;
+            if (CARRY_ALLREDUCE) {
+                allreduceCarried(comm, send, recv, count, dtype, op);
+                return;
+            }
+            carried = false;   // folded into the history only: the next carried bcast compares it
         }
         if (mpi.inline() && recv.isNative() && (send == null || send.isNative())) {
             // the latency path (8 B: MPI's own ~0.2 µs): no staging, lambda or hand-off, two release stores for
