@@ -43,6 +43,8 @@ static int nown_ops;
 #define MAX_USER_OPS 4096
 static MPI_Op user_ops[MAX_USER_OPS];
 static int nuser_ops;
+/* the op of the checked allreduce (coll4j_mpi_allreduce_chk), made on first use */
+static MPI_Op chk_op;
 
 static MPI_Datatype dtype_of(int d) {
     return d >= 0 && d < NDTYPES ? types[d] : MPI_DATATYPE_NULL;
@@ -365,6 +367,10 @@ int coll4j_mpi_finalize(void) {
     for (int i = 0; i < nown_ops; i++) {
         MPI_Op_free(&own_ops[i]);
     }
+    if (chk_op != 0 && chk_op != MPI_OP_NULL) {
+        MPI_Op_free(&chk_op);
+    }
+    chk_op = 0;
     nown_ops = 0;
     for (int i = 0; i < nown_types; i++) {
         MPI_Type_free(&own_types[i]);
@@ -478,6 +484,175 @@ int coll4j_mpi_allreduce(int comm, const void *send, void *recv, int64_t count, 
         return allreduce_chunks(comm, send, recv, count, dtype, op);
     }
     return MPI_Allreduce(send ? send : MPI_IN_PLACE, recv, (int) count, dtype_of(dtype), op_of(dtype, op), comm_of(comm));
+}
+
+/*
+ * The check word that travels with a small call's payload (issue 30): a call below the size the separate
+ * cross-process check covers (io.coll4j.kernel.span.SpanCheck) carries {descriptor, count, chain} of the
+ * collective each process called, the chain folding every earlier call of the team, in a header of CHK_HDR bytes
+ * in front of the payload, in the same MPI call. A bcast's receivers compare the root's header with their own; an
+ * allreduce combines the headers with the payload (chk_fold: max and min of each word, payload reduced only where
+ * both headers agree on dtype, op and count), so every process sees the same extremes. A difference is returned as
+ * CHK_MISMATCH with the other side's words in w[3..5]; the user's buffer is then left as it was.
+ */
+#define CHK_HDR 64
+#define CHK_MISMATCH 0x40000000
+/* header words: 0 max d, 1 -min d, 2 max c, 3 -min c, 4 max chain, 5 -min chain, 6 dtype | op << 8, 7 payload bytes */
+
+static __thread char *chk_buf;
+static __thread size_t chk_cap;
+
+static char *chk_scratch(size_t bytes) {
+    if (chk_cap < bytes) {
+        free(chk_buf);
+        size_t cap = bytes < 4096 ? 4096 : bytes;
+        chk_buf = aligned_alloc(64, (cap + 63) & ~(size_t) 63);
+        chk_cap = chk_buf ? cap : 0;
+    }
+    return chk_buf;
+}
+
+static void chk_header(int64_t *h, const int64_t *w, int dtype, int op, int64_t bytes) {
+    h[0] = w[0];
+    h[1] = -w[0];
+    h[2] = w[1];
+    h[3] = -w[1];
+    h[4] = w[2];
+    h[5] = -w[2];
+    h[6] = (int64_t) dtype | (int64_t) op << 8;
+    h[7] = bytes;
+}
+
+/* The type of one checked allreduce message of `bytes` payload bytes: one element, so MPI never cuts the header off
+ * its payload (a ring allreduce splits by elements). A few per thread, made on first use, freed by MPI_Finalize. */
+#define CHK_TYPES 8
+static __thread struct { int64_t bytes; MPI_Datatype t; } chk_types[CHK_TYPES];
+static __thread int chk_next;
+
+static MPI_Datatype chk_type(int64_t bytes) {
+    for (int i = 0; i < CHK_TYPES; i++) {
+        if (chk_types[i].t != 0 && chk_types[i].bytes == bytes) {
+            return chk_types[i].t;
+        }
+    }
+    MPI_Datatype t;
+    if (MPI_Type_contiguous((int) (CHK_HDR + bytes), MPI_BYTE, &t) != MPI_SUCCESS || MPI_Type_commit(&t) != MPI_SUCCESS) {
+        return MPI_DATATYPE_NULL;
+    }
+    int i = chk_next++ % CHK_TYPES;   /* the type it replaces is left to MPI_Finalize: a request may still use it */
+    chk_types[i].bytes = bytes;
+    chk_types[i].t = t;
+    return t;
+}
+
+static void chk_fold(void *in, void *inout, int *len, MPI_Datatype *type) {
+    (void) type;
+    int64_t *a = in, *b = inout;
+    int same = a[6] == b[6] && a[7] == b[7] && a[0] == b[0] && a[0] == -a[1] && b[0] == -b[1];
+    if (same && *len == 1 && a[7] > 0) {
+        int d = (int) (a[6] & 0xff), o = (int) (a[6] >> 8);
+        MPI_Reduce_local((char *) in + CHK_HDR, (char *) inout + CHK_HDR, (int) (a[7] / dsize(d)), dtype_of(d),
+                         op_of(d, o));
+    }
+    for (int k = 0; k < 6; k++) {
+        if (a[k] > b[k]) {
+            b[k] = a[k];
+        }
+    }
+    if (!same) {
+        b[7] = -1;   /* the payload was not reduced: it must not be delivered */
+    }
+}
+
+/* 0 when every process's header in h equals w; else CHK_MISMATCH with the extremes the other side had in w[3..5]. */
+static int chk_verdict(const int64_t *h, int64_t *w) {
+    int64_t maxd = h[0], mind = -h[1], maxc = h[2], minc = -h[3], maxx = h[4], minx = -h[5];
+    if (maxd == mind && maxc == minc && maxx == minx && h[7] >= 0) {
+        return MPI_SUCCESS;
+    }
+    int hi = maxd != w[0] || maxc != w[1] || maxx != w[2];
+    w[3] = hi ? maxd : mind;
+    w[4] = hi ? maxc : minc;
+    w[5] = hi ? maxx : minx;
+    return CHK_MISMATCH;
+}
+
+/*
+ * coll4j_mpi_allreduce carrying the check word w = {descriptor, count, chain, out: the other side's three} (payload
+ * bytes below SpanCheck's size, a built-in or shim op). The payload is reduced as by MPI_Allreduce with dtype and op.
+ */
+int coll4j_mpi_allreduce_chk(int comm, const void *send, void *recv, int64_t count, int dtype, int op, int64_t *w) {
+    int64_t bytes = count * dsize(dtype);
+    char *x = chk_scratch((size_t) (CHK_HDR + bytes));
+    MPI_Datatype t = chk_type(bytes);
+    if (x == NULL || t == MPI_DATATYPE_NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    if (chk_op == 0 || chk_op == MPI_OP_NULL) {
+        int rc = MPI_Op_create(chk_fold, 1, &chk_op);   /* once: only under MULTIPLE could two threads race, and a
+                                                             * second op is then merely not freed */
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    }
+    chk_header((int64_t *) x, w, dtype, op, bytes);
+    memcpy(x + CHK_HDR, send ? send : recv, (size_t) bytes);
+    int rc = MPI_Allreduce(MPI_IN_PLACE, x, 1, t, chk_op, comm_of(comm));
+    if (rc != MPI_SUCCESS) {
+        int cls;
+        MPI_Error_class(rc, &cls);
+        if (cls == MPI_ERR_TRUNCATE) {
+            w[3] = w[4] = w[5] = INT64_MIN;   /* another process's message was larger: a larger call */
+            return CHK_MISMATCH;
+        }
+        return rc;
+    }
+    rc = chk_verdict((const int64_t *) x, w);
+    if (rc == MPI_SUCCESS) {
+        memcpy(recv, x + CHK_HDR, (size_t) bytes);
+    }
+    return rc;
+}
+
+/* coll4j_mpi_bcast carrying the check word w (as coll4j_mpi_allreduce_chk): the receivers compare it with the root's. */
+int coll4j_mpi_bcast_chk(int comm, void *buf, int64_t count, int dtype, int root, int64_t *w) {
+    int64_t bytes = count * dsize(dtype);
+    char *x = chk_scratch((size_t) (CHK_HDR + bytes));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    int me;
+    MPI_Comm c = comm_of(comm);
+    MPI_Comm_rank(c, &me);
+    if (me == root) {
+        chk_header((int64_t *) x, w, dtype, SUM, bytes);
+        memcpy(x + CHK_HDR, buf, (size_t) bytes);
+    } else {
+        memset(x, 0, CHK_HDR);
+        ((int64_t *) x)[7] = -1;   /* nothing received */
+    }
+    int rc = MPI_Bcast(x, (int) (CHK_HDR + bytes), MPI_BYTE, root, c);
+    if (rc != MPI_SUCCESS) {
+        int cls;
+        MPI_Error_class(rc, &cls);
+        if (cls == MPI_ERR_TRUNCATE && me != root) {
+            w[3] = w[4] = w[5] = INT64_MIN;   /* the root sent more than this call takes: a larger call */
+            return CHK_MISMATCH;
+        }
+        return rc;
+    }
+    if (me == root) {
+        return MPI_SUCCESS;
+    }
+    const int64_t *h = (const int64_t *) x;
+    if (h[0] == w[0] && h[2] == w[1] && h[4] == w[2] && h[6] == ((int64_t) dtype | (int64_t) SUM << 8) && h[7] == bytes) {
+        memcpy(buf, x + CHK_HDR, (size_t) bytes);
+        return MPI_SUCCESS;
+    }
+    w[3] = h[0];
+    w[4] = h[2];
+    w[5] = h[4];
+    return CHK_MISMATCH;
 }
 
 /* As coll4j_mpi_allreduce with user op `uop` (an index from coll4j_mpi_op_create). */

@@ -2402,6 +2402,9 @@ public final class Rank implements AutoCloseable {
     private void spanCheck(Collective c, long count, DType dtype, Op op, int root, long bytes) {
         if (SpanCheck.due(bytes)) {
             SpanCheck.verify(span, local, Signature.descriptor(c, dtype, op, root), count);
+        } else if (local.localId() == 0) {
+            // too small for the separate check: the word travels with the collective's first MPI call
+            span.span().carry(Signature.descriptor(c, dtype, op, root), count);
         }
     }
 
@@ -2465,6 +2468,7 @@ public final class Rank implements AutoCloseable {
     /** The allreduce as one MPI_Allreduce of this process's buffers ({@link #isMpiAllreduce}). */
     private void mpiAllreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         io.coll4j.kernel.span.ProcessSpan s = span.span();
+        s.carry(Signature.descriptor(Collective.ALLREDUCE, dtype, op, -1), count);   // checked with its payload
         s.allreduce(s.world(), Aliasing.sameStart(send, recv) ? null : send, recv, count, dtype, op);
     }
 

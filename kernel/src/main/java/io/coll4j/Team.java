@@ -141,6 +141,9 @@ public final class Team implements AutoCloseable {
             this.spanGroup = null;
         }
         this.arena = new SharedArena(binder);
+        if (processSpan != null) {
+            io.coll4j.kernel.span.SpanMemory.own(arena.scope());   // MPI's non-blocking calls take it in place
+        }
         boolean ok = false;
         try {
             ControlBlock ctrl = new ControlBlock(arena.arena(), size, AlgorithmCatalog.peerLines(size));
@@ -514,6 +517,14 @@ public final class Team implements AutoCloseable {
         // the span first: a request left un-awaited may still be in MPI, which MPI_Finalize (the last team's span
         // close) may progress into the team's memory
         closeSpan();
+        if (processSpan != null && processSpan.requestsInFlight()) {
+            // not the last team: MPI is not finalised and may still progress a request into this memory (posted on
+            // it in place, SpanMemory): it stays allocated rather than be written after it was freed
+            return;
+        }
+        if (processSpan != null) {
+            io.coll4j.kernel.span.SpanMemory.disown(arena.scope());
+        }
         closeArena();
     }
 

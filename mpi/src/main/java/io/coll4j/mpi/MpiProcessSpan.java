@@ -187,8 +187,89 @@ final class MpiProcessSpan implements ProcessSpan {
         return perLocal[localRank];
     }
 
+    /*
+     * The carried check word (ProcessSpan.carry; issue 30): local rank 0's next allreduce or bcast sends it with its
+     * payload (coll4j_mpi_*_chk), every carry folds into the history word. Only local rank 0's thread carries and
+     * calls on world, so plain fields do; the cell is global memory because the funnel thread may pass it to MPI.
+     */
+    private boolean carried;
+    private long carriedDescriptor;
+    private long carriedCount;
+    private long carriedChain;
+    private long chain;
+    private final MemorySegment carryCell = Arena.global().allocate(8L * 6, 8);
+
+    /** The call carried before the current one, and the history before it (to name the call a stale message was from). */
+    private long previousDescriptor;
+    private long previousCount;
+    private long previousChain;
+
+    @Override
+    public void carry(long descriptor, long count) {
+        previousDescriptor = carriedDescriptor;
+        previousCount = carriedCount;
+        previousChain = carriedChain;
+        carried = true;
+        carriedDescriptor = descriptor;
+        carriedCount = count;
+        carriedChain = chain;
+        chain = io.coll4j.kernel.span.SpanCheck.chain(chain, descriptor, count);
+    }
+
+    @Override
+    public void uncarry() {
+        carried = false;
+    }
+
+    /** Fills the cell with the carried words and clears them; the cell goes to coll4j_mpi_*_chk. */
+    private MemorySegment takeCarried() {
+        carried = false;
+        MemorySegment w = carryCell;
+        w.setAtIndex(ValueLayout.JAVA_LONG, 0, carriedDescriptor);
+        w.setAtIndex(ValueLayout.JAVA_LONG, 1, carriedCount);
+        w.setAtIndex(ValueLayout.JAVA_LONG, 2, carriedChain);
+        return w;
+    }
+
+    /** The result of a carried call: a mismatch (the C shim's CHK_MISMATCH) is a CollectiveMismatchException. */
+    private void checkCarried(int rc, String what) {
+        if (rc == CHK_MISMATCH) {
+            MemorySegment w = carryCell;
+            long otherChain = w.getAtIndex(ValueLayout.JAVA_LONG, 5);
+            if (otherChain == previousChain && otherChain != carriedChain) {
+                // the other side's message is from the call this process made before this one (a bcast whose roots
+                // differed left it unreceived): name that pair
+                throw io.coll4j.kernel.span.SpanCheck.carriedMismatch(rank, previousDescriptor, previousCount, previousChain,
+                        w.getAtIndex(ValueLayout.JAVA_LONG, 3), w.getAtIndex(ValueLayout.JAVA_LONG, 4), otherChain);
+            }
+            throw io.coll4j.kernel.span.SpanCheck.carriedMismatch(rank, w.getAtIndex(ValueLayout.JAVA_LONG, 0),
+                    w.getAtIndex(ValueLayout.JAVA_LONG, 1), w.getAtIndex(ValueLayout.JAVA_LONG, 2),
+                    w.getAtIndex(ValueLayout.JAVA_LONG, 3), w.getAtIndex(ValueLayout.JAVA_LONG, 4), otherChain);
+        }
+        if (rc != 0) {
+            mpi.check(rc, what);
+        }
+    }
+
+    /**
+     * Whether a carried allreduce sends its word ({@code -Dcoll4j.mpi.carry.allreduce=true}): off by default, because
+     * Open MPI's allreduce of one element of a derived type with a user op (coll4j_mpi_allreduce_chk) took 4.0-4.2 µs
+     * at 8 B where MPI_Allreduce of MPI_DOUBLE with MPI_SUM took 0.51-0.55 µs (best batches, 2 x 1, Lat8).
+     */
+    private static final boolean CARRY_ALLREDUCE = Boolean.getBoolean("coll4j.mpi.carry.allreduce");
+
+    /** coll4j_mpi.c's CHK_MISMATCH. */
+    private static final int CHK_MISMATCH = 0x40000000;
+
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        if (carried) {
+            if (CARRY_ALLREDUCE) {
+                allreduceCarried(comm, send, recv, count, dtype, op);
+                return;
+            }
+            carried = false;   // folded into the history only: the next carried bcast compares it
+        }
         if (mpi.inline() && recv.isNative() && (send == null || send.isNative())) {
             // the latency path (8 B: MPI's own ~0.2 µs): no staging, lambda or hand-off, two release stores for
             // the watchdog. Small enough for C2 to inline into the caller (the staged path is a call of its own):
@@ -211,6 +292,34 @@ final class MpiProcessSpan implements ProcessSpan {
         allreduceStaged(comm, send, recv, count, dtype, op);
     }
 
+    /** {@link #allreduce} with the carried check word in front of the payload (the shim copies both, below SpanCheck's size). */
+    private void allreduceCarried(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        MemorySegment w = takeCarried();
+        int d = dtype.ordinal();
+        int o = op.ordinal();
+        if (mpi.inline() && recv.isNative() && (send == null || send.isNative())) {
+            MemorySegment in = send == null ? MemorySegment.NULL : send;
+            MpiSession.InFlight f = mpi.enter("MPI_Allreduce");
+            int rc;
+            try {
+                rc = (int) MpiShim.ALLREDUCE_CHK.invokeExact(comm, in, recv, count, d, o, w);
+            } catch (Throwable t) {
+                throw new IllegalStateException("MPI_Allreduce: " + t, t);
+            } finally {
+                mpi.exit(f);
+            }
+            checkCarried(rc, "MPI_Allreduce");
+            return;
+        }
+        long bytes = count * dtype.size();
+        Staging s = staging(send, recv);
+        MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
+        MemorySegment out = s.inOut(1, recv, bytes, send == null);
+        int rc = mpi.call("MPI_Allreduce", () -> (int) MpiShim.ALLREDUCE_CHK.invokeExact(comm, in, out, count, d, o, w));
+        checkCarried(rc, "MPI_Allreduce");
+        s.out(out, recv, bytes);
+    }
+
     /** Heap operands (staged through native buffers), or every call under FUNNELED (handed to the MPI thread). */
     private void allreduceStaged(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         long bytes = count * dtype.size();
@@ -230,8 +339,15 @@ final class MpiProcessSpan implements ProcessSpan {
         Staging s = staging(buf, null);
         MemorySegment b = s.inOut(0, buf, bytes, rootProcess == rank);
         int d = dtype.ordinal();
-        int rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST.invokeExact(comm, b, count, d, rootProcess));
-        mpi.check(rc, "MPI_Bcast");
+        int rc;
+        if (carried) {
+            MemorySegment w = takeCarried();
+            rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST_CHK.invokeExact(comm, b, count, d, rootProcess, w));
+            checkCarried(rc, "MPI_Bcast");
+        } else {
+            rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST.invokeExact(comm, b, count, d, rootProcess));
+            mpi.check(rc, "MPI_Bcast");
+        }
         s.out(b, buf, bytes);
     }
 
@@ -429,11 +545,12 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public Pending iallreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         long bytes = count * dtype.size();
-        MemorySegment in = send == null ? MemorySegment.NULL : MpiPending.nativeOf(send, bytes, true);
-        MemorySegment out = MpiPending.nativeOf(recv, bytes, send == null);
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment in = send == null ? MemorySegment.NULL : m.stage("send", send, bytes, true, false);
+        MemorySegment out = m.stage("recv", recv, bytes, send == null, true);
         int d = dtype.ordinal();
         int o = op.ordinal();
-        return MpiPending.post(mpi, "MPI_Iallreduce", in, out, MpiPending.heapTarget(recv),
+        return MpiPending.post(mpi, "MPI_Iallreduce", m,
                 slot -> (int) MpiShim.IALLREDUCE.invokeExact(comm, in, out, count, d, o, slot));
     }
 
@@ -441,9 +558,10 @@ final class MpiProcessSpan implements ProcessSpan {
     public Pending ibcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess) {
         long bytes = count * dtype.size();
         boolean root = rootProcess == rank;
-        MemorySegment b = MpiPending.nativeOf(buf, bytes, root);
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment b = m.stage("buf", buf, bytes, root, !root);
         int d = dtype.ordinal();
-        return MpiPending.post(mpi, "MPI_Ibcast", null, b, root ? null : MpiPending.heapTarget(buf),
+        return MpiPending.post(mpi, "MPI_Ibcast", m,
                 slot -> (int) MpiShim.IBCAST.invokeExact(comm, b, count, d, rootProcess, slot));
     }
 
@@ -451,45 +569,49 @@ final class MpiProcessSpan implements ProcessSpan {
     public Pending ireduce(int comm, MemorySegment buf, long count, DType dtype, Op op, int rootProcess) {
         long bytes = count * dtype.size();
         boolean root = rootProcess == rank;
-        MemorySegment b = MpiPending.nativeOf(buf, bytes, true);
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment b = m.stage("buf", buf, bytes, true, root);
         // at the root in place (send NULL = MPI_IN_PLACE, the contribution in recv); elsewhere b is the send buffer
         MemorySegment in = root ? MemorySegment.NULL : b;
         MemorySegment out = root ? b : MemorySegment.NULL;
         int d = dtype.ordinal();
         int o = op.ordinal();
-        return MpiPending.post(mpi, "MPI_Ireduce", b, b, root ? MpiPending.heapTarget(buf) : null,
+        return MpiPending.post(mpi, "MPI_Ireduce", m,
                 slot -> (int) MpiShim.IREDUCE.invokeExact(comm, in, out, count, d, o, rootProcess, slot));
     }
 
     @Override
     public Pending ireduceScatterBlock(int comm, MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         long bytes = recvCount * dtype.size();
-        MemorySegment in = MpiPending.nativeOf(send, bytes * size, true);
-        MemorySegment out = MpiPending.nativeOf(recv, bytes, false);
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment in = m.stage("send", send, bytes * size, true, false);
+        MemorySegment out = m.stage("recv", recv, bytes, false, true);
         int d = dtype.ordinal();
         int o = op.ordinal();
-        return MpiPending.post(mpi, "MPI_Ireduce_scatter_block", in, out, MpiPending.heapTarget(recv),
+        return MpiPending.post(mpi, "MPI_Ireduce_scatter_block", m,
                 slot -> (int) MpiShim.IREDUCE_SCATTER_BLOCK.invokeExact(comm, in, out, recvCount, d, o, slot));
     }
 
     @Override
     public Pending iallgather(int comm, MemorySegment recv, long count, DType dtype) {
-        MemorySegment out = MpiPending.nativeOf(recv, count * dtype.size() * size, true);
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment out = m.stage("recv", recv, count * dtype.size() * size, true, true);
         int d = dtype.ordinal();
-        return MpiPending.post(mpi, "MPI_Iallgather", null, out, MpiPending.heapTarget(recv),
+        return MpiPending.post(mpi, "MPI_Iallgather", m,
                 slot -> (int) MpiShim.IALLGATHER.invokeExact(comm, MemorySegment.NULL, out, count, d, slot));
     }
 
     @Override
     public Pending ibarrier(int comm) {
-        return MpiPending.post(mpi, "MPI_Ibarrier", null, null, null,
+        return MpiPending.post(mpi, "MPI_Ibarrier", new MpiPending.Buffers(),
                 slot -> (int) MpiShim.IBARRIER.invokeExact(comm, slot));
     }
 
     /*
      * The non-blocking data-movement calls move bytes, as the blocking ones. Their counts and displacements are
      * copied into one native array of the call's own (auto: the shim converts them into ints of the request's
-     * slot while posting, so MPI never reads this copy later), which the funnel thread may read.
+     * slot while posting, so MPI never reads this copy later), which the funnel thread may read. A staged output
+     * is filled from the user's segment first: MPI writes only the blocks, and the gaps between them go back too.
      */
 
     @Override
@@ -497,12 +619,13 @@ final class MpiProcessSpan implements ProcessSpan {
                             int rootProcess) {
         boolean root = rootProcess == rank;
         long extent = root ? extent(counts, displs) : 0;
-        MemorySegment in = send == null ? MemorySegment.NULL : MpiPending.nativeOf(send, sendBytes, true);
-        MemorySegment out = root ? MpiPending.nativeOf(recv, extent, send == null) : MemorySegment.NULL;
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment in = send == null ? MemorySegment.NULL : m.stage("send", send, sendBytes, true, false);
+        MemorySegment out = root ? m.stage("recv", recv, extent, true, true) : MemorySegment.NULL;
         MemorySegment a = root ? longs(counts, displs) : MemorySegment.NULL;
         MemorySegment c = root ? a : MemorySegment.NULL;
         MemorySegment d = root ? a.asSlice(8L * size) : MemorySegment.NULL;
-        return MpiPending.post(mpi, "MPI_Igatherv", in, out, root ? MpiPending.heapTarget(recv) : null,
+        return MpiPending.post(mpi, "MPI_Igatherv", m,
                 slot -> (int) MpiShim.IGATHERV_BYTES.invokeExact(comm, in, sendBytes, out, c, d, rootProcess, slot));
     }
 
@@ -510,23 +633,25 @@ final class MpiProcessSpan implements ProcessSpan {
     public Pending iscatterv(int comm, MemorySegment send, long[] counts, long[] displs, MemorySegment recv, long recvBytes,
                              int rootProcess) {
         boolean root = rootProcess == rank;
-        MemorySegment in = root ? MpiPending.nativeOf(send, extent(counts, displs), true) : MemorySegment.NULL;
-        MemorySegment out = recv == null ? MemorySegment.NULL : MpiPending.nativeOf(recv, recvBytes, false);
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment in = root ? m.stage("send", send, extent(counts, displs), true, false) : MemorySegment.NULL;
+        MemorySegment out = recv == null ? MemorySegment.NULL : m.stage("recv", recv, recvBytes, false, true);
         MemorySegment a = root ? longs(counts, displs) : MemorySegment.NULL;
         MemorySegment c = root ? a : MemorySegment.NULL;
         MemorySegment d = root ? a.asSlice(8L * size) : MemorySegment.NULL;
-        return MpiPending.post(mpi, "MPI_Iscatterv", in, out, MpiPending.heapTarget(recv),
+        return MpiPending.post(mpi, "MPI_Iscatterv", m,
                 slot -> (int) MpiShim.ISCATTERV_BYTES.invokeExact(comm, in, c, d, out, recvBytes, rootProcess, slot));
     }
 
     @Override
     public Pending iallgatherv(int comm, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts, long[] displs) {
         long extent = extent(counts, displs);
-        MemorySegment in = send == null ? MemorySegment.NULL : MpiPending.nativeOf(send, sendBytes, true);
-        MemorySegment out = MpiPending.nativeOf(recv, extent, send == null);
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment in = send == null ? MemorySegment.NULL : m.stage("send", send, sendBytes, true, false);
+        MemorySegment out = m.stage("recv", recv, extent, true, true);
         MemorySegment a = longs(counts, displs);
         MemorySegment d = a.asSlice(8L * size);
-        return MpiPending.post(mpi, "MPI_Iallgatherv", in, out, MpiPending.heapTarget(recv),
+        return MpiPending.post(mpi, "MPI_Iallgatherv", m,
                 slot -> (int) MpiShim.IALLGATHERV_BYTES.invokeExact(comm, in, sendBytes, out, a, d, slot));
     }
 
@@ -534,28 +659,31 @@ final class MpiProcessSpan implements ProcessSpan {
     public Pending ialltoallv(int comm, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                               long[] recvCounts, long[] recvDispls) {
         long extent = extent(recvCounts, recvDispls);
-        MemorySegment in = MpiPending.nativeOf(send, extent(sendCounts, sendDispls), true);
-        MemorySegment out = MpiPending.nativeOf(recv, extent, false);
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment in = m.stage("send", send, extent(sendCounts, sendDispls), true, false);
+        MemorySegment out = m.stage("recv", recv, extent, true, true);
         MemorySegment a = longs(sendCounts, sendDispls, recvCounts, recvDispls);
         long n = 8L * size;
         MemorySegment sd = a.asSlice(n);
         MemorySegment rc = a.asSlice(2 * n);
         MemorySegment rd = a.asSlice(3 * n);
-        return MpiPending.post(mpi, "MPI_Ialltoallv", in, out, MpiPending.heapTarget(recv),
+        return MpiPending.post(mpi, "MPI_Ialltoallv", m,
                 slot -> (int) MpiShim.IALLTOALLV_BYTES.invokeExact(comm, in, a, sd, out, rc, rd, slot));
     }
 
     @Override
     public Pending isend(int comm, MemorySegment buf, long bytes, int dest) {
-        MemorySegment b = MpiPending.nativeOf(buf, bytes, true);
-        return MpiPending.post(mpi, "MPI_Isend", b, null, null,
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment b = m.stage("buf", buf, bytes, true, false);
+        return MpiPending.post(mpi, "MPI_Isend", m,
                 slot -> (int) MpiShim.ISEND.invokeExact(comm, b, bytes, dest, slot));
     }
 
     @Override
     public Pending irecv(int comm, MemorySegment buf, long bytes, int source) {
-        MemorySegment b = MpiPending.nativeOf(buf, bytes, false);
-        return MpiPending.post(mpi, "MPI_Irecv", null, b, MpiPending.heapTarget(buf),
+        MpiPending.Buffers m = new MpiPending.Buffers();
+        MemorySegment b = m.stage("buf", buf, bytes, false, true);
+        return MpiPending.post(mpi, "MPI_Irecv", m,
                 slot -> (int) MpiShim.IRECV.invokeExact(comm, b, bytes, source, slot));
     }
 
@@ -572,6 +700,11 @@ final class MpiProcessSpan implements ProcessSpan {
     /** This thread's staging buffers when {@code a} or {@code b} is a heap segment; else no thread-local lookup at all. */
     private Staging staging(MemorySegment a, MemorySegment b) {
         return (a == null || a.isNative()) && (b == null || b.isNative()) ? NATIVE : staging.get();
+    }
+
+    @Override
+    public boolean requestsInFlight() {
+        return MpiSession.live() && MpiPending.anyInFlight();
     }
 
     @Override

@@ -220,6 +220,13 @@ final class MpiSession {
         return env.containsKey("OMPI_COMM_WORLD_SIZE") || env.containsKey("PMI_SIZE") || env.containsKey("PMIX_RANK");
     }
 
+    /** True while MPI is initialised and not finalised in this process. */
+    static boolean live() {
+        synchronized (MpiSession.class) {
+            return current != null && !finalised;
+        }
+    }
+
     /** A team over this session closed; the last one finalises MPI. */
     void close() {
         synchronized (MpiSession.class) {

@@ -29,6 +29,9 @@ final class MpiShim {
     static final MethodHandle PROCESSOR_NAME;
     static final MethodHandle ALLREDUCE;
     static final MethodHandle BCAST;
+    /** The same carrying the check word (coll4j_mpi_*_chk: a small call's {descriptor, count, chain} in front of its payload). */
+    static final MethodHandle ALLREDUCE_CHK;
+    static final MethodHandle BCAST_CHK;
     static final MethodHandle REDUCE;
     static final MethodHandle REDUCE_SCATTER_BLOCK;
     static final MethodHandle ALLGATHER;
@@ -74,6 +77,10 @@ final class MpiShim {
         ALLREDUCE = h(linker, lib, "coll4j_mpi_allreduce",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
         BCAST = h(linker, lib, "coll4j_mpi_bcast", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
+        ALLREDUCE_CHK = h(linker, lib, "coll4j_mpi_allreduce_chk",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        BCAST_CHK = h(linker, lib, "coll4j_mpi_bcast_chk",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
         REDUCE = h(linker, lib, "coll4j_mpi_reduce",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT));
         REDUCE_SCATTER_BLOCK = h(linker, lib, "coll4j_mpi_reduce_scatter_block",

@@ -176,6 +176,14 @@ public final class CrossProcessDriver {
                 }
                 return;
             }
+            if (mode.equals("mismatch-small")) {
+                mismatchSmall(team, args[2]);
+                return;
+            }
+            if (mode.startsWith("closed-")) {
+                closedArena(team, mode, t, args.length > 2 ? Long.parseLong(args[2]) : 1);
+                return;
+            }
             if (mode.equals("throw")) {
                 team.run(rank -> {
                     if (rank.id() == 1) {
@@ -194,6 +202,136 @@ public final class CrossProcessDriver {
                         + UserOpChecker.bigSumCalls + " times in process 0 for its 1 MiB allreduce");
             }
         }
+    }
+
+    /**
+     * Issue 30, defect 1: requests whose buffers come from an {@code Arena.ofShared()} closed while the request is in
+     * flight ({@code mib} MiB per buffer). {@code closed-await}: iallreduce, close, await — the owning rank gets an
+     * IllegalArgumentException ("... is not alive: its arena was closed"), the other local ranks a
+     * TeamAbortedException, and the job ends through the failure path (was: SIGSEGV in memcpy under MPI_Test).
+     * {@code closed-persistent}: the same on a persistent allreduce's second round. {@code closed-unawaited}: every
+     * request kind on its own arena, closed, never awaited; the team's close (MPI_Finalize) must end cleanly (was:
+     * SIGSEGV under MPI_Finalize).
+     */
+    private static void closedArena(Team team, String mode, int t, long mib) {
+        long n = (mib << 20) / 8;
+        team.run(rank -> {
+            int p = rank.size();
+            if (mode.equals("closed-unawaited")) {
+                for (int kind = 0; kind < 12; kind++) {
+                    // the iallreduce at the size asked for (the crash of the issue: 64 MiB), the other kinds at most 1 MiB
+                    long each = Math.max(1, (kind == 0 ? n : Math.min(n, 1 << 17)) / p);
+                    java.lang.foreign.Arena a = java.lang.foreign.Arena.ofShared();
+                    MemorySegment x = a.allocate(8 * each * p, 64);
+                    MemorySegment y = a.allocate(8 * each * p, 64);
+                    switch (kind) {
+                        case 0 -> rank.iallreduce(x, y, each * p, DType.F64, Op.SUM);
+                        case 1 -> rank.ibcast(x, each * p, DType.F64, 0);
+                        case 2 -> rank.ireduce(x, y, each * p, DType.F64, Op.SUM, p - 1);
+                        case 3 -> rank.ireduceScatter(x, y, each, DType.F64, Op.SUM);
+                        case 4 -> rank.iallgather(x.asSlice(0, 8 * each), y, each, DType.F64);
+                        case 5 -> rank.igather(x.asSlice(0, 8 * each), y, each, DType.F64, 0);
+                        case 6 -> rank.iscatter(x, y.asSlice(0, 8 * each), each, DType.F64, p - 1);
+                        case 7 -> rank.ialltoall(x, y, each, DType.F64);
+                        case 8 -> rank.iscan(x, y, each, DType.F64, Op.SUM);
+                        case 9 -> rank.iallgatherv(x.asSlice(0, 8 * each), each, y, fill(p, each), steps(p, each), DType.F64);
+                        case 10 -> rank.iallreduce(y, y, each * p, DType.F64, Op.SUM);   // in place
+                        default -> {
+                            io.coll4j.PersistentRequest r = rank.allreduceInit(x, y, each * p, DType.F64, Op.SUM);
+                            r.start();
+                        }
+                    }
+                    a.close();
+                }
+                return;
+            }
+            java.lang.foreign.Arena a = java.lang.foreign.Arena.ofShared();
+            MemorySegment send = a.allocate(8 * n, 64);
+            MemorySegment recv = a.allocate(8 * n, 64);
+            io.coll4j.Request r;
+            if (mode.equals("closed-persistent")) {
+                io.coll4j.PersistentRequest pr = rank.allreduceInit(send, recv, n, DType.F64, Op.SUM);
+                pr.start();
+                pr.await();
+                pr.start();
+                r = pr;
+            } else {
+                r = rank.iallreduce(send, recv, n, DType.F64, Op.SUM);
+            }
+            a.close();
+            try {
+                r.await();
+                System.out.println("closed arena: global rank " + rank.id() + " awaited without an error");
+            } catch (RuntimeException e) {
+                System.out.println("closed arena: global rank " + rank.id() + ": " + e);
+                throw e;
+            }
+        });
+        if (team.processIndex() == 0) {
+            System.out.println(mode + " closed: " + team.processes() + " processes x " + t + " ranks");
+        }
+    }
+
+    /**
+     * Issue 30, defect 4: small calls (below SpanCheck's size) that differ between the processes, then a matched 8-byte
+     * bcast and allreduce. Was: exit 0, the matched bcast delivering the mismatched one's stale payload. {@code kase}:
+     * bcast-root (process 0 broadcasts from global rank 0, the others from the first rank of process 1),
+     * bcast-count (1 element against 2), allreduce-count, allreduce-op (SUM against MAX), allreduce-vs-bcast,
+     * reduce-root, scan-vs-allreduce. The last three are not in the suite: MPI cannot match an allreduce with a bcast,
+     * two reduces with different roots, or an allgatherv with an allreduce, so they end through the watchdog after the
+     * team timeout (as before; not silently), not with a CollectiveMismatchException.
+     */
+    private static void mismatchSmall(Team team, String kase) {
+        int me = team.processIndex();
+        team.run(rank -> {
+            int t = rank.localSize();
+            MemorySegment a = rank.allocate(64);
+            MemorySegment b = rank.allocate(64);
+            a.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 100 + rank.id());
+            a.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 1, 200 + rank.id());
+            switch (kase) {
+                case "bcast-root" -> rank.bcast(a, 1, DType.I64, me == 0 ? 0 : t);
+                case "bcast-count" -> rank.bcast(a, me == 0 ? 1 : 2, DType.I64, 0);
+                case "allreduce-count" -> rank.allreduce(a, b, me == 0 ? 1 : 2, DType.I64, Op.SUM);
+                case "allreduce-op" -> rank.allreduce(a, b, 1, DType.I64, me == 0 ? Op.SUM : Op.MAX);
+                case "allreduce-vs-bcast" -> {
+                    if (me == 0) {
+                        rank.allreduce(a, b, 1, DType.I64, Op.SUM);
+                    } else {
+                        rank.bcast(a, 1, DType.I64, 0);
+                    }
+                }
+                case "reduce-root" -> rank.reduce(a, b, 1, DType.I64, Op.SUM, me == 0 ? 0 : t);
+                case "scan-vs-allreduce" -> {
+                    if (me == 0) {
+                        rank.scan(a, b, 1, DType.I64, Op.SUM);
+                    } else {
+                        rank.allreduce(a, b, 1, DType.I64, Op.SUM);
+                    }
+                }
+                default -> throw new IllegalArgumentException(kase);
+            }
+            MemorySegment c = rank.allocate(8);
+            c.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, rank.id() == 0 ? 4242 : -1);
+            rank.bcast(c, 1, DType.I64, 0);
+            rank.allreduce(a, b, 1, DType.I64, Op.SUM);
+            System.out.println("mismatch-small " + kase + ": global rank " + rank.id() + " ended without an error; the "
+                    + "matched bcast delivered " + c.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0) + " (4242 sent)");
+        });
+    }
+
+    private static long[] fill(int n, long v) {
+        long[] a = new long[n];
+        java.util.Arrays.fill(a, v);
+        return a;
+    }
+
+    private static long[] steps(int n, long v) {
+        long[] a = new long[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = i * v;
+        }
+        return a;
     }
 
     /** The f64 count of a call the cross-process check covers by its size alone (SpanCheck.MIN_BYTES). */

@@ -50,6 +50,8 @@ class MpiJobTest {
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xss1m"));
+        // a crash's report in the temporary directory, not in the working directory of the build
+        cmd.add("-XX:ErrorFile=" + Path.of(System.getProperty("java.io.tmpdir"), "coll4j-mpi-hs_err_%p.log"));
         cmd.addAll(jvmArgs);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CrossProcessDriver.class.getName()));
         cmd.addAll(List.of(args));
@@ -131,6 +133,37 @@ class MpiJobTest {
         assertTrue(!job.output().contains("fatal error"), job.output());
     }
 
+    @ParameterizedTest(name = "{0}: {1} processes x {2} ranks, {3} MiB")
+    @CsvSource({"closed-await,2,1,64", "closed-await,2,1,1", "closed-await,2,2,64", "closed-persistent,2,1,64"})
+    void aRequestWhoseArenaIsClosedInFlightIsAnErrorNotACrash(String mode, int processes, int ranks, int mib) throws Exception {
+        // issue 30, defect 1: MPI worked on the user's segments after the arena was closed (SIGSEGV in memcpy under
+        // MPI_Test at 64 MiB; at 1 MiB the await "succeeded" while MPI wrote freed memory)
+        Job job = mpirun(processes, List.of(), mode, String.valueOf(ranks), String.valueOf(mib));
+        assertTrue(!job.output().contains("SIGSEGV") && !job.output().contains("fatal error"), job.output());
+        assertTrue(job.exit() != 0, job.output());
+        assertTrue(!job.output().contains("awaited without an error"), job.output());
+        if (ranks == 1) {
+            // the user's segments were MPI's own buffers: the request's stand-ins now, and the await says what happened
+            assertTrue(job.output().contains("IllegalArgumentException") && job.output().contains("of local rank ")
+                    && job.output().contains(" of MPI_Iallreduce is not alive: its arena was closed"), job.output());
+        } else {
+            // the local stages meet the closed arena first (the engine's own error); the job still ends, naming a rank
+            assertTrue(job.output().contains("failed: ") && job.output().contains("aborting every process"), job.output());
+        }
+        assertTrue(job.millis() < 120_000, "took " + job.millis() + " ms");
+    }
+
+    @ParameterizedTest(name = "{0} processes x {1} ranks, {2} MiB")
+    @CsvSource({"2,1,64"})
+    void requestsOfEveryKindOnClosedArenasLeftUnAwaitedDoNotCrashTheClose(int processes, int ranks, int mib) throws Exception {
+        // issue 30, defect 1: un-awaited, the same crash came at team.close() under MPI_Finalize
+        Job job = mpirun(processes, List.of(), "closed-unawaited", String.valueOf(ranks), String.valueOf(mib));
+        assertTrue(!job.output().contains("SIGSEGV") && !job.output().contains("fatal error"), job.output());
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("closed-unawaited closed: " + processes + " processes x " + ranks + " ranks"),
+                job.output());
+    }
+
     @Test
     void aUserOpThatThrowsInsideMpiEndsEveryProcessNamingIt() throws Exception {
         // the exception cannot leave the upcall (the JVM would exit): it is rethrown after MPI returns
@@ -153,6 +186,20 @@ class MpiJobTest {
             default -> "allreduce(count=32769";
         }), job.output());
         // found by the check, not by the watchdog's timeout
+        assertTrue(!job.output().contains("has been in MPI for more than"), job.output());
+    }
+
+    @ParameterizedTest(name = "{0}, {1} ranks per process")
+    @CsvSource({"bcast-root,1", "bcast-root,2", "bcast-count,1", "allreduce-count,1", "allreduce-op,2"})
+    void aSmallMismatchAcrossProcessesIsACollectiveMismatchNotAWrongResult(String kase, int ranks) throws Exception {
+        // issue 30, defect 4: below SpanCheck's size nothing was compared; bcast with different roots (or counts) ended
+        // with exit 0 and the next, matched bcast delivered the mismatched one's stale payload
+        // the allreduce cases with the carried allreduce switched on (off by default: its cost at 8 B, see MpiProcessSpan)
+        Job job = mpirun(2, kase.startsWith("allreduce") ? List.of("-Dcoll4j.mpi.carry.allreduce=true") : List.of(),
+                "mismatch-small", String.valueOf(ranks), kase);
+        assertTrue(!job.output().contains("ended without an error"), job.output());
+        assertTrue(job.exit() != 0, job.output());
+        assertTrue(job.output().contains("CollectiveMismatchException: processes called different collectives"), job.output());
         assertTrue(!job.output().contains("has been in MPI for more than"), job.output());
     }
 

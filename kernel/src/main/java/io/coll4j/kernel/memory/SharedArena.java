@@ -26,6 +26,8 @@ public final class SharedArena implements AutoCloseable {
     public static final long PAGE = 4096;
 
     private final Arena main = Arena.ofShared();
+    /** The session of {@link #allocate}'s segments. */
+    private final java.lang.foreign.MemorySegment.Scope scope = main.allocate(1).scope();
     private final List<Arena> scratchArenas = new ArrayList<>();
     private final AtomicLong allocatedBytes = new AtomicLong();
     private final AtomicLong scratchBytes = new AtomicLong();
@@ -34,6 +36,11 @@ public final class SharedArena implements AutoCloseable {
 
     public SharedArena(Binder binder) {
         this.binder = binder;
+    }
+
+    /** The memory session of every segment {@link #allocate} hands out (closed by {@link #close()}). */
+    public java.lang.foreign.MemorySegment.Scope scope() {
+        return scope;
     }
 
     /** The arena for team-lifetime allocations (control block). */

@@ -222,8 +222,31 @@ public interface ProcessSpan {
     /** Ends every process of the job after printing {@code why} on stderr; does not return. */
     void abort(String why);
 
+    /**
+     * The collective local rank 0 is about to run, when it is too small for {@link SpanCheck}'s separate check:
+     * {@code descriptor} and {@code count} as {@link SpanCheck#verify} takes them. The transport folds it into the
+     * team's history and, if the collective's first call on {@link #world()} is an allreduce or a bcast, sends both
+     * with that call's payload, so a mismatch ends as a {@link io.coll4j.CollectiveMismatchException} instead of a
+     * wrong result; the next carried call clears it.
+     */
+    default void carry(long descriptor, long count) {
+    }
+
+    /** Clears what {@link #carry} left for a call that did not come (the separate check is about to run). */
+    default void uncarry() {
+    }
+
     /** Called by every team that opened this span when it closes; the last one finalises the transport. */
     void close();
+
+    /**
+     * True while the transport may still write memory a request of a closed team was posted on: a request left
+     * un-awaited (MPI may progress it in any later MPI call) while the transport is not finalised. The team then
+     * leaves its memory allocated ({@link SpanMemory}) rather than free what MPI may still write.
+     */
+    default boolean requestsInFlight() {
+        return false;
+    }
 
     /** What {@code coll4j-mpi} registers: opens the span for a team of {@code localRanks} thread ranks per process. */
     interface Provider {

@@ -39,6 +39,28 @@ public final class SpanCheck {
     private SpanCheck() {
     }
 
+    /**
+     * A carried check word differed ({@link ProcessSpan#carry}): this process called {@code descriptor, count} after
+     * the history {@code chain}; the other side's words are {@code other*} ({@code otherCount} Long.MIN_VALUE: another
+     * process's message was larger than this call takes).
+     */
+    public static CollectiveMismatchException carriedMismatch(int process, long descriptor, long count, long chain,
+                                                              long otherDescriptor, long otherCount, long otherChain) {
+        String other = otherCount == Long.MIN_VALUE ? "a larger call (its message did not fit this one's)"
+                : Signature.describe(otherDescriptor, otherCount);
+        String history = otherCount != Long.MIN_VALUE && otherDescriptor == descriptor && otherCount == count
+                && otherChain != chain ? " (the same call, after a different sequence of earlier collectives)" : "";
+        return new CollectiveMismatchException("processes called different collectives: process " + process + " called "
+                + Signature.describe(descriptor, count) + ", while another process called " + other + history);
+    }
+
+    /** The history word after one more call (every process folds the same calls in the same order). */
+    public static long chain(long chain, long descriptor, long count) {
+        long h = (chain ^ descriptor) * 0x9E3779B97F4A7C15L;
+        h = (h ^ count) * 0xC2B2AE3D27D4EB4FL;
+        return h ^ (h >>> 29);
+    }
+
     /** True when a call moving {@code bytes} per rank checks (never for a team inside one process). */
     public static boolean due(long bytes) {
         return bytes >= THRESHOLD;
@@ -62,6 +84,7 @@ public final class SpanCheck {
         if (local.localId() != 0) {
             return;
         }
+        g.span().uncarry();
         MemorySegment w = g.checkCell();
         w.setAtIndex(ValueLayout.JAVA_LONG, 0, descriptor);
         w.setAtIndex(ValueLayout.JAVA_LONG, 1, count);

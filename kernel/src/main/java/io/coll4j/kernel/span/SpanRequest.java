@@ -219,6 +219,18 @@ public final class SpanRequest implements PersistentRequest {
                     }
                     case Fence f -> true;
                 };
+            } catch (IllegalArgumentException e) {
+                if (!(s instanceof Inter)) {
+                    fail();
+                    throw e;
+                }
+                // a segment the inter stage works on died (its arena was closed while MPI worked on a stand-in of
+                // it): this rank's error; the team aborts, so its other ranks do not wait on the stages after it
+                IllegalArgumentException named = new IllegalArgumentException(what + " of local rank " + rank + ": "
+                        + e.getMessage(), e);
+                context.abort(named, rank);
+                fail();
+                throw named;
             } catch (RuntimeException e) {
                 throw fail(e);
             }
