@@ -221,16 +221,16 @@ public final class SpanRequest implements PersistentRequest {
                 };
             } catch (IllegalArgumentException e) {
                 if (!(s instanceof Inter)) {
-                    fail();
-                    throw e;
+                    throw fail(e);
                 }
                 // a segment the inter stage works on died (its arena was closed while MPI worked on a stand-in of
-                // it): this rank's error; the team aborts, so its other ranks do not wait on the stages after it
+                // it): this rank's error; recorded before the team aborts (the abort must find it standing), so
+                // its other ranks do not wait on the stages after it
                 IllegalArgumentException named = new IllegalArgumentException(what + " of local rank " + rank + ": "
                         + e.getMessage(), e);
+                record(named);
                 context.abort(named, rank);
-                fail();
-                throw named;
+                throw fail(named);
             } catch (RuntimeException e) {
                 throw fail(e);
             }
