@@ -310,6 +310,9 @@ final class Chaos {
         boolean inPlace = c != Collective.REDUCE_SCATTER && c != Collective.BARRIER && r.nextBoolean();
         // 0 await(), 1 poll isDone(), 2 await(Duration) in steps, 3 toFuture().get (progress thread only)
         int wait = fault == Fault.INTERRUPT_AWAIT ? 2 * r.nextInt(2) : r.nextInt(progress ? 4 : 3);   // an interrupt needs a wait
+        if (form == Form.CHAIN && wait == 3) {
+            wait = 1;             // a chain moves only while its rank polls or waits (ChainRequest): never its future alone
+        }
         int rounds = 1 + r.nextInt(3);
         return new Spec(form, c, t, op, n, root, inPlace, wait, rounds, r.nextBoolean());
     }
@@ -1158,12 +1161,8 @@ final class Chaos {
             case ALLGATHER -> ch.allgather(b.send(), b.recv(), n, s.t());
             default -> throw new IllegalStateException();
         }
-        if (s.waitMode() != 3) {
-            // a local step runs on this rank's thread as it polls or waits (Chain): not when it only blocks on the future
-            ch.then(() -> {
-            });
-        }
-        return ch.barrier().start();
+        return ch.then(() -> {
+        }).barrier().start();
     }
 
     /**
@@ -1193,6 +1192,9 @@ final class Chaos {
                     } catch (TimeoutException te) {
                         ctx.hang("toFuture().get did not complete within the timeout + slack (" + s + ")");
                         throw new Hung("toFuture().get hung");
+                    }
+                    if (persistent) {
+                        r.await();    // the round's end observed (PersistentRequest.start), at once: the future completed
                     }
                 }
                 default -> r.await();
