@@ -178,9 +178,18 @@ final class Chaos {
             return a;
         }
 
+        private final java.util.Set<String> failed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
         void fail(String s) {
             if (failures.size() < 40) {
                 failures.add(s);
+            }
+        }
+
+        /** The first failure of a kind in a team only (the others ranks' are alike): {@code key} names both. */
+        void fail(String key, String s) {
+            if (failed.add(key)) {
+                fail(s);
             }
         }
 
@@ -280,7 +289,14 @@ final class Chaos {
                     form = r.nextBoolean() ? Form.ONESHOT : r.nextBoolean() ? Form.PERSISTENT : Form.CHAIN;
                     c = r.nextBoolean() ? Collective.ALLREDUCE : r.nextBoolean() ? Collective.ALLGATHER : Collective.BARRIER;
                 }
-                case CLOSE_DURING, CLOSE_BEFORE, BAD_ARGS -> {
+                case CLOSE_DURING -> {
+                    // during a request: the victim posts, closes the arena of its buffers, then waits
+                    form = r.nextBoolean() ? Form.ONESHOT : r.nextBoolean() ? Form.PERSISTENT : Form.CHAIN;
+                    if (c == Collective.BARRIER) {
+                        c = Collective.ALLREDUCE;
+                    }
+                }
+                case CLOSE_BEFORE, BAD_ARGS -> {
                     if (c == Collective.BARRIER) {
                         c = Collective.ALLREDUCE;
                     }
@@ -305,6 +321,9 @@ final class Chaos {
         int n = size < 75 ? r.nextInt(65) : size < 97 ? r.nextInt(1025) : r.nextInt(16_385);
         if (fault != null || form == Form.USEROP) {
             n = Math.max(n, 2);     // a fault needs data to act on (a user op is not called on nothing)
+        }
+        if (fault == Fault.CLOSE_DURING && r.nextBoolean()) {
+            n = Math.max(n, 4096 + r.nextInt(65_536));   // large enough that the work (or the MPI call) is still under way
         }
         int root = r.nextInt(p);
         boolean inPlace = c != Collective.REDUCE_SCATTER && c != Collective.BARRIER && r.nextBoolean();
@@ -426,7 +445,7 @@ final class Chaos {
             }
             long[] sum = merge(keeper, s);
             if (fatalInjected && printer) {
-                print.accept("# the fatal fault did not end the job: it was not reported (see faults not reported)");
+                print.accept("# the fatal fault did not end the job (a close may come after the request's work; see faults not reported)");
             }
             return printer ? sum : null;
         }
@@ -496,7 +515,7 @@ final class Chaos {
         void hang(String what) {
             if (hung.compareAndSet(false, true)) {
                 s.add(HANGS, 1);
-                s.fail("hang: " + what + ", " + e.describe());
+                s.fail("hang: " + what + (what.contains(e.describe()) ? "" : ", " + e.describe()));
             }
         }
 
@@ -913,10 +932,7 @@ final class Chaos {
             if (interruptMe) {
                 interruptSoon(ctx, Thread.currentThread());
             }
-            if (closeMe) {
-                closeSoon(ctx, arena);
-            }
-            blocking(rank, ctx, s, b);
+                blocking(rank, ctx, s, b);
             wrong = check ? check(b, s, p, me) : 0;
         } else if (s.form() == Form.PERSISTENT) {
             wrong = 0;
@@ -1067,17 +1083,6 @@ final class Chaos {
             }
             victim.interrupt();
             ctx.delivered.countDown();
-        });
-    }
-
-    private static void closeSoon(Ctx ctx, Arena arena) {
-        Thread.ofPlatform().daemon(true).start(() -> {
-            try {
-                Thread.sleep(3);
-            } catch (InterruptedException ignored) {
-                // close at once
-            }
-            closeNow(ctx, arena);
         });
     }
 
@@ -1258,6 +1263,7 @@ final class Chaos {
 
     private static void revived(Ctx ctx, String what) {
         ctx.s.add(REVIVED, 1);
-        ctx.s.fail("a failed request looked complete: " + what);
+        ctx.s.fail("revived " + ctx.e.seed() + " " + what.substring(0, what.indexOf(' ')),
+                "a failed request looked complete: " + what + " (the first of this team; every revival is counted)");
     }
 }
