@@ -1044,14 +1044,18 @@ final class Chaos {
                     if ((s.c() == Collective.ALLREDUCE || s.c() == Collective.REDUCE) && s.form() != Form.USEROP) {
                         // send and receive overlap by all but one element (neither in place nor disjoint); v 7: the
                         // send side a read-only view of the same memory
-                        MemorySegment base = ctx.arena().allocate(es * (n + 1), 64);
+                        // native, or (every other variant) on the heap, where a read-only view has no heapBase
+                        boolean heap = (e.variant() / 8) % 2 == 1;
+                        MemorySegment base = heap ? MemorySegment.ofArray(new long[(int) ((es * (n + 1) + 7) / 8)])
+                                : ctx.arena().allocate(es * (n + 1), 64);
                         send = base.asSlice(0, es * n);
                         recv = base.asSlice(es, es * n);
                         BenchData.fill(send, t, dataOp(s), rank.id(), n);   // if it is accepted, the peers' results stay right
                         if (v == 7) {
                             send = send.asReadOnly();
                         }
-                        what = v == 7 ? "overlapping send (a read-only view) and receive" : "overlapping send and receive";
+                        what = (v == 7 ? "overlapping send (a read-only view) and receive" : "overlapping send and receive")
+                                + (heap ? " on the heap" : "");
                     } else {
                         n = -1;
                         what = "count -1";
