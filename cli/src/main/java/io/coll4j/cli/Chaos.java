@@ -406,6 +406,10 @@ final class Chaos {
                 if (stop[0] != 0) {
                     break;
                 }
+                if (printer && ep > 0 && ep % 20 == 0) {
+                    print.accept(String.format(Locale.ROOT, "# progress: %d teams, %d calls, %.0f s", ep, s.get(CALLS),
+                            (System.nanoTime() - deadline + maxTime.toNanos()) / 1e9));
+                }
                 long teamSeed = teams.nextLong();
                 Set<Fault> kinds = ep == fatalEpisode ? fatal : survivable;
                 Episode e = plan(teamSeed, kinds, true, processes, localRanks, (int) Math.min(Integer.MAX_VALUE, calls - s.get(CALLS)));

@@ -133,7 +133,8 @@ final class SoakCommand implements Callable<Integer> {
             });
         }
         Chaos.Stats.summary(st.toArray(), st.failures, st.notes).forEach(out::println);
-        out.printf(Locale.ROOT, "%.1f s, seed %d%n", (System.nanoTime() - start) / 1e9, s);
+        out.printf(Locale.ROOT, "%.1f s, %s %d%n", (System.nanoTime() - start) / 1e9, replay != null ? "team seed" : "seed",
+                replay != null ? replay : s);
         out.flush();
         return st.clean() ? 0 : Errors.VALIDATION_FAILED;
     }

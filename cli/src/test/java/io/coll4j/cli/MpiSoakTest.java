@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * rank) within the bound — never a hang, never a JVM crash. Skipped, saying so, when mpirun is not installed.
  */
 class MpiSoakTest {
-    static final long JOB_SECONDS = 120;
+    static final long JOB_SECONDS = 180;
 
     record Job(boolean done, int exit, String out) {
     }
@@ -69,7 +69,7 @@ class MpiSoakTest {
 
     @Test
     void withoutFaultsEveryCallAgreesWithTheReference() throws Exception {
-        Job j = collbench("soak", "--mpi", "-t", "2", "-n", "600", "--seed", "41", "--max-time", "60");
+        Job j = collbench("soak", "--mpi", "-t", "2", "-n", "300", "--seed", "41", "--max-time", "90");
         assertTrue(j.done(), "the job did not end within " + JOB_SECONDS + " s:\n" + j.out());
         noCrash(j);
         assertEquals(0, j.exit(), j.out());
@@ -78,7 +78,7 @@ class MpiSoakTest {
 
     @Test
     void survivableFaultsLeaveTheTeamWorking() throws Exception {
-        Job j = collbench("soak", "--mpi", "--chaos", "--faults", "bad-args,close-before", "-n", "600", "--seed", "42", "--max-time", "60");
+        Job j = collbench("soak", "--mpi", "--chaos", "--faults", "bad-args,close-before", "-n", "300", "--seed", "42", "--max-time", "90");
         assertTrue(j.done(), "the job did not end within " + JOB_SECONDS + " s:\n" + j.out());
         noCrash(j);
         assertEquals(0, j.exit(), j.out());
@@ -88,7 +88,7 @@ class MpiSoakTest {
     @CsvSource({"throw-body,43", "stall,44", "interrupt-blocking,45", "mismatch,46", "throw-userop,48",
             "interrupt-await,49"})
     void aFatalFaultEndsTheJobNamingIt(String fault, long seed) throws Exception {
-        Job j = collbench("soak", "--mpi", "--chaos", "--faults", fault, "-n", "100000", "--seed", String.valueOf(seed), "--max-time", "60");
+        Job j = collbench("soak", "--mpi", "--chaos", "--faults", fault, "-n", "100000", "--seed", String.valueOf(seed), "--max-time", "90");
         assertTrue(j.done(), "the job did not end within " + JOB_SECONDS + " s:\n" + j.out());
         noCrash(j);
         assertTrue(j.out().contains("# chaos: fatal fault " + fault), "no fatal fault was injected:\n" + j.out());
@@ -104,7 +104,7 @@ class MpiSoakTest {
     @ParameterizedTest(name = "seed {0}")
     @CsvSource({"47", "50"})
     void anArenaClosedUnderARequestNeverCrashes(long seed) throws Exception {
-        Job j = collbench("soak", "--mpi", "--chaos", "--faults", "close-during", "-n", "400", "--seed", String.valueOf(seed), "--max-time", "60");
+        Job j = collbench("soak", "--mpi", "--chaos", "--faults", "close-during", "-n", "400", "--seed", String.valueOf(seed), "--max-time", "90");
         assertTrue(j.done(), "the job did not end within " + JOB_SECONDS + " s:\n" + j.out());
         noCrash(j);
         assertTrue(j.out().contains("# chaos: fatal fault close-during"), "no close was injected:\n" + j.out());
