@@ -911,10 +911,16 @@ final class Chaos {
         }
         // the peers of a coordinated fault wait until it happened, so the victim is inside its call when it does
         if (fault != null && !victim && (fault == Fault.INTERRUPT_BLOCKING || fault == Fault.INTERRUPT_AWAIT || fault == Fault.CLOSE_DURING)) {
-            if (rank.team().processes() == 1) {   // across processes the victim may be elsewhere: the sleep alone
-                ctx.delivered.await(e.timeoutMs() + 5_000, TimeUnit.MILLISECONDS);
+            try {
+                if (rank.team().processes() == 1) {   // across processes the victim may be elsewhere: the sleep alone
+                    ctx.delivered.await(e.timeoutMs() + 5_000, TimeUnit.MILLISECONDS);
+                }
+                Thread.sleep(20);
+            } catch (InterruptedException ie) {
+                // the team, aborted by the victim, interrupts ranks that do not leave (Team.run): here the soak held it
+                Thread.currentThread().interrupt();
+                throw new InjectedFault("interrupted by the aborted team while the soak held this rank back");
             }
-            Thread.sleep(20);
         }
         Spec s = fault == Fault.MISMATCH && victim ? mutate(spec, e.variant(), p) : spec;
         Arena arena = ctx.arena();
