@@ -64,7 +64,8 @@ class MpiSoakTest {
 
     static void noCrash(Job j) {
         assertFalse(j.out().contains("A fatal error has been detected by the Java Runtime Environment")
-                || j.out().contains("SIGSEGV") || j.out().contains("hs_err_pid"), "a JVM crashed:\n" + j.out());
+                || j.out().contains("SIGSEGV") || j.out().contains("hs_err_pid") || j.out().contains("Process received signal")
+                || j.out().contains("exited on signal"), "a JVM crashed:\n" + j.out());
     }
 
     @Test
@@ -102,7 +103,7 @@ class MpiSoakTest {
      * result right) or fail (the job ends through MPI_Abort), but never crash the JVM or hang.
      */
     @ParameterizedTest(name = "seed {0}")
-    @CsvSource({"47"})
+    @CsvSource({"47", "53"})   // 53: on the unfixed code MPI's libnbc found the heap corrupted (malloc abort, signal 6)
     void anArenaClosedUnderARequestNeverCrashes(long seed) throws Exception {
         Job j = collbench("soak", "--mpi", "--chaos", "--faults", "close-during", "-n", "400", "--seed", String.valueOf(seed), "--max-time", "90");
         assertTrue(j.done(), "the job did not end within " + JOB_SECONDS + " s:\n" + j.out());
