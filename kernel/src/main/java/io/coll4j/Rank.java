@@ -87,6 +87,8 @@ public final class Rank implements AutoCloseable {
     private final AtomicReference<Thread> owner = new AtomicReference<>();
     /** This rank has told its (sub-)team it is done ({@link #close}), once. */
     private boolean memberClosed;
+    /** {@link #detach}ed once: its life is managed by whoever attaches it, closing it only detaches. */
+    private volatile boolean detached;
     /** Op.values().length, once: values() clones its array on every call, and reducer() is on every reduction's path. */
     private static final int OPS = Op.values().length;
     private final Reducer[] reducers = new Reducer[DType.values().length * OPS];
@@ -246,11 +248,21 @@ public final class Rank implements AutoCloseable {
     public void close() {
         if (owner.get() == Thread.currentThread()) {
             release(Thread.currentThread());
-            if (!memberClosed) {
+            if (!memberClosed && !detached) {
                 memberClosed = true;
                 team.memberClosed();
             }
         }
+    }
+
+    /**
+     * Detaches this rank from the calling thread and keeps it a member: for a sub-team rank that other threads will
+     * {@link Team#attach} and use. From then on closing it only detaches, and the sub-team lives until
+     * {@code team().close()} or its parent's close.
+     */
+    public void detach() {
+        detached = true;
+        release(Thread.currentThread());
     }
 
     private void checkCaller() {
@@ -2400,6 +2412,7 @@ public final class Rank implements AutoCloseable {
      * measurable ({@link SpanCheck}); the leader throws {@link CollectiveMismatchException} when processes differ.
      */
     private void spanCheck(Collective c, long count, DType dtype, Op op, int root, long bytes) {
+        checkInterruptedAcrossProcesses(c);
         if (SpanCheck.due(bytes)) {
             SpanCheck.verify(span, local, Signature.descriptor(c, dtype, op, root), count);
         } else if (local.localId() == 0) {
@@ -2465,8 +2478,24 @@ public final class Rank implements AutoCloseable {
         return oneRankPerProcess && op != Op.AVG && op != Op.USER && !SpanCheck.due(bytes);
     }
 
+    /**
+     * A blocking MPI call cannot be interrupted: an interrupt that came while this rank was inside one (or before
+     * this call) is reported at its next collective across processes — a {@link CollectiveInterruptedException}
+     * that aborts the team (and so the job) — never lost.
+     */
+    private void checkInterruptedAcrossProcesses(Collective c) {
+        if (Thread.currentThread().isInterrupted()) {
+            CollectiveInterruptedException e = new CollectiveInterruptedException("rank " + id() + " (thread "
+                    + Thread.currentThread().getName() + ") was interrupted before " + c.cliName() + " across processes"
+                    + " (or during an MPI call it could not leave); the team is aborted", id);
+            context.abort(e, id);
+            throw e;
+        }
+    }
+
     /** The allreduce as one MPI_Allreduce of this process's buffers ({@link #isMpiAllreduce}). */
     private void mpiAllreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        checkInterruptedAcrossProcesses(Collective.ALLREDUCE);
         io.coll4j.kernel.span.ProcessSpan s = span.span();
         s.carry(Signature.descriptor(Collective.ALLREDUCE, dtype, op, -1), count);   // checked with its payload
         s.allreduce(s.world(), Aliasing.sameStart(send, recv) ? null : send, recv, count, dtype, op);

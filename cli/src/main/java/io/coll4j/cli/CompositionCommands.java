@@ -78,7 +78,9 @@ final class CompositionCommands {
         @Override
         public Integer call() {
             SizeRange range = SizeRange.of(size, null, maxBytes, null, "64M:64M");
-            if (range.min() != range.max()) {
+            // -m MAX (or -e MAX) alone is the one size; only a MIN:MAX the user wrote out can be a range
+            boolean explicitRange = size != null && size.contains(":");
+            if (explicitRange && range.min() != range.max()) {
                 throw new IllegalArgumentException("chain measures one size (-m MAX or -e MAX), not the range "
                         + SizeRange.format(range.min()) + ":" + SizeRange.format(range.max()));
             }
@@ -242,7 +244,7 @@ final class CompositionCommands {
                     Rank s = rank.split(uneven ? (rank.id() <= threads ? 0 : Team.UNDEFINED) : mpi ? rank.localId() : rank.id() / 2,
                             rank.id());
                     if (s != null) {
-                        s.close();               // detach: each batch below attaches its thread anew
+                        s.detach();              // each batch below attaches its thread anew
                     }
                     subs[rank.localId()] = s;
                 });
