@@ -3,8 +3,8 @@
  * {@code io.coll4j.Rank}, {@code io.coll4j.CollectivePlan}). The topology and reduction types of the API
  * come from {@code io.coll4j.bindings} and {@code io.coll4j.reductions}, read transitively.
  *
- * <p>Exported: {@code io.coll4j} (the API) and {@code io.coll4j.kernel.sync} (only for
- * {@code WaitStrategy}, the one tuning type of {@code Team.Builder}). Algorithms, the machine model, the
+ * <p>Exported: {@code io.coll4j} (the API, with {@code WaitStrategy}, the one tuning type of
+ * {@code Team.Builder}). Algorithms, the machine model, the
  * shared memory layout and {@code io.coll4j.internal} are exported only to coll4j's CLI, JMH and jcstress
  * suites (which run from the class path, where the qualified exports are not needed; they document who
  * may use them).
@@ -16,12 +16,12 @@ module io.coll4j {
     requires jdk.jfr;
 
     exports io.coll4j;
-    exports io.coll4j.kernel.sync;
 
     exports io.coll4j.internal to io.coll4j.cli, io.coll4j.jmh;
     exports io.coll4j.kernel.algo to io.coll4j.cli, io.coll4j.jmh, io.coll4j.jcstress;
     exports io.coll4j.kernel.model to io.coll4j.cli, io.coll4j.jmh;
     exports io.coll4j.kernel.memory to io.coll4j.jcstress;
+    exports io.coll4j.kernel.sync to io.coll4j.jcstress;
     exports io.coll4j.kernel.nb to io.coll4j.jcstress;
     exports io.coll4j.kernel.span to io.coll4j.mpi, io.coll4j.cli;
     // JFR reads the event classes' fields and annotations reflectively

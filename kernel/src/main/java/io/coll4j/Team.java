@@ -12,7 +12,6 @@ import io.coll4j.kernel.memory.SharedArena;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.algo.Selector;
 import io.coll4j.kernel.sync.ControlBlock;
-import io.coll4j.kernel.sync.WaitStrategy;
 import io.coll4j.topology.Binder;
 import io.coll4j.topology.NumaNode;
 import io.coll4j.topology.Placement;

@@ -4,7 +4,7 @@ import io.coll4j.internal.TeamInternals;
 import io.coll4j.Collective;
 import io.coll4j.Team;
 import io.coll4j.kernel.model.MachineModel;
-import io.coll4j.kernel.sync.WaitStrategy;
+import io.coll4j.WaitStrategy;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.topology.Placement;

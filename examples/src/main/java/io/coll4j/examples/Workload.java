@@ -1,7 +1,7 @@
 package io.coll4j.examples;
 
 import io.coll4j.Team;
-import io.coll4j.kernel.sync.WaitStrategy;
+import io.coll4j.WaitStrategy;
 import io.coll4j.topology.Placement;
 import io.coll4j.topology.Topology;
 import picocli.CommandLine.Option;

@@ -3,7 +3,7 @@ package io.coll4j.jcstress;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.kernel.sync.FlagWait;
 import io.coll4j.kernel.sync.Stamp;
-import io.coll4j.kernel.sync.WaitStrategy;
+import io.coll4j.WaitStrategy;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;

@@ -8,7 +8,7 @@ import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.kernel.sync.FlagWait;
 import io.coll4j.kernel.sync.Stamp;
-import io.coll4j.kernel.sync.WaitStrategy;
+import io.coll4j.WaitStrategy;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;

@@ -8,7 +8,7 @@ import io.coll4j.bindings.copy.Copy;
 import io.coll4j.kernel.memory.RankScratch;
 import io.coll4j.kernel.memory.SharedArena;
 import io.coll4j.kernel.sync.ControlBlock;
-import io.coll4j.kernel.sync.WaitStrategy;
+import io.coll4j.WaitStrategy;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,5 +1,7 @@
 package io.coll4j.kernel.sync;
 
+import io.coll4j.WaitStrategy;
+
 /**
  * The slow path of waiting for a flag: the loop a rank runs when the stamp it needs is not there on
  * the first acquire-load. The team's {@link WaitStrategy} passes the time; between idles the loop

@@ -1,4 +1,4 @@
-package io.coll4j.kernel.sync;
+package io.coll4j;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.coll4j.kernel.sync;
+package io.coll4j;
 
 /** Busy spin: {@link Thread#onSpinWait()} (x86 PAUSE) on every idle call. */
 final class SpinWaitStrategy implements WaitStrategy {

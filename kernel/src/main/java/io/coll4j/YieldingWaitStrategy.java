@@ -1,4 +1,4 @@
-package io.coll4j.kernel.sync;
+package io.coll4j;
 
 /** Spin {@link #SPINS} times, then {@link Thread#yield()} on every idle call. */
 final class YieldingWaitStrategy implements WaitStrategy {
