@@ -5,8 +5,6 @@ import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.Request;
 import io.coll4j.kernel.algo.TeamContext;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,16 +28,6 @@ public final class ChainRequest implements Request {
     public record Stage(CollectiveRequest request, Runnable local, boolean early) {
     }
 
-    private static final VarHandle FAILURE;
-
-    static {
-        try {
-            FAILURE = MethodHandles.lookup().findVarHandle(ChainRequest.class, "failure", RuntimeException.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final Stage[] stages;
     private final NonBlockingEngine engine;
     private final TeamContext context;
@@ -47,9 +35,8 @@ public final class ChainRequest implements Request {
     private final Thread owner;
     private int next;
     private RequestFuture future;
-    /** The chain's first failure (null while healthy): written by CAS, read with acquire ({@link #failure()}). */
-    @SuppressWarnings("unused")
-    private RuntimeException failure;
+    /** The first failure, for good. */
+    private final FirstFailure failure = new FirstFailure();
 
     public ChainRequest(NonBlockingEngine engine, int rank, List<Stage> stages) {
         this.stages = stages.toArray(Stage[]::new);
@@ -216,21 +203,17 @@ public final class ChainRequest implements Request {
         return f;
     }
 
-    /** The chain's failure, or null. Acquire: pairs with the CAS in {@link #record}, so the exception is seen whole. */
     private RuntimeException failure() {
-        return (RuntimeException) FAILURE.getAcquire(this);
+        return failure.get();
     }
 
     private void throwIfFailed() {
-        RuntimeException f = failure();
-        if (f != null) {
-            throw f;
-        }
+        failure.throwIfFailed();
     }
 
-    /** Records {@code e} unless the chain failed already; returns the failure that stands. The CAS releases {@code e}. */
+    /** Records {@code e} unless the chain failed already; returns the failure that stands. */
     private RuntimeException record(RuntimeException e) {
-        return FAILURE.compareAndSet(this, null, e) ? e : failure();
+        return failure.record(e);
     }
 
     private RuntimeException fail(RuntimeException e) {

@@ -6,8 +6,6 @@ import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.PersistentRequest;
 import io.coll4j.kernel.algo.TeamContext;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -26,16 +24,6 @@ import java.util.concurrent.CompletableFuture;
  * compare-and-set (the first one wins) read with acquire.
  */
 public final class CollectiveRequest implements PersistentRequest {
-    private static final VarHandle FAILURE;
-
-    static {
-        try {
-            FAILURE = MethodHandles.lookup().findVarHandle(CollectiveRequest.class, "failure", RuntimeException.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final NonBlockingEngine engine;
     private final TeamContext context;
     private final Exchange x;
@@ -48,9 +36,8 @@ public final class CollectiveRequest implements PersistentRequest {
     private long waitingSince;
     private CompletableFuture<Void> future;
     private long futureRound = -1;
-    /** The request's first failure (null while healthy): written by CAS, read with acquire ({@link #failure()}). */
-    @SuppressWarnings("unused")
-    private RuntimeException failure;
+    /** The request's first failure, for good. */
+    private final FirstFailure failure = new FirstFailure();
     /** The JFR event of the round in flight, or null (no recording enables it). Owner's thread only. */
     private RequestEvent event;
 
@@ -303,28 +290,20 @@ public final class CollectiveRequest implements PersistentRequest {
         return true;
     }
 
-    /** The request's failure, or null. Acquire: pairs with the CAS in {@link #record}, so the exception is seen whole. */
     private RuntimeException failure() {
-        return (RuntimeException) FAILURE.getAcquire(this);
+        return failure.get();
     }
 
     private void throwIfFailed() {
-        RuntimeException f = failure();
-        if (f != null) {
+        if (failure.get() != null) {
             active = false;
-            throw f;
+            failure.throwIfFailed();
         }
     }
 
-    /**
-     * Records {@code e} as this request's failure unless it already has one; returns the failure that stands. Any
-     * thread. The CAS is a volatile write (release): it publishes the exception to {@link #failure()}'s acquire.
-     */
+    /** Records {@code e} as this request's failure unless it already has one; returns the failure that stands. Any thread. */
     RuntimeException record(RuntimeException e) {
-        if (FAILURE.compareAndSet(this, null, e)) {
-            return e;
-        }
-        return failure();
+        return failure.record(e);
     }
 
     /** On the owner's thread: the request failed with {@code e} (or its earlier failure); its future fails with it. */

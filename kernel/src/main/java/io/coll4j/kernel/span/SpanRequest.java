@@ -1,5 +1,6 @@
 package io.coll4j.kernel.span;
 
+import io.coll4j.kernel.nb.FirstFailure;
 import io.coll4j.CollectiveInterruptedException;
 import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.PersistentRequest;
@@ -7,8 +8,6 @@ import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.nb.CollectiveRequest;
 import io.coll4j.kernel.nb.RequestFuture;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -41,16 +40,6 @@ import java.util.function.Supplier;
  * ({@link RequestFuture}).
  */
 public final class SpanRequest implements PersistentRequest {
-    private static final VarHandle FAILURE;
-
-    static {
-        try {
-            FAILURE = MethodHandles.lookup().findVarHandle(SpanRequest.class, "failure", RuntimeException.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     /** One stage of a rank's schedule. */
     public sealed interface Stage permits Local, LateLocal, Inter, Step, Fence {
     }
@@ -117,9 +106,8 @@ public final class SpanRequest implements PersistentRequest {
     private long watchedSince;
     private long lastPoll;
     private CompletableFuture<Void> future;
-    /** The request's first failure (null while healthy): written by CAS, read with acquire ({@link #failure()}). */
-    @SuppressWarnings("unused")
-    private RuntimeException failure;
+    /** The first failure, for good. */
+    private final FirstFailure failure = new FirstFailure();
 
     private SpanRequest(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, boolean persistent, String what,
                         boolean chain) {
@@ -341,21 +329,17 @@ public final class SpanRequest implements PersistentRequest {
         return f;
     }
 
-    /** The request's failure, or null. Acquire: pairs with the CAS in {@link #record}, so the exception is seen whole. */
     private RuntimeException failure() {
-        return (RuntimeException) FAILURE.getAcquire(this);
+        return failure.get();
     }
 
     private void throwIfFailed() {
-        RuntimeException f = failure();
-        if (f != null) {
-            throw f;
-        }
+        failure.throwIfFailed();
     }
 
-    /** Records {@code e} unless the request failed already; returns the failure that stands. The CAS releases {@code e}. */
+    /** Records {@code e} unless the request failed already; returns the failure that stands. */
     private RuntimeException record(RuntimeException e) {
-        return FAILURE.compareAndSet(this, null, e) ? e : failure();
+        return failure.record(e);
     }
 
     /** Takes the request out of its rank's queue (its inter stages will not be posted). */
