@@ -614,6 +614,189 @@ int coll4j_mpi_allreduce_chk(int comm, const void *send, void *recv, int64_t cou
     return rc;
 }
 
+/*
+ * The check word inside a small reduction's payload (issue 30, defect 4): coll4j_mpi_allreduce_chk's header needs a
+ * derived type and a user op, which took Open MPI 4.0-4.2 us at 8 B against 0.51-0.55 us for MPI_DOUBLE/MPI_SUM.
+ * Instead the word travels as 2k extra elements of the call's own dtype, reduced by the call's own op, so the call
+ * stays one MPI_Allreduce of a plain type. The word h is cut into k chunks c small enough to be exact in the dtype,
+ * and each chunk adds a pair whose reduction over the P processes is a known function of c only when every process
+ * had the same c:
+ *   MIN, MAX:   (c, M - c)  the extremes of c and of M - c are c and M - c only when every c is this one;
+ *   BAND, BOR:  (c, ~c)     likewise bit by bit;
+ *   SUM:        (c, c*c)    sum c = P c_j and sum c*c = P c_j*c_j give sum (c_i - c_j)^2 = 0, i.e. every c_i = c_j,
+ *                           exactly while P c*c cannot overflow: c has (W - 16) / 2 bits of the W the dtype holds
+ *                           exactly, for P <= 2^16.
+ * A process compares its 2k result elements with what they must be (memcmp of the same encoding), so every process
+ * decides for itself, and a difference leaves the user's buffer as it was. Other ops and dtypes (PROD, BXOR, the
+ * halves, the pairs) carry the header of coll4j_mpi_allreduce_chk.
+ */
+#define CHK_DIFFERS 0x40000001
+
+int coll4j_mpi_reduce(int comm, const void *send, void *recv, int64_t count, int dtype, int op, int root);
+int coll4j_mpi_allgather(int comm, const void *send, void *recv, int64_t count, int dtype);
+#define TAG_PROCS_MAX 65536
+
+/* Bits per chunk of the word for (dtype, op), 0 where no exact encoding exists. */
+static int tag_bits(int d, int o) {
+    switch (o) {
+    case MIN: case MAX:
+        return d == I32 ? 31 : d == F32 ? 24 : (d == U32 || d == I64 || d == U64 || d == F64) ? 32 : 0;
+    case BAND: case BOR:
+        return (d == I32 || d == U32) ? 32 : (d == I64 || d == U64) ? 64 : 0;
+    case SUM:
+        return d == I32 ? 7 : d == U32 ? 8 : d == I64 ? 23 : d == U64 ? 24 : d == F32 ? 4 : d == F64 ? 18 : 0;
+    default:
+        return 0;
+    }
+}
+
+static void tag_put(char *p, int d, int i, uint64_t v) {
+    switch (d) {
+    case I32: case U32: ((uint32_t *) p)[i] = (uint32_t) v; break;
+    case F32: ((float *) p)[i] = (float) v; break;
+    case F64: ((double *) p)[i] = (double) v; break;
+    default: ((uint64_t *) p)[i] = v; break;
+    }
+}
+
+/* The word folded from {descriptor, count, chain}: any function every process computes alike will do. */
+static uint64_t tag_word(const int64_t *w) {
+    uint64_t h = ((uint64_t) w[2] ^ (uint64_t) w[0]) * 0x9E3779B97F4A7C15ULL;
+    h = (h ^ (uint64_t) w[1]) * 0xC2B2AE3D27D4EB4FULL;
+    return h ^ (h >> 29);
+}
+
+/* Writes the 2k elements this process sends at t and the 2k it must receive back from p processes at e; returns 2k. */
+static int tag_encode(char *t, char *e, int d, int o, int b, uint64_t h, int p) {
+    int k = (64 + b - 1) / b;
+    uint64_t mask = b == 64 ? ~0ULL : (1ULL << b) - 1;
+    for (int i = 0; i < k; i++) {
+        uint64_t c = b == 64 ? h : (h >> (i * b)) & mask;
+        uint64_t second = o == SUM ? c * c : o == MIN || o == MAX ? mask - c : ~c & mask;
+        tag_put(t, d, 2 * i, c);
+        tag_put(t, d, 2 * i + 1, second);
+        tag_put(e, d, 2 * i, o == SUM ? (uint64_t) p * c : c);
+        tag_put(e, d, 2 * i + 1, o == SUM ? (uint64_t) p * second : second);
+    }
+    return 2 * k;
+}
+
+static int tag_failed(int rc, int64_t *w) {
+    int cls;
+    MPI_Error_class(rc, &cls);
+    if (cls == MPI_ERR_TRUNCATE) {
+        w[3] = w[4] = w[5] = INT64_MIN;   /* another process's message was larger: a larger call */
+        return CHK_MISMATCH;
+    }
+    return rc;
+}
+
+/*
+ * coll4j_mpi_allreduce carrying the word of w = {descriptor, count, chain} inside its payload (below SpanCheck's
+ * size). CHK_DIFFERS when another process called something else (or the same after other calls); the header path
+ * (CHK_MISMATCH, the other side's words in w[3..5]) where the dtype and op have no exact encoding.
+ */
+int coll4j_mpi_allreduce_tag(int comm, const void *send, void *recv, int64_t count, int dtype, int op, int64_t *w) {
+    MPI_Comm c = comm_of(comm);
+    int p;
+    int b = tag_bits(dtype, op);
+    if (b == 0 || MPI_Comm_size(c, &p) != MPI_SUCCESS || p > TAG_PROCS_MAX) {
+        return coll4j_mpi_allreduce_chk(comm, send, recv, count, dtype, op, w);
+    }
+    int64_t size = dsize(dtype), bytes = count * size;
+    int k2 = 2 * ((64 + b - 1) / b);
+    char *x = chk_scratch((size_t) (bytes + 2 * k2 * size));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    char *t = x + bytes, *e = t + k2 * size;
+    tag_encode(t, e, dtype, op, b, tag_word(w), p);
+    if (bytes > 0) {
+        memcpy(x, send ? send : recv, (size_t) bytes);
+    }
+    int rc = MPI_Allreduce(MPI_IN_PLACE, x, (int) (count + k2), dtype_of(dtype), op_of(dtype, op), c);
+    if (rc != MPI_SUCCESS) {
+        return tag_failed(rc, w);
+    }
+    if (memcmp(t, e, (size_t) (k2 * size)) != 0) {
+        return CHK_DIFFERS;
+    }
+    if (bytes > 0) {
+        memcpy(recv, x, (size_t) bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+/* coll4j_mpi_reduce with the word inside its payload (as coll4j_mpi_allreduce_tag): the root compares; where the
+ * dtype and op have no exact encoding, a plain MPI_Reduce (the history word still folds the call). */
+int coll4j_mpi_reduce_tag(int comm, const void *send, void *recv, int64_t count, int dtype, int op, int root,
+                          int64_t *w) {
+    MPI_Comm c = comm_of(comm);
+    int p, me;
+    int b = tag_bits(dtype, op);
+    if (b == 0 || MPI_Comm_size(c, &p) != MPI_SUCCESS || p > TAG_PROCS_MAX || MPI_Comm_rank(c, &me) != MPI_SUCCESS) {
+        return coll4j_mpi_reduce(comm, send, recv, count, dtype, op, root);
+    }
+    int64_t size = dsize(dtype), bytes = count * size;
+    int k2 = 2 * ((64 + b - 1) / b);
+    char *x = chk_scratch((size_t) (2 * bytes + 3 * k2 * size));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    char *out = x + bytes + k2 * size, *t = x + bytes, *e = out + bytes + k2 * size;
+    tag_encode(t, e, dtype, op, b, tag_word(w), p);
+    if (bytes > 0) {
+        memcpy(x, send ? send : recv, (size_t) bytes);
+    }
+    int rc = MPI_Reduce(x, me == root ? out : NULL, (int) (count + k2), dtype_of(dtype), op_of(dtype, op), root, c);
+    if (rc != MPI_SUCCESS) {
+        return tag_failed(rc, w);
+    }
+    if (me != root) {
+        return MPI_SUCCESS;
+    }
+    if (memcmp(out + bytes, e, (size_t) (k2 * size)) != 0) {
+        return CHK_DIFFERS;
+    }
+    if (bytes > 0) {
+        memcpy(recv, out, (size_t) bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+/* coll4j_mpi_allgather with the word after every process's block: every process compares every block's word. */
+int coll4j_mpi_allgather_tag(int comm, const void *send, void *recv, int64_t count, int dtype, int64_t *w) {
+    MPI_Comm c = comm_of(comm);
+    int p, me;
+    if (MPI_Comm_size(c, &p) != MPI_SUCCESS || MPI_Comm_rank(c, &me) != MPI_SUCCESS || count > INT_MAX - 8) {
+        return coll4j_mpi_allgather(comm, send, recv, count, dtype);
+    }
+    int64_t bytes = count * dsize(dtype), block = bytes + 8;
+    char *x = chk_scratch((size_t) (block * (p + 1)));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    uint64_t h = tag_word(w);
+    char *mine = x + block * p;
+    if (bytes > 0) {
+        memcpy(mine, send ? send : (const char *) recv + bytes * me, (size_t) bytes);
+    }
+    memcpy(mine + bytes, &h, 8);
+    int rc = MPI_Allgather(mine, (int) block, MPI_BYTE, x, (int) block, MPI_BYTE, c);
+    if (rc != MPI_SUCCESS) {
+        return tag_failed(rc, w);
+    }
+    for (int i = 0; i < p; i++) {
+        if (memcmp(x + block * i + bytes, &h, 8) != 0) {
+            return CHK_DIFFERS;
+        }
+    }
+    for (int i = 0; i < p && bytes > 0; i++) {
+        memcpy((char *) recv + bytes * i, x + block * i, (size_t) bytes);
+    }
+    return MPI_SUCCESS;
+}
+
 /* coll4j_mpi_bcast carrying the check word w (as coll4j_mpi_allreduce_chk): the receivers compare it with the root's. */
 int coll4j_mpi_bcast_chk(int comm, void *buf, int64_t count, int dtype, int root, int64_t *w) {
     int64_t bytes = count * dsize(dtype);
@@ -856,6 +1039,199 @@ int coll4j_mpi_alltoallv_bytes(int comm, const void *send, const int64_t *send_c
         return MPI_ERR_COUNT;
     }
     return MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, comm_of(comm));
+}
+
+/*
+ * The data-movement collectives carrying the check word (issue 30, defect 4; as coll4j_mpi_allgather_tag): every
+ * block travels with the sender's 8-byte word after it, through a scratch copy laid out block after block, and every
+ * process that receives a block compares the word with its own (CHK_DIFFERS); a block of another size shows as
+ * MPI_ERR_TRUNCATE or as a word out of place. Below SpanCheck's size only, so the copies stay small.
+ */
+
+/* Offsets of blocks of counts[i] + 8 bytes laid end to end; returns the total, or -1 when a count does not fit. */
+static int64_t tag_layout(const int64_t *counts, int n, int *c, int *d) {
+    int64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0 || counts[i] > INT_MAX - 8 || at > INT_MAX) {
+            return -1;
+        }
+        c[i] = (int) counts[i] + 8;
+        d[i] = (int) at;
+        at += c[i];
+    }
+    return at > INT_MAX ? -1 : at;
+}
+
+/* CHK_DIFFERS unless every one of the n blocks at x (sizes c, offsets d) ends with h. */
+static int tag_blocks_match(const char *x, const int *c, const int *d, int n, uint64_t h) {
+    for (int i = 0; i < n; i++) {
+        if (memcmp(x + d[i] + c[i] - 8, &h, 8) != 0) {
+            return CHK_DIFFERS;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int coll4j_mpi_gatherv_bytes_tag(int comm, const void *send, int64_t send_bytes, void *recv, const int64_t *counts,
+                                 const int64_t *displs, int root, int64_t *w) {
+    MPI_Comm comm_ = comm_of(comm);
+    int n = comm_size_of(comm), me = -1;
+    MPI_Comm_rank(comm_, &me);
+    int c[n > 0 ? n : 1], d[n > 0 ? n : 1];
+    int64_t total = me == root ? tag_layout(counts, n, c, d) : 0;
+    if (send_bytes > INT_MAX - 8 || total < 0) {
+        return MPI_ERR_COUNT;
+    }
+    char *x = chk_scratch((size_t) (send_bytes + 8 + total));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    uint64_t h = tag_word(w);
+    const char *mine = send ? send : (const char *) recv + (me == root ? displs[me] : 0);
+    memcpy(x, mine, (size_t) send_bytes);
+    memcpy(x + send_bytes, &h, 8);
+    char *all = x + send_bytes + 8;
+    int rc = MPI_Gatherv(x, (int) send_bytes + 8, MPI_BYTE, all, c, d, MPI_BYTE, root, comm_);
+    if (rc != MPI_SUCCESS) {
+        return tag_failed(rc, w);
+    }
+    if (me != root) {
+        return MPI_SUCCESS;
+    }
+    rc = tag_blocks_match(all, c, d, n, h);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        memcpy((char *) recv + displs[i], all + d[i], (size_t) counts[i]);
+    }
+    return rc;
+}
+
+int coll4j_mpi_scatterv_bytes_tag(int comm, const void *send, const int64_t *counts, const int64_t *displs, void *recv,
+                                  int64_t recv_bytes, int root, int64_t *w) {
+    MPI_Comm comm_ = comm_of(comm);
+    int n = comm_size_of(comm), me = -1;
+    MPI_Comm_rank(comm_, &me);
+    int c[n > 0 ? n : 1], d[n > 0 ? n : 1];
+    int64_t total = me == root ? tag_layout(counts, n, c, d) : 0;
+    if (recv_bytes > INT_MAX - 8 || total < 0) {
+        return MPI_ERR_COUNT;
+    }
+    char *x = chk_scratch((size_t) (recv_bytes + 8 + total));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    uint64_t h = tag_word(w);
+    char *all = x + recv_bytes + 8;
+    if (me == root) {
+        for (int i = 0; i < n; i++) {
+            memcpy(all + d[i], (const char *) send + displs[i], (size_t) counts[i]);
+            memcpy(all + d[i] + counts[i], &h, 8);
+        }
+    }
+    int rc = MPI_Scatterv(all, c, d, MPI_BYTE, x, (int) recv_bytes + 8, MPI_BYTE, root, comm_);
+    if (rc != MPI_SUCCESS) {
+        return tag_failed(rc, w);
+    }
+    if (memcmp(x + recv_bytes, &h, 8) != 0) {
+        return CHK_DIFFERS;
+    }
+    if (recv != NULL) {
+        memcpy(recv, x, (size_t) recv_bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+int coll4j_mpi_allgatherv_bytes_tag(int comm, const void *send, int64_t send_bytes, void *recv, const int64_t *counts,
+                                    const int64_t *displs, int64_t *w) {
+    MPI_Comm comm_ = comm_of(comm);
+    int n = comm_size_of(comm), me = -1;
+    MPI_Comm_rank(comm_, &me);
+    int c[n > 0 ? n : 1], d[n > 0 ? n : 1];
+    int64_t total = tag_layout(counts, n, c, d);
+    if (send_bytes > INT_MAX - 8 || total < 0) {
+        return MPI_ERR_COUNT;
+    }
+    char *x = chk_scratch((size_t) (send_bytes + 8 + total));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    uint64_t h = tag_word(w);
+    memcpy(x, send ? send : (const char *) recv + displs[me], (size_t) send_bytes);
+    memcpy(x + send_bytes, &h, 8);
+    char *all = x + send_bytes + 8;
+    int rc = MPI_Allgatherv(x, (int) send_bytes + 8, MPI_BYTE, all, c, d, MPI_BYTE, comm_);
+    if (rc != MPI_SUCCESS) {
+        return tag_failed(rc, w);
+    }
+    rc = tag_blocks_match(all, c, d, n, h);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        memcpy((char *) recv + displs[i], all + d[i], (size_t) counts[i]);
+    }
+    return rc;
+}
+
+int coll4j_mpi_alltoallv_bytes_tag(int comm, const void *send, const int64_t *send_counts, const int64_t *send_displs,
+                                   void *recv, const int64_t *recv_counts, const int64_t *recv_displs, int64_t *w) {
+    int n = comm_size_of(comm);
+    int sc[n > 0 ? n : 1], sd[n > 0 ? n : 1], rc_[n > 0 ? n : 1], rd[n > 0 ? n : 1];
+    int64_t out = tag_layout(send_counts, n, sc, sd), in = tag_layout(recv_counts, n, rc_, rd);
+    if (out < 0 || in < 0) {
+        return MPI_ERR_COUNT;
+    }
+    char *x = chk_scratch((size_t) (out + in));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    uint64_t h = tag_word(w);
+    for (int i = 0; i < n; i++) {
+        memcpy(x + sd[i], (const char *) send + send_displs[i], (size_t) send_counts[i]);
+        memcpy(x + sd[i] + send_counts[i], &h, 8);
+    }
+    char *all = x + out;
+    int rc = MPI_Alltoallv(x, sc, sd, MPI_BYTE, all, rc_, rd, MPI_BYTE, comm_of(comm));
+    if (rc != MPI_SUCCESS) {
+        return tag_failed(rc, w);
+    }
+    rc = tag_blocks_match(all, rc_, rd, n, h);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        memcpy((char *) recv + recv_displs[i], all + rd[i], (size_t) recv_counts[i]);
+    }
+    return rc;
+}
+
+/* coll4j_mpi_reduce_scatter_block with the word's 2k elements after every block (as coll4j_mpi_allreduce_tag); a
+ * plain call where the dtype and op have no exact encoding (the history word still folds the call). */
+int coll4j_mpi_reduce_scatter_block_tag(int comm, const void *send, void *recv, int64_t recvcount, int dtype, int op,
+                                        int64_t *w) {
+    int p = comm_size_of(comm);
+    int b = tag_bits(dtype, op);
+    if (b == 0 || p > TAG_PROCS_MAX || recvcount > INT_MAX - 128) {
+        return coll4j_mpi_reduce_scatter_block(comm, send, recv, recvcount, dtype, op);
+    }
+    int64_t size = dsize(dtype), bytes = recvcount * size;
+    int k2 = 2 * ((64 + b - 1) / b);
+    int64_t block = bytes + k2 * size;
+    char *x = chk_scratch((size_t) (block * (p + 1) + k2 * size));
+    if (x == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    char *out = x + block * p, *e = out + block;
+    tag_encode(x + bytes, e, dtype, op, b, tag_word(w), p);
+    for (int i = 0; i < p; i++) {
+        char *at = x + block * i;
+        memcpy(at, (const char *) send + bytes * i, (size_t) bytes);
+        if (i > 0) {
+            memcpy(at + bytes, x + bytes, (size_t) (k2 * size));
+        }
+    }
+    int rc = MPI_Reduce_scatter_block(x, out, (int) (recvcount + k2), dtype_of(dtype), op_of(dtype, op), comm_of(comm));
+    if (rc != MPI_SUCCESS) {
+        return tag_failed(rc, w);
+    }
+    if (memcmp(out + bytes, e, (size_t) (k2 * size)) != 0) {
+        return CHK_DIFFERS;
+    }
+    memcpy(recv, out, (size_t) bytes);
+    return MPI_SUCCESS;
 }
 
 /*

@@ -1879,20 +1879,19 @@ public final class Rank implements AutoCloseable {
                 ? new io.coll4j.kernel.span.RequestBuffers.Collected<>(schedule.get(), List.of())
                 : io.coll4j.kernel.span.RequestBuffers.collect(schedule);
         List<SpanRequest.Stage> stages = built.value();
-        // the cross-process mismatch check where the blocking call would run it: a one-shot call of SpanCheck's
-        // size, a persistent request's first round (as a plan's first call); a v-variant's count word and size
-        // as its blocking call's (the hash of recvCounts and their bytes where every rank knows them, else 0)
-        long bytes = dtype == null ? 0 : count * dtype.size();
+        // the cross-process mismatch check: every one-shot request (the word the small blocking calls carry
+        // cannot travel with a request's MPI calls), a persistent request's first round (as a plan's first call);
+        // a v-variant's count word as its blocking call's (the hash of recvCounts where every rank knows them)
         long word = count;
         if (call != null && (c == Collective.ALLGATHERV || c == Collective.REDUCE_SCATTER_V)) {
             word = Signature.countsWord(call.recvCounts());
-            bytes = java.util.Arrays.stream(call.recvCounts()).sum() * dtype.size();
         }
-        if (persistent ? SpanCheck.dueForPlan() : SpanCheck.due(bytes)) {
+        if (persistent ? SpanCheck.dueForPlan() : SpanCheck.dueForRequest()) {
             stages = checked(stages, Signature.descriptor(c, dtype, op, root), word);
         }
-        return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what)
-                : SpanRequest.oneShot(stages, spanQueue(), context, id, what, built.buffers());
+        long bytes = dtype == null ? 0 : count * dtype.size();
+        return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what, c.cliName(), bytes)
+                : SpanRequest.oneShot(stages, spanQueue(), context, id, what, built.buffers(), c.cliName(), bytes);
     }
 
     /**
@@ -2416,8 +2415,16 @@ public final class Rank implements AutoCloseable {
         if (SpanCheck.due(bytes)) {
             SpanCheck.verify(span, local, Signature.descriptor(c, dtype, op, root), count);
         } else if (local.localId() == 0) {
-            // too small for the separate check: the word travels with the collective's first MPI call
-            span.span().carry(Signature.descriptor(c, dtype, op, root), count);
+            // too small for the separate check: the word travels with the collective's first MPI call, made by
+            // local rank 0 in every process — except a reduce whose root process calls MPI from the root's own thread
+            // (LeaderReduce): its word only folds into the history, in every process alike, and the next carried
+            // call compares it
+            long descriptor = Signature.descriptor(c, dtype, op, root);
+            if (c != Collective.REDUCE || root == span.first(span.processOf(root))) {
+                span.span().carry(descriptor, count);
+            } else {
+                span.span().fold(descriptor, count);
+            }
         }
     }
 

@@ -81,6 +81,47 @@ class ObservabilityTest {
                 && e.getString("action").equals("closed")), "a team-closed event");
     }
 
+    /** Every request form is an event from post to completion: one-shot, each round of a persistent one, and a chain. */
+    @Test
+    void requestsAreEvents(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("requests.jfr");
+        try (Recording rec = new Recording()) {
+            rec.enable("io.coll4j.Request");
+            rec.start();
+            assertTimeoutPreemptively(BOUND, () -> {
+                try (Team team = Team.builder().ranks(2).timeout(Duration.ofSeconds(10)).build()) {
+                    team.run(rank -> {
+                        MemorySegment buf = rank.allocate(64);
+                        rank.iallreduce(buf, buf, 8, DType.F64, Op.SUM).await();
+                        try (PersistentRequest p = rank.allreduceInit(buf, buf, 4, DType.F64, Op.SUM)) {
+                            for (int i = 0; i < 2; i++) {
+                                p.start();
+                                p.await();
+                            }
+                        }
+                        rank.chain().allreduce(buf, buf, 2, DType.F64, Op.SUM).then(() -> { }).start().await();
+                    });
+                }
+            });
+            rec.stop();
+            rec.dump(file);
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("io.coll4j.Request")).toList();
+        for (int rank = 0; rank < 2; rank++) {
+            int r = rank;
+            List<RecordedEvent> mine = events.stream().filter(e -> e.getInt("rank") == r).toList();
+            assertEquals(1, mine.stream().filter(e -> e.getString("kind").equals("one-shot") && e.getLong("bytes") == 64).count(),
+                    "one iallreduce of 64 B and the chain's stage (16 B): " + mine);
+            assertEquals(2, mine.stream().filter(e -> e.getString("kind").equals("persistent") && e.getLong("bytes") == 32).count(),
+                    "two rounds of the persistent request: " + mine);
+            RecordedEvent chain = mine.stream().filter(e -> e.getString("kind").equals("chain")).findFirst().orElseThrow();
+            assertEquals(16L, chain.getLong("bytes"), chain.toString());
+            assertNull(chain.getString("failure"), chain.toString());
+            assertTrue(mine.stream().allMatch(e -> e.getInt("teamSize") == 2), mine.toString());
+        }
+    }
+
     /** An aborted team is an event with the failing rank and the cause. */
     @Test
     void abortIsAnEvent(@TempDir Path dir) throws Exception {

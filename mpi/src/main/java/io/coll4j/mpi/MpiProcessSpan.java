@@ -188,11 +188,13 @@ final class MpiProcessSpan implements ProcessSpan {
     }
 
     /*
-     * The carried check word (ProcessSpan.carry; issue 30): local rank 0's next allreduce or bcast sends it with its
-     * payload (coll4j_mpi_*_chk), every carry folds into the history word. Only local rank 0's thread carries and
+     * The carried check word (ProcessSpan.carry; issue 30): local rank 0's next allreduce, reduce, allgather, barrier
+     * or bcast sends it with its payload (coll4j_mpi_*_tag, *_chk), every carry folds into the history word. Only local rank 0's thread carries and
      * calls on world, so plain fields do; the cell is global memory because the funnel thread may pass it to MPI.
      */
     private boolean carried;
+    /** The thread that carried the word (local rank 0's): only its calls take it. */
+    private Thread carrier;
     private long carriedDescriptor;
     private long carriedCount;
     private long carriedChain;
@@ -210,10 +212,17 @@ final class MpiProcessSpan implements ProcessSpan {
         previousCount = carriedCount;
         previousChain = carriedChain;
         carried = true;
+        carrier = Thread.currentThread();
         carriedDescriptor = descriptor;
         carriedCount = count;
         carriedChain = chain;
         chain = io.coll4j.kernel.span.SpanCheck.chain(chain, descriptor, count);
+    }
+
+    @Override
+    public void fold(long descriptor, long count) {
+        carry(descriptor, count);
+        carried = false;
     }
 
     @Override
@@ -233,6 +242,9 @@ final class MpiProcessSpan implements ProcessSpan {
 
     /** The result of a carried call: a mismatch (the C shim's CHK_MISMATCH) is a CollectiveMismatchException. */
     private void checkCarried(int rc, String what) {
+        if (rc == CHK_DIFFERS) {
+            throw io.coll4j.kernel.span.SpanCheck.carriedDiffers(rank, carriedDescriptor, carriedCount);
+        }
         if (rc == CHK_MISMATCH) {
             MemorySegment w = carryCell;
             long otherChain = w.getAtIndex(ValueLayout.JAVA_LONG, 5);
@@ -251,24 +263,45 @@ final class MpiProcessSpan implements ProcessSpan {
         }
     }
 
-    /**
-     * Whether a carried allreduce sends its word ({@code -Dcoll4j.mpi.carry.allreduce=true}): off by default, because
-     * Open MPI's allreduce of one element of a derived type with a user op (coll4j_mpi_allreduce_chk) took 4.0-4.2 µs
-     * at 8 B where MPI_Allreduce of MPI_DOUBLE with MPI_SUM took 0.51-0.55 µs (best batches, 2 x 1, Lat8).
-     */
-    private static final boolean CARRY_ALLREDUCE = Boolean.getBoolean("coll4j.mpi.carry.allreduce");
+    /** A shim call that carries the check word in {@code w} (coll4j_mpi_*_tag). */
+    @FunctionalInterface
+    private interface TaggedCall {
+        int run(MemorySegment w) throws Throwable;
+    }
 
-    /** coll4j_mpi.c's CHK_MISMATCH. */
+    /**
+     * Whether a call on {@code comm} takes the carried word: only the carrying thread's (local rank 0's) calls on the
+     * team's communicator, where every process makes the same sequence of collective calls (a multi-leader
+     * algorithm's other local ranks call MPI on their own communicators, in an order that differs between processes;
+     * a rooted collective whose root is not its process's local rank 0 does not carry, see Rank.spanCheck).
+     */
+    private boolean carries(int comm) {
+        // another local rank's call (a rooted collective's root, a multi-leader's own communicator) never takes it
+        return comm == this.comm && Thread.currentThread() == carrier && carried;
+    }
+
+    /**
+     * {@code tagged} with the carried word when this call is the first of a carried collective on this process, else
+     * {@code plain}; either way an error is thrown, a differing word as {@link io.coll4j.CollectiveMismatchException}.
+     */
+    private void carriedOrPlain(int comm, String what, TaggedCall tagged, MpiSession.MpiCall plain) {
+        if (carries(comm)) {
+            MemorySegment w = takeCarried();
+            checkCarried(mpi.call(what, () -> tagged.run(w)), what);
+        } else {
+            mpi.check(mpi.call(what, plain), what);
+        }
+    }
+
+    /** coll4j_mpi.c's CHK_MISMATCH (the other side's words in the cell) and CHK_DIFFERS (the word inside the payload differed). */
     private static final int CHK_MISMATCH = 0x40000000;
+    private static final int CHK_DIFFERS = 0x40000001;
 
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
-        if (carried) {
-            if (CARRY_ALLREDUCE) {
-                allreduceCarried(comm, send, recv, count, dtype, op);
-                return;
-            }
-            carried = false;   // folded into the history only: the next carried bcast compares it
+        if (carries(comm)) {
+            allreduceCarried(comm, send, recv, count, dtype, op);
+            return;
         }
         if (mpi.inline() && recv.isNative() && (send == null || send.isNative())) {
             // the latency path (8 B: MPI's own ~0.2 µs): no staging, lambda or hand-off, two release stores for
@@ -292,7 +325,10 @@ final class MpiProcessSpan implements ProcessSpan {
         allreduceStaged(comm, send, recv, count, dtype, op);
     }
 
-    /** {@link #allreduce} with the carried check word in front of the payload (the shim copies both, below SpanCheck's size). */
+    /**
+     * {@link #allreduce} with the carried check word inside the payload as extra elements of the call's dtype and op
+     * (coll4j_mpi_allreduce_tag; a header where no exact encoding exists), below SpanCheck's size.
+     */
     private void allreduceCarried(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         MemorySegment w = takeCarried();
         int d = dtype.ordinal();
@@ -302,7 +338,7 @@ final class MpiProcessSpan implements ProcessSpan {
             MpiSession.InFlight f = mpi.enter("MPI_Allreduce");
             int rc;
             try {
-                rc = (int) MpiShim.ALLREDUCE_CHK.invokeExact(comm, in, recv, count, d, o, w);
+                rc = (int) MpiShim.ALLREDUCE_TAG.invokeExact(comm, in, recv, count, d, o, w);
             } catch (Throwable t) {
                 throw new IllegalStateException("MPI_Allreduce: " + t, t);
             } finally {
@@ -315,7 +351,7 @@ final class MpiProcessSpan implements ProcessSpan {
         Staging s = staging(send, recv);
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = s.inOut(1, recv, bytes, send == null);
-        int rc = mpi.call("MPI_Allreduce", () -> (int) MpiShim.ALLREDUCE_CHK.invokeExact(comm, in, out, count, d, o, w));
+        int rc = mpi.call("MPI_Allreduce", () -> (int) MpiShim.ALLREDUCE_TAG.invokeExact(comm, in, out, count, d, o, w));
         checkCarried(rc, "MPI_Allreduce");
         s.out(out, recv, bytes);
     }
@@ -340,7 +376,7 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment b = s.inOut(0, buf, bytes, rootProcess == rank);
         int d = dtype.ordinal();
         int rc;
-        if (carried) {
+        if (carries(comm)) {
             MemorySegment w = takeCarried();
             rc = mpi.call("MPI_Bcast", () -> (int) MpiShim.BCAST_CHK.invokeExact(comm, b, count, d, rootProcess, w));
             checkCarried(rc, "MPI_Bcast");
@@ -359,8 +395,8 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, bytes, send == null);
         int d = dtype.ordinal();
         int o = op.ordinal();
-        int rc = mpi.call("MPI_Reduce", () -> (int) MpiShim.REDUCE.invokeExact(comm, in, out, count, d, o, rootProcess));
-        mpi.check(rc, "MPI_Reduce");
+        carriedOrPlain(comm, "MPI_Reduce", w -> (int) MpiShim.REDUCE_TAG.invokeExact(comm, in, out, count, d, o, rootProcess, w),
+                () -> (int) MpiShim.REDUCE.invokeExact(comm, in, out, count, d, o, rootProcess));
         if (recv != null) {
             s.out(out, recv, bytes);
         }
@@ -374,9 +410,9 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = s.inOut(1, recv, bytes, false);
         int d = dtype.ordinal();
         int o = op.ordinal();
-        int rc = mpi.call("MPI_Reduce_scatter_block",
+        carriedOrPlain(comm, "MPI_Reduce_scatter_block",
+                w -> (int) MpiShim.REDUCE_SCATTER_BLOCK_TAG.invokeExact(comm, in, out, recvCount, d, o, w),
                 () -> (int) MpiShim.REDUCE_SCATTER_BLOCK.invokeExact(comm, in, out, recvCount, d, o));
-        mpi.check(rc, "MPI_Reduce_scatter_block");
         s.out(out, recv, bytes);
     }
 
@@ -437,13 +473,22 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment in = send == null ? MemorySegment.NULL : s.in(0, send, bytes);
         MemorySegment out = s.inOut(1, recv, bytes * size, send == null);
         int d = dtype.ordinal();
-        int rc = mpi.call("MPI_Allgather", () -> (int) MpiShim.ALLGATHER.invokeExact(comm, in, out, count, d));
-        mpi.check(rc, "MPI_Allgather");
+        carriedOrPlain(comm, "MPI_Allgather", w -> (int) MpiShim.ALLGATHER_TAG.invokeExact(comm, in, out, count, d, w),
+                () -> (int) MpiShim.ALLGATHER.invokeExact(comm, in, out, count, d));
         s.out(out, recv, bytes * size);
     }
 
     @Override
     public void barrier(int comm) {
+        if (carries(comm)) {
+            // the barrier as an allreduce of nothing but the word (two u64 under BAND): it synchronises as the barrier
+            // does and compares the calls on the way
+            MemorySegment w = takeCarried();
+            int rc = mpi.call("MPI_Barrier", () -> (int) MpiShim.ALLREDUCE_TAG.invokeExact(comm, MemorySegment.NULL,
+                    MemorySegment.NULL, 0L, DType.U64.ordinal(), Op.BAND.ordinal(), w));
+            checkCarried(rc, "MPI_Barrier");
+            return;
+        }
         int rc = mpi.call("MPI_Barrier", () -> (int) MpiShim.BARRIER.invokeExact(comm));
         mpi.check(rc, "MPI_Barrier");
     }
@@ -458,8 +503,9 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = root ? s.inOut(1, recv, extent, send == null) : MemorySegment.NULL;
         MemorySegment c = root ? s.longs(2, counts) : MemorySegment.NULL;
         MemorySegment d = root ? s.longs(3, displs) : MemorySegment.NULL;
-        int rc = mpi.call("MPI_Gatherv", () -> (int) MpiShim.GATHERV_BYTES.invokeExact(comm, in, sendBytes, out, c, d, rootProcess));
-        mpi.check(rc, "MPI_Gatherv");
+        carriedOrPlain(comm, "MPI_Gatherv",
+                w -> (int) MpiShim.GATHERV_BYTES_TAG.invokeExact(comm, in, sendBytes, out, c, d, rootProcess, w),
+                () -> (int) MpiShim.GATHERV_BYTES.invokeExact(comm, in, sendBytes, out, c, d, rootProcess));
         if (root) {
             s.out(out, recv, extent);
         }
@@ -474,8 +520,9 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = recv == null ? MemorySegment.NULL : s.inOut(1, recv, recvBytes, false);
         MemorySegment c = root ? s.longs(2, counts) : MemorySegment.NULL;
         MemorySegment d = root ? s.longs(3, displs) : MemorySegment.NULL;
-        int rc = mpi.call("MPI_Scatterv", () -> (int) MpiShim.SCATTERV_BYTES.invokeExact(comm, in, c, d, out, recvBytes, rootProcess));
-        mpi.check(rc, "MPI_Scatterv");
+        carriedOrPlain(comm, "MPI_Scatterv",
+                w -> (int) MpiShim.SCATTERV_BYTES_TAG.invokeExact(comm, in, c, d, out, recvBytes, rootProcess, w),
+                () -> (int) MpiShim.SCATTERV_BYTES.invokeExact(comm, in, c, d, out, recvBytes, rootProcess));
         if (recv != null) {
             s.out(out, recv, recvBytes);
         }
@@ -489,8 +536,9 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment out = s.inOut(1, recv, extent, send == null);
         MemorySegment c = s.longs(2, counts);
         MemorySegment d = s.longs(3, displs);
-        int rc = mpi.call("MPI_Allgatherv", () -> (int) MpiShim.ALLGATHERV_BYTES.invokeExact(comm, in, sendBytes, out, c, d));
-        mpi.check(rc, "MPI_Allgatherv");
+        carriedOrPlain(comm, "MPI_Allgatherv",
+                w -> (int) MpiShim.ALLGATHERV_BYTES_TAG.invokeExact(comm, in, sendBytes, out, c, d, w),
+                () -> (int) MpiShim.ALLGATHERV_BYTES.invokeExact(comm, in, sendBytes, out, c, d));
         s.out(out, recv, extent);
     }
 
@@ -505,8 +553,9 @@ final class MpiProcessSpan implements ProcessSpan {
         MemorySegment sd = s.longs(3, sendDispls);
         MemorySegment rc = s.longs(4, recvCounts);
         MemorySegment rd = s.longs(5, recvDispls);
-        int r = mpi.call("MPI_Alltoallv", () -> (int) MpiShim.ALLTOALLV_BYTES.invokeExact(comm, in, sc, sd, out, rc, rd));
-        mpi.check(r, "MPI_Alltoallv");
+        carriedOrPlain(comm, "MPI_Alltoallv",
+                w -> (int) MpiShim.ALLTOALLV_BYTES_TAG.invokeExact(comm, in, sc, sd, out, rc, rd, w),
+                () -> (int) MpiShim.ALLTOALLV_BYTES.invokeExact(comm, in, sc, sd, out, rc, rd));
         s.out(out, recv, extent);
     }
 
@@ -524,6 +573,8 @@ final class MpiProcessSpan implements ProcessSpan {
     @Override
     public void send(int comm, MemorySegment buf, long bytes, int dest) {
         MemorySegment b = staging(buf, null).in(0, buf, bytes);
+        // point to point is never carried: in a chain each process receives from one and sends to another, so the
+        // word taken by the first call would travel on one hop and not the next
         int rc = mpi.call("MPI_Send", () -> (int) MpiShim.SEND.invokeExact(comm, b, bytes, dest));
         mpi.check(rc, "MPI_Send");
     }

@@ -29,9 +29,20 @@ final class MpiShim {
     static final MethodHandle PROCESSOR_NAME;
     static final MethodHandle ALLREDUCE;
     static final MethodHandle BCAST;
-    /** The same carrying the check word (coll4j_mpi_*_chk: a small call's {descriptor, count, chain} in front of its payload). */
-    static final MethodHandle ALLREDUCE_CHK;
+    /**
+     * The same carrying the check word of a small call ({descriptor, count, chain}): inside the payload as extra
+     * elements (coll4j_mpi_*_tag) or, for a bcast and the reductions without an exact encoding, in a header in front
+     * of it (coll4j_mpi_*_chk).
+     */
+    static final MethodHandle ALLREDUCE_TAG;
+    static final MethodHandle REDUCE_TAG;
+    static final MethodHandle ALLGATHER_TAG;
     static final MethodHandle BCAST_CHK;
+    static final MethodHandle REDUCE_SCATTER_BLOCK_TAG;
+    static final MethodHandle GATHERV_BYTES_TAG;
+    static final MethodHandle SCATTERV_BYTES_TAG;
+    static final MethodHandle ALLGATHERV_BYTES_TAG;
+    static final MethodHandle ALLTOALLV_BYTES_TAG;
     static final MethodHandle REDUCE;
     static final MethodHandle REDUCE_SCATTER_BLOCK;
     static final MethodHandle ALLGATHER;
@@ -77,10 +88,24 @@ final class MpiShim {
         ALLREDUCE = h(linker, lib, "coll4j_mpi_allreduce",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
         BCAST = h(linker, lib, "coll4j_mpi_bcast", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT));
-        ALLREDUCE_CHK = h(linker, lib, "coll4j_mpi_allreduce_chk",
+        ALLREDUCE_TAG = h(linker, lib, "coll4j_mpi_allreduce_tag",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        REDUCE_TAG = h(linker, lib, "coll4j_mpi_reduce_tag",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+        ALLGATHER_TAG = h(linker, lib, "coll4j_mpi_allgather_tag",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
         BCAST_CHK = h(linker, lib, "coll4j_mpi_bcast_chk",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        REDUCE_SCATTER_BLOCK_TAG = h(linker, lib, "coll4j_mpi_reduce_scatter_block_tag",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        GATHERV_BYTES_TAG = h(linker, lib, "coll4j_mpi_gatherv_bytes_tag",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+        SCATTERV_BYTES_TAG = h(linker, lib, "coll4j_mpi_scatterv_bytes_tag",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
+        ALLGATHERV_BYTES_TAG = h(linker, lib, "coll4j_mpi_allgatherv_bytes_tag",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        ALLTOALLV_BYTES_TAG = h(linker, lib, "coll4j_mpi_alltoallv_bytes_tag",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         REDUCE = h(linker, lib, "coll4j_mpi_reduce",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT));
         REDUCE_SCATTER_BLOCK = h(linker, lib, "coll4j_mpi_reduce_scatter_block",

@@ -277,7 +277,10 @@ public final class CrossProcessDriver {
      * bcast and allreduce. Was: exit 0, the matched bcast delivering the mismatched one's stale payload. {@code kase}:
      * bcast-root (process 0 broadcasts from global rank 0, the others from the first rank of process 1),
      * bcast-count (1 element against 2), allreduce-count, allreduce-op (SUM against MAX), allreduce-vs-bcast,
-     * reduce-root, scan-vs-allreduce. The last three are not in the suite: MPI cannot match an allreduce with a bcast,
+     * reduce-root, scan-vs-allreduce, and (the word carried inside the payload) allreduce-f64-count,
+     * allreduce-f32-op, allreduce-i32-band, allreduce-dtype, allreduce-prod (a header), reduce-count, allgather-count,
+     * barrier-vs-allreduce, gather-count, scatter-count, alltoall-count, reduce-scatter-count, scan-count,
+     * iallreduce-count (a request compares at every size); MpiJobTest runs a selection. allreduce-vs-bcast, reduce-root and scan-vs-allreduce are not in the suite: MPI cannot match an allreduce with a bcast,
      * two reduces with different roots, or an allgatherv with an allreduce, so they end through the watchdog after the
      * team timeout (as before; not silently), not with a CollectiveMismatchException.
      */
@@ -302,6 +305,28 @@ public final class CrossProcessDriver {
                     }
                 }
                 case "reduce-root" -> rank.reduce(a, b, 1, DType.I64, Op.SUM, me == 0 ? 0 : t);
+                case "allreduce-f64-count" -> rank.allreduce(a, b, me == 0 ? 1 : 2, DType.F64, Op.SUM);
+                case "allreduce-f32-op" -> rank.allreduce(a, b, 2, DType.F32, me == 0 ? Op.MIN : Op.MAX);
+                case "allreduce-i32-band" -> rank.allreduce(a, b, me == 0 ? 3 : 2, DType.I32, Op.BAND);
+                case "allreduce-dtype" -> rank.allreduce(a, b, 1, me == 0 ? DType.I64 : DType.F64, Op.SUM);
+                case "allreduce-prod" -> rank.allreduce(a, b, me == 0 ? 1 : 2, DType.I64, Op.PROD);
+                case "reduce-count" -> rank.reduce(a, b, me == 0 ? 1 : 2, DType.I64, Op.SUM, 0);
+                case "allgather-count" -> rank.allgather(a, rank.allocate(64L * rank.size()), me == 0 ? 1 : 2, DType.I64);
+                case "gather-count" -> rank.gather(a, rank.allocate(64L * rank.size()), me == 0 ? 1 : 2, DType.I64, 0);
+                case "scatter-count" -> rank.scatter(rank.allocate(64L * rank.size()), b, me == 0 ? 1 : 2, DType.I64, 0);
+                case "alltoall-count" -> rank.alltoall(rank.allocate(64L * rank.size()), rank.allocate(64L * rank.size()),
+                        me == 0 ? 1 : 2, DType.I64);
+                case "reduce-scatter-count" -> rank.reduceScatter(rank.allocate(64L * rank.size()), b, me == 0 ? 1 : 2,
+                        DType.I64, Op.SUM);
+                case "scan-count" -> rank.scan(a, b, me == 0 ? 1 : 2, DType.I64, Op.SUM);
+                case "iallreduce-count" -> rank.iallreduce(a, b, me == 0 ? 1 : 2, DType.I64, Op.SUM).await();
+                case "barrier-vs-allreduce" -> {
+                    if (me == 0) {
+                        rank.barrier();
+                    } else {
+                        rank.allreduce(a, b, 1, DType.I64, Op.BAND);
+                    }
+                }
                 case "scan-vs-allreduce" -> {
                     if (me == 0) {
                         rank.scan(a, b, 1, DType.I64, Op.SUM);

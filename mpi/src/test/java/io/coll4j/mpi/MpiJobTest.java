@@ -190,16 +190,23 @@ class MpiJobTest {
     }
 
     @ParameterizedTest(name = "{0}, {1} ranks per process")
-    @CsvSource({"bcast-root,1", "bcast-root,2", "bcast-count,1", "allreduce-count,1", "allreduce-op,2"})
-    void aSmallMismatchAcrossProcessesIsACollectiveMismatchNotAWrongResult(String kase, int ranks) throws Exception {
+    @CsvSource({"bcast-root,1,bcast", "bcast-root,2,bcast", "bcast-count,1,bcast", "allreduce-count,1,allreduce",
+            "allreduce-op,2,allreduce", "allreduce-f32-op,1,allreduce", "allreduce-prod,1,allreduce",
+            "reduce-count,1,reduce", "allgather-count,1,allgather", "barrier-vs-allreduce,1,barrier",
+            "gather-count,1,gather", "scatter-count,1,scatter", "alltoall-count,2,alltoall",
+            "reduce-scatter-count,1,reduce-scatter", "scan-count,1,scan", "iallreduce-count,1,allreduce"})
+    void aSmallMismatchAcrossProcessesIsACollectiveMismatchNotAWrongResult(String kase, int ranks, String called)
+            throws Exception {
         // issue 30, defect 4: below SpanCheck's size nothing was compared; bcast with different roots (or counts) ended
         // with exit 0 and the next, matched bcast delivered the mismatched one's stale payload
-        // the allreduce cases with the carried allreduce switched on (off by default: its cost at 8 B, see MpiProcessSpan)
-        Job job = mpirun(2, kase.startsWith("allreduce") ? List.of("-Dcoll4j.mpi.carry.allreduce=true") : List.of(),
-                "mismatch-small", String.valueOf(ranks), kase);
+        // the reductions, allgather and barrier carry the word inside their payload (coll4j_mpi_*_tag), PROD in a header
+        Job job = mpirun(2, List.of(), "mismatch-small", String.valueOf(ranks), kase);
         assertTrue(!job.output().contains("ended without an error"), job.output());
         assertTrue(job.exit() != 0, job.output());
         assertTrue(job.output().contains("CollectiveMismatchException: processes called different collectives"), job.output());
+        // found at the mismatched call itself (before: MPI_ERR_TRUNCATE, a wrong result caught only at the next bcast, or
+        // the watchdog's timeout)
+        assertTrue(job.output().contains(" called " + called + "("), job.output());
         assertTrue(!job.output().contains("has been in MPI for more than"), job.output());
     }
 

@@ -37,6 +37,8 @@ public final class ChainRequest implements Request {
     private RequestFuture future;
     /** The first failure, for good. */
     private final FirstFailure failure = new FirstFailure();
+    /** The chain's JFR event from its start to its end (null: not recorded); each stage has its own. */
+    private io.coll4j.kernel.events.RequestEvent event = io.coll4j.kernel.events.RequestEvent.started();
 
     public ChainRequest(NonBlockingEngine engine, int rank, List<Stage> stages) {
         this.stages = stages.toArray(Stage[]::new);
@@ -94,6 +96,7 @@ public final class ChainRequest implements Request {
             }
             return worked;
         }
+        finishEvent(null);
         if (future != null) {
             future.complete(null);
         }
@@ -207,6 +210,17 @@ public final class ChainRequest implements Request {
         return failure.get();
     }
 
+    private void finishEvent(RuntimeException failed) {
+        if (event != null) {
+            long bytes = 0;
+            for (Stage s : stages) {
+                bytes += s.request() == null ? 0 : s.request().bytes();
+            }
+            io.coll4j.kernel.events.RequestEvent.finish(event, "chain", "chain", bytes, context.size(), rank, failed);
+            event = null;
+        }
+    }
+
     private void throwIfFailed() {
         failure.throwIfFailed();
     }
@@ -218,6 +232,7 @@ public final class ChainRequest implements Request {
 
     private RuntimeException fail(RuntimeException e) {
         RuntimeException f = record(e);
+        finishEvent(f);
         if (future != null) {
             future.completeExceptionally(f);
         }

@@ -317,10 +317,15 @@ public final class CollectiveRequest implements PersistentRequest {
         return f;
     }
 
+    /** The bytes per rank this request moves (its count times its dtype's size; 0 for a barrier). */
+    long bytes() {
+        return x.dtype == null ? 0 : x.count * x.dtype.size();
+    }
+
     private void finishEvent(RuntimeException failed) {
         if (event != null) {
             RequestEvent.finish(event, x.collective.cliName(), persistent ? "persistent" : "one-shot",
-                    x.dtype == null ? 0 : x.count * x.dtype.size(), context.size(), rank, failed);
+                    bytes(), context.size(), rank, failed);
             event = null;
         }
     }

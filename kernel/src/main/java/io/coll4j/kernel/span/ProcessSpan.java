@@ -225,11 +225,15 @@ public interface ProcessSpan {
     /**
      * The collective local rank 0 is about to run, when it is too small for {@link SpanCheck}'s separate check:
      * {@code descriptor} and {@code count} as {@link SpanCheck#verify} takes them. The transport folds it into the
-     * team's history and, if the collective's first call on {@link #world()} is an allreduce or a bcast, sends both
-     * with that call's payload, so a mismatch ends as a {@link io.coll4j.CollectiveMismatchException} instead of a
+     * team's history and, if the collective's first call on {@link #world()} is an allreduce, reduce, allgather,
+     * barrier or bcast, sends both with that call's payload, so a mismatch ends as a {@link io.coll4j.CollectiveMismatchException} instead of a
      * wrong result; the next carried call clears it.
      */
     default void carry(long descriptor, long count) {
+    }
+
+    /** Folds a call into the team's history as {@link #carry} does, without sending its word with the call. */
+    default void fold(long descriptor, long count) {
     }
 
     /** Clears what {@link #carry} left for a call that did not come (the separate check is about to run). */

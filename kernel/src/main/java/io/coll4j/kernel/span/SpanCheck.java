@@ -17,8 +17,9 @@ import java.lang.foreign.ValueLayout;
  * path (the message, then MPI_Abort), not with a hang or a wrong result.
  *
  * <p>The check is one more inter-process latency (≈ α), so it runs only where that costs nothing
- * measurable (docs/design.md, "Across processes"): on every call of at least {@link #MIN_BYTES}, and on the
- * first call of every plan. {@code -Dcoll4j.mpi.check=always|never} overrides (the test suite uses always).
+ * measurable (docs/design.md, "Across processes"): on every call of at least {@link #MIN_BYTES}, on the
+ * first call of every plan, and on every one-shot request. A smaller blocking call carries its word inside its
+ * payload instead ({@link ProcessSpan#carry}). {@code -Dcoll4j.mpi.check=always|never} overrides (the test suite uses always).
  * The decision depends only on the call itself, so processes that called the same thing decide alike; a
  * mismatched pair of which only one side checks meets MPI with different calls, which MPI reports as an
  * error or the watchdog as a timeout — both end the job naming the process.
@@ -54,6 +55,18 @@ public final class SpanCheck {
                 + Signature.describe(descriptor, count) + ", while another process called " + other + history);
     }
 
+    /**
+     * The check word carried inside a small call's payload differed ({@link ProcessSpan#carry}): another process
+     * called a different collective, count, dtype, op or root, or the same after different earlier calls. The word
+     * is a hash, so the other side's call cannot be named; every process that sees the difference says so.
+     */
+    public static CollectiveMismatchException carriedDiffers(int process, long descriptor, long count) {
+        return new CollectiveMismatchException("processes called different collectives: process " + process + " called "
+                + Signature.describe(descriptor, count) + ", while another process called a different collective, count,"
+                + " dtype, op or root, or the same after different earlier calls (the check word carried with the payload"
+                + " differed)");
+    }
+
     /** The history word after one more call (every process folds the same calls in the same order). */
     public static long chain(long chain, long descriptor, long count) {
         long h = (chain ^ descriptor) * 0x9E3779B97F4A7C15L;
@@ -64,6 +77,15 @@ public final class SpanCheck {
     /** True when a call moving {@code bytes} per rank checks (never for a team inside one process). */
     public static boolean due(long bytes) {
         return bytes >= THRESHOLD;
+    }
+
+    /**
+     * True when a one-shot request checks (unless {@code -Dcoll4j.mpi.check=never}): at every size, because a request's
+     * MPI calls are posted from whichever rank drives it, where the word carried by the blocking calls cannot travel;
+     * a request is posted to overlap work, so the ~1 µs of the separate check is not its latency path.
+     */
+    public static boolean dueForRequest() {
+        return THRESHOLD != Long.MAX_VALUE;
     }
 
     /** True when the first call of a plan checks (unless {@code -Dcoll4j.mpi.check=never}). */

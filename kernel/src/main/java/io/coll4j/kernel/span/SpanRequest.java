@@ -109,6 +109,11 @@ public final class SpanRequest implements PersistentRequest {
     /** The first failure, for good. */
     private final FirstFailure failure = new FirstFailure();
 
+    /** The JFR event of the round in progress (null: not recorded), and what it reports. */
+    private io.coll4j.kernel.events.RequestEvent event;
+    private String collective = "chain";
+    private long bytes;
+
     private SpanRequest(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, boolean persistent, String what,
                         boolean chain) {
         this.stages = stages.toArray(Stage[]::new);
@@ -126,9 +131,11 @@ public final class SpanRequest implements PersistentRequest {
      * {@link RequestBuffers} when it completes.
      */
     public static SpanRequest oneShot(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what,
-                                      List<java.lang.foreign.MemorySegment> buffers) {
+                                      List<java.lang.foreign.MemorySegment> buffers, String collective, long bytes) {
         SpanRequest r = new SpanRequest(stages, queue, context, rank, false, what, false);
         r.buffers = buffers.isEmpty() ? null : buffers;
+        r.collective = collective;
+        r.bytes = bytes;
         r.begin();
         return r;
     }
@@ -144,8 +151,12 @@ public final class SpanRequest implements PersistentRequest {
     }
 
     /** A persistent request, inactive until {@link #start()}. */
-    public static SpanRequest persistent(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what) {
-        return new SpanRequest(stages, queue, context, rank, true, what, false);
+    public static SpanRequest persistent(List<Stage> stages, SpanQueue queue, TeamContext context, int rank, String what,
+                                         String collective, long bytes) {
+        SpanRequest r = new SpanRequest(stages, queue, context, rank, true, what, false);
+        r.collective = collective;
+        r.bytes = bytes;
+        return r;
     }
 
     @Override
@@ -163,6 +174,7 @@ public final class SpanRequest implements PersistentRequest {
         next = 0;
         begun = 0;
         active = true;
+        event = io.coll4j.kernel.events.RequestEvent.started();
         watchedSince = 0;
         queue.started(this, inters);
         advance();
@@ -239,6 +251,7 @@ public final class SpanRequest implements PersistentRequest {
             buffers = null;
         }
         queue.finished(this);
+        finishEvent(null);
         if (future != null) {
             future.complete(null);
         }
@@ -322,11 +335,20 @@ public final class SpanRequest implements PersistentRequest {
     /** The request failed with {@code e} (or its earlier failure): leaves the queue, fails the future; returns the failure. */
     private RuntimeException fail(RuntimeException e) {
         RuntimeException f = record(e);
+        finishEvent(f);
         leave();
         if (future != null) {
             future.completeExceptionally(f);
         }
         return f;
+    }
+
+    private void finishEvent(RuntimeException failed) {
+        if (event != null) {
+            io.coll4j.kernel.events.RequestEvent.finish(event, collective, chain ? "chain" : persistent ? "persistent" : "one-shot",
+                    bytes, context.size(), rank, failed);
+            event = null;
+        }
     }
 
     private RuntimeException failure() {
