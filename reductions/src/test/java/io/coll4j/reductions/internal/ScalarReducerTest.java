@@ -1,6 +1,10 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
 
-import static io.coll4j.reductions.ReductionAssertions.assertSameResult;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import static io.coll4j.reductions.internal.ReductionAssertions.assertSameResult;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.foreign.Arena;

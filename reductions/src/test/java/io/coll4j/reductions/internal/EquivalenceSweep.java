@@ -1,6 +1,10 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
 
-import static io.coll4j.reductions.ReductionAssertions.assertSameResult;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import static io.coll4j.reductions.internal.ReductionAssertions.assertSameResult;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.Arena;
@@ -9,7 +13,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.util.SplittableRandom;
 
-import io.coll4j.reductions.TestValues.Backing;
+import io.coll4j.reductions.internal.TestValues.Backing;
 
 /**
  * Runs one reducer against the scalar reference over the awkward cases of issue 5: every count in

@@ -1,4 +1,8 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
 
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -12,7 +16,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.coll4j.reductions.TestValues.Backing;
+import io.coll4j.reductions.internal.TestValues.Backing;
 
 /**
  * The production vector kernels ({@link Reducers#vector}, at the process-wide size) as C2 compiles

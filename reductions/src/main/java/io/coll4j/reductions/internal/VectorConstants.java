@@ -1,4 +1,6 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
+
+import io.coll4j.reductions.DType;
 
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;

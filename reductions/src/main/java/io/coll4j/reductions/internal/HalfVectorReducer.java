@@ -1,4 +1,8 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;

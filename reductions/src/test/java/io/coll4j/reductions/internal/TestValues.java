@@ -1,4 +1,6 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
+
+import io.coll4j.reductions.DType;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

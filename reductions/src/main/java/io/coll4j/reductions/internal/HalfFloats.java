@@ -1,4 +1,6 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
+
+import io.coll4j.reductions.DType;
 
 /**
  * Conversions of the 2-byte floating types to and from f32, the type they are folded in ({@link DType#F16},
@@ -6,18 +8,18 @@ package io.coll4j.reductions;
  * {@link Float#floatToFloat16} (the JDK's IEEE conversion, an intrinsic on x86 with F16C); BF16 by rounding
  * away the low 16 bits of the f32, which is the whole conversion because bfloat16 is f32's upper half.
  */
-final class HalfFloats {
+public final class HalfFloats {
 
     private HalfFloats() {
     }
 
     /** The f32 value of the 2-byte element {@code bits} of {@code dtype} (F16 or BF16), exactly. */
-    static float toFloat(DType dtype, short bits) {
+    public static float toFloat(DType dtype, short bits) {
         return dtype == DType.F16 ? Float.float16ToFloat(bits) : bf16ToFloat(bits);
     }
 
     /** {@code value} rounded to {@code dtype} (F16 or BF16), to nearest even. */
-    static short fromFloat(DType dtype, float value) {
+    public static short fromFloat(DType dtype, float value) {
         return dtype == DType.F16 ? Float.floatToFloat16(value) : floatToBf16(value);
     }
 

@@ -1,4 +1,4 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
 
 import static org.junit.jupiter.api.Assertions.fail;
 

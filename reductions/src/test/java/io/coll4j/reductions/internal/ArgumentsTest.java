@@ -1,6 +1,10 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
 
-import static io.coll4j.reductions.ReductionAssertions.assertUntouched;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import static io.coll4j.reductions.internal.ReductionAssertions.assertUntouched;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,10 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
+
+import io.coll4j.reductions.Averages;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+import io.coll4j.reductions.UserOp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

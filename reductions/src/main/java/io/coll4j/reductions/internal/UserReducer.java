@@ -1,4 +1,9 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+import io.coll4j.reductions.UserOp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -7,11 +12,11 @@ import java.lang.foreign.MemorySegment;
  * A {@link UserOp} as a {@link Reducer}: the same argument checks as the built-in reducers, then the user's
  * range function, pairwise, left to right.
  */
-final class UserReducer implements Reducer {
+public final class UserReducer implements Reducer {
 
     private final UserOp op;
 
-    UserReducer(UserOp op) {
+    public UserReducer(UserOp op) {
         this.op = op;
     }
 

@@ -1,4 +1,4 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;

@@ -1,4 +1,7 @@
-package io.coll4j.reductions;
+package io.coll4j.reductions.internal;
+
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
