@@ -1,8 +1,6 @@
 package io.coll4j;
 
 import io.coll4j.bindings.copy.Copy;
-import io.coll4j.bindings.libc.TimerSlack;
-import io.coll4j.internal.TeamInternals;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.kernel.algo.CollectiveAlgorithm;
 import io.coll4j.kernel.algo.TeamContext;
@@ -54,11 +52,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Team implements AutoCloseable {
     /** Default collective timeout: long enough for a 256 MiB collective on an oversubscribed machine. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
-    /**
-     * After an abort, how long {@link #run} lets rank threads finish on their own before interrupting them
-     * (a rank that never arrives is usually sleeping or blocked in I/O), and, twice this, before giving
-     * up on a thread that ignores interrupts (it is a daemon and cannot keep the JVM alive).
-     */
+
     /**
      * A spanning team's inter-process cost parameters: from the profile its model was loaded from (the
      * builder's, or else {@code COLL4J_PROFILE}'s), with the {@code COLL4J_MPI_*} environment over it.
@@ -72,16 +66,11 @@ public final class Team implements AutoCloseable {
         return io.coll4j.kernel.span.HierarchicalCost.from(profile, System.getenv());
     }
 
-    static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-
     /**
      * How long {@link #close()} waits for ranks that are inside a collective to leave it (they are aborted
      * first, so this is the time to notice an abort, or to finish one native call on a loaded machine).
      */
     static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
-
-    /** Timer slack of rank threads: parks of a few µs in the wait strategy then last a few µs. */
-    static final long RANK_TIMER_SLACK_NANOS = 1_000;
 
     private final int size;
     private final Topology topology;
@@ -332,15 +321,7 @@ public final class Team implements AutoCloseable {
                 }
             }
             context.clearReturned();
-            Thread[] threads = new Thread[size];
-            for (int r = 0; r < size; r++) {
-                Rank rank = ranks[r];
-                threads[r] = Thread.ofPlatform().name("coll4j-rank-" + r).daemon(true).unstarted(() -> rankMain(rank, body));
-            }
-            for (Thread t : threads) {
-                t.start();
-            }
-            joinAll(threads);
+            TeamThreads.runAll(ranks, body, context);
             TeamContext.Abort a = context.abortState();
             if (a != null && spanGroup != null) {
                 // the other processes are (or will be) blocked in MPI waiting for this one: no exception can
@@ -384,55 +365,6 @@ public final class Team implements AutoCloseable {
         @SuppressWarnings("unchecked")
         java.util.List<T> out = (java.util.List<T>) java.util.Collections.unmodifiableList(java.util.Arrays.asList(values));
         return out;
-    }
-
-    private void rankMain(Rank rank, RankBody body) {
-        rank.adopt(Thread.currentThread());
-        // a parked rank should wake when its park ends, not up to 50 µs later (Linux default timer slack)
-        TimerSlack.set(RANK_TIMER_SLACK_NANOS);
-        try {
-            rank.bindThread();
-            body.run(rank);
-            // a peer waiting in a collective this rank never entered now fails at once, naming it
-            context.bodyReturned(rank.localId());
-        } catch (Throwable t) {
-            context.abort(t, rank.localId());
-        } finally {
-            rank.release(Thread.currentThread());
-        }
-    }
-
-    /** Joins every rank thread; after an abort waits a grace period, then interrupts and finally gives up on stuck threads. */
-    private void joinAll(Thread[] threads) {
-        long abortSeen = 0;
-        boolean interrupted = false;
-        for (Thread t : threads) {
-            while (t.isAlive()) {
-                try {
-                    t.join(10);
-                } catch (InterruptedException e) {
-                    // the caller of run was interrupted: stop the ranks and report it as such (status kept)
-                    context.abort(new CollectiveInterruptedException("team.run was interrupted (thread "
-                            + Thread.currentThread().getName() + "); every rank was aborted", -1), -1);
-                    interrupted = true;
-                }
-                if (context.isAborted() && t.isAlive()) {
-                    long now = System.nanoTime();
-                    if (abortSeen == 0) {
-                        abortSeen = now;
-                    } else if (now - abortSeen > 2 * ABORT_GRACE_NANOS) {
-                        break;                       // a body that ignores interrupts: leave the daemon thread behind
-                    } else if (now - abortSeen > ABORT_GRACE_NANOS) {
-                        for (Thread s : threads) {
-                            s.interrupt();
-                        }
-                    }
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /**
@@ -507,12 +439,7 @@ public final class Team implements AutoCloseable {
         // outstanding requests never block close: their futures fail, the progress thread stops first
         nonBlocking.close();
         // sub-teams die with their parent (ranks still in one of their collectives are aborted)
-        for (Team child : children) {
-            child.close();
-        }
-        if (parent != null) {
-            parent.childClosed(this);
-        }
+        subTeams.closed();
         // the span first: a request left un-awaited may still be in MPI, which MPI_Finalize (the last team's span
         // close) may progress into the team's memory
         closeSpan();
@@ -567,19 +494,6 @@ public final class Team implements AutoCloseable {
         return closed;
     }
 
-    /** Members of this sub-team that have closed their rank ({@link #memberClosed}). */
-    private final java.util.concurrent.atomic.AtomicInteger membersClosed = new java.util.concurrent.atomic.AtomicInteger();
-
-    /**
-     * A member closed its rank of this sub-team ({@link Rank#close}): the last one to do so closes the sub-team,
-     * so a sub-team is released in one step, by its members, with no second call from anyone.
-     */
-    void memberClosed() {
-        if (parent != null && membersClosed.incrementAndGet() == size) {
-            close();
-        }
-    }
-
     io.coll4j.kernel.nb.NonBlockingEngine nonBlocking() {
         return nonBlocking;
     }
@@ -620,116 +534,25 @@ public final class Team implements AutoCloseable {
     /** The color of a rank that joins no sub-team in {@link Rank#split} (MPI_UNDEFINED): it gets null. */
     public static final int UNDEFINED = -1;
 
-    /** Sub-teams being built, by (split number, color): the first member builds, the others take the same. */
-    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.CompletableFuture<Team>> forming =
-            new java.util.concurrent.ConcurrentHashMap<>();
-    /** Sub-teams made from this team and not yet closed: closed with it. */
-    private final java.util.Set<Team> children = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    /** The team this one was split from, or null. */
-    private Team parent;
+    /** This team's sub-teams, and its place as one: its parent, its members' closes. */
+    private final SubTeams subTeams = new SubTeams(this);
+
+    /** Building and closing sub-teams ({@link TeamSplit}, {@link Rank#split}). */
+    SubTeams subTeams() {
+        return subTeams;
+    }
 
     /** The team this one was split from ({@link Rank#split}), or null for a team built with a builder. */
     public Team parent() {
-        return parent;
+        return subTeams.parent();
     }
 
     /**
-     * The sub-team of {@code members} (parent rank ids, in sub-team rank order) for split number {@code split}
-     * and {@code color}: built once, by whichever member gets here first, on the members' own PUs (so its
-     * placement, layout, selector and algorithms see its own topology), with this team's model, wait
-     * strategy, timeout, forced algorithms and reproducibility. It has its own control block and arena, so
-     * it and this team can run collectives at the same time. Across processes ({@code span} non-null),
-     * {@code spanCounts} holds the sub-team's ranks in each process of the span.
+     * A member closed its rank of this sub-team ({@link Rank#close}): the last one to do so closes the sub-team,
+     * so a sub-team is released in one step, by its members, with no second call from anyone.
      */
-    Team subTeam(long split, int color, int[] members, io.coll4j.kernel.span.ProcessSpan span, int[] spanCounts) {
-        String key = split + "/" + color;
-        java.util.concurrent.CompletableFuture<Team> mine = new java.util.concurrent.CompletableFuture<>();
-        java.util.concurrent.CompletableFuture<Team> f = forming.putIfAbsent(key, mine);
-        if (f == null) {
-            f = mine;
-            try {
-                Builder b = builder().ranks(members.length).topology(topology).waitStrategy(waitStrategy).timeout(timeout)
-                        .model(selector.model()).reproducible(reproducible).maxSliceBytes(context.maxSliceBytes())
-                        .statistics(statistics);
-                b.splitOf = true;
-                if (span != null) {
-                    // across processes: over the sub-communicator the split made, with this team's α/β
-                    b.span = span;
-                    b.spanCounts = spanCounts;
-                    b.spanCost = spanGroup.cost();
-                }
-                if (plan.placement().binds()) {
-                    int[] pus = new int[members.length];
-                    for (int i = 0; i < members.length; i++) {
-                        pus[i] = plan.pu(members[i]).osIndex();
-                    }
-                    b.placement(Placement.explicit(pus));
-                } else {
-                    b.placement(plan.placement());
-                }
-                for (io.coll4j.Collective c : io.coll4j.Collective.values()) {
-                    CollectiveAlgorithm forced = selector.forced(c);
-                    if (forced != null) {
-                        b.algorithm(c, forced.name());
-                    }
-                }
-                Team sub = b.build();
-                sub.parent = this;
-                children.add(sub);
-                // an abort of this team stops ranks blocked in the sub-team too, naming the parent's failing rank
-                context.onAbort(() -> {
-                    TeamContext.Abort pa = context.abortState();
-                    if (pa.rank() >= 0 || pa.origin() != null) {
-                        sub.context.abortFromParent(pa.cause(), pa.rank() >= 0 ? "rank " + pa.rank() + " of the parent team"
-                                : pa.origin() + " (of the parent team)");
-                    } else {
-                        sub.context.abort(pa.cause(), -1);   // the parent was closed or stopped, by no rank
-                    }
-                });
-                mine.complete(sub);
-            } catch (RuntimeException | Error e) {
-                mine.completeExceptionally(e);
-                throw e;
-            }
-        }
-        Team sub;
-        try {
-            sub = f.get(Math.max(1, timeout.isZero() ? Long.MAX_VALUE / 2 : timeout.toMillis()), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException("building the sub-team failed: " + e.getCause(), e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("the sub-team was not built within the timeout", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the sub-team was built", e);
-        }
-        if (sub.joined.incrementAndGet() == sub.size) {
-            forming.remove(key);
-        }
-        return sub;
-    }
-
-    /**
-     * The spans of the spanning sub-teams of the split in progress, by color: written by local rank 0
-     * ({@link TeamSplit}) before a local barrier, read by the other local ranks after it. Volatile although
-     * the barrier orders the write before the reads: it is written once per split, so the fence is free.
-     */
-    private volatile Map<Integer, io.coll4j.kernel.span.ProcessSpan> splitSpans = Map.of();
-
-    void splitSpans(Map<Integer, io.coll4j.kernel.span.ProcessSpan> spans) {
-        splitSpans = spans;
-    }
-
-    Map<Integer, io.coll4j.kernel.span.ProcessSpan> splitSpans() {
-        return splitSpans;
-    }
-
-    /** Members of a sub-team that have taken it from {@link #subTeam} (the last one clears the entry). */
-    private final java.util.concurrent.atomic.AtomicInteger joined = new java.util.concurrent.atomic.AtomicInteger();
-
-    /** Forgets a closed sub-team. */
-    private void childClosed(Team child) {
-        children.remove(child);
+    void memberClosed() {
+        subTeams.memberClosed();
     }
 
     @Override
@@ -749,7 +572,7 @@ public final class Team implements AutoCloseable {
         private MachineModel model;
         private boolean reproducible;
         private boolean statistics;
-        /** Built by {@link Team#subTeam} (for the team event's action). */
+        /** Built by {@link SubTeams#subTeam} (for the team event's action). */
         private boolean splitOf;
         private io.coll4j.kernel.algo.Schedule schedule;
         private long maxSliceBytes;
@@ -894,46 +717,26 @@ public final class Team implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Makes this a sub-team of a split ({@link SubTeams}): across processes ({@code span} non-null) over that
+         * span, with {@code spanCounts} ranks in each of its processes and the parent's inter-process cost.
+         */
+        Builder splitOf(io.coll4j.kernel.span.ProcessSpan span, int[] spanCounts, io.coll4j.kernel.span.HierarchicalCost spanCost) {
+            this.splitOf = true;
+            this.span = span;
+            this.spanCounts = spanCounts;
+            this.spanCost = spanCost;
+            return this;
+        }
+
         public Team build() {
             return new Team(this);
         }
     }
 
-    // ---- internal accessor (TeamInternals): kernel types for coll4j's own tools, off the public API ----
-
     static {
         // before any collective is compiled: see SegmentKinds (a later first heap segment deoptimises the path)
         io.coll4j.kernel.memory.SegmentKinds.load();
-        TeamInternals.install(new TeamInternals.Access() {
-            @Override
-            public Selector selector(Team team) {
-                return team.selector();
-            }
-
-            @Override
-            public void model(Builder builder, MachineModel model) {
-                builder.model(model);
-            }
-
-            @Override
-            public void recordSchedule(Builder builder, io.coll4j.kernel.algo.Schedule schedule) {
-                builder.recordSchedule(schedule);
-            }
-
-            @Override
-            public void maxSliceBytes(Builder builder, long bytes) {
-                builder.maxSliceBytes(bytes);
-            }
-
-            @Override
-            public io.coll4j.kernel.span.SpanGroup spanGroup(Team team) {
-                return team.spanGroup;
-            }
-
-            @Override
-            public CollectiveAlgorithm algorithm(CollectivePlan plan) {
-                return plan.algorithm();
-            }
-        });
+        TeamInternalsAccess.install();
     }
 }

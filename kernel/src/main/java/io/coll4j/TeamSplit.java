@@ -73,7 +73,7 @@ final class TeamSplit {
             ProcessSpan parent = team.spanGroup().span();
             s.refuseUnsupported(parent.threadLevel());
             if (rank.localId() == 0) {
-                team.splitSpans(s.makeSpans(parent));
+                team.subTeams().splitSpans(s.makeSpans(parent));
             }
             if (rank.localSize() > 1) {
                 local.barrier();   // the other local ranks read local rank 0's spans after it
@@ -85,9 +85,9 @@ final class TeamSplit {
         int[] members = s.colors.get(color);
         int[] block = s.localIds(members);
         boolean spanning = s.spanning(color);
-        ProcessSpan span = spanning ? team.splitSpans().get(color) : null;
+        ProcessSpan span = spanning ? team.subTeams().splitSpans().get(color) : null;
         int[] counts = spanning ? s.counts(color) : null;
-        return team.subTeam(split, color, block, span, counts).attach(indexOf(block, rank.localId()));
+        return team.subTeams().subTeam(split, color, block, span, counts).attach(indexOf(block, rank.localId()));
     }
 
     private int processOf(int g) {

@@ -159,7 +159,7 @@ class MovementAvoidingReductionTest {
     static long rotatedFold(DType t, int p, int first, long i, long salt) {
         long acc = Values.inputBits(t, Op.SUM, first, i, salt, false);
         for (int d = 1; d < p; d++) {
-            acc = io.coll4j.reductions.ScalarReference.apply(t, Op.SUM, acc, Values.inputBits(t, Op.SUM, (first + d) % p, i, salt, false));
+            acc = io.coll4j.reductions.internal.ScalarReference.apply(t, Op.SUM, acc, Values.inputBits(t, Op.SUM, (first + d) % p, i, salt, false));
         }
         return acc;
     }

@@ -3,7 +3,7 @@ package io.coll4j;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.ScalarReference;
+import io.coll4j.reductions.internal.ScalarReference;
 import io.coll4j.reductions.UserOp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

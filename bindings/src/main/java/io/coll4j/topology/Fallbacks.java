@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * libhwloc (topology from sysfs), libcoll4j.so or AVX2 (copies through {@code MemorySegment.copy}, folds
  * in Java), a thread or memory binding that did not take — each logged once per process through
  * {@link System.Logger} (logger {@value #LOGGER}, level WARNING) and kept here for {@code collbench topo}.
- * The scalar-reduction fallback is logged by {@code io.coll4j.reductions.Reducers}, which does not depend
+ * The scalar-reduction fallback is logged by {@code io.coll4j.reductions.internal.Reducers}, which does not depend
  * on this module.
  */
 public final class Fallbacks {

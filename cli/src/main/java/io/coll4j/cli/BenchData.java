@@ -3,7 +3,7 @@ package io.coll4j.cli;
 import io.coll4j.reductions.Averages;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.ScalarReference;
+import io.coll4j.reductions.internal.ScalarReference;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,7 +1,6 @@
 package io.coll4j.cli;
 
 import io.coll4j.Collective;
-import io.coll4j.CollectivePlan;
 import io.coll4j.Rank;
 import io.coll4j.Team;
 import io.coll4j.kernel.algo.AlgorithmCatalog;
@@ -12,7 +11,6 @@ import io.coll4j.reductions.Op;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -46,24 +44,21 @@ final class CollectiveBenchmark {
     private final int root;
     private final boolean validate;
     private final List<Integer> percentiles;
-    private final long maxBytes;
-    private final int threads;
     /** Per rank: the caller of the non-blocking or persistent form being measured, null for a blocking plan. */
-    private final Caller[] forms;
-    /** Per rank: native send/recv at the sweep's largest size, and Java arrays for the baseline. */
+    private final BenchForms.Caller[] forms;
     /** {@code --consume}: every rank reads its result after each call (timed). */
     private boolean consume;
     /** Where the reads of {@code --consume} go, so the JIT cannot drop them. */
     private volatile long consumed;
     /** Wall-clock cap of the default warm-up ({@link #budgetWarmup}); unlimited for an explicit {@code -x}. */
     private long warmupBudgetNanos = Long.MAX_VALUE;
-    private final MemorySegment[] nativeSend;
-    private final MemorySegment[] nativeRecv;
-    private final MemorySegment[] heapSend;
-    private final MemorySegment[] heapRecv;
-    /** Cache capacity to overrun with {@code --cold}, 0 for warm runs. */
-    private final long coldCache;
-    private final long regionBytes;
+    /** Each rank's buffers: native for coll4j's algorithms, Java arrays for the baseline; slots with --cold. */
+    private final BenchBuffers buffers;
+    /** The non-blocking and persistent forms ({@code --nonblocking}, {@code --persistent}). */
+    private final BenchForms requestForms;
+    /** What {@code -c} compares a result with. */
+    private final BenchReference reference;
+    private final BenchRowMaker rowMaker;
 
     CollectiveBenchmark(Collective collective, DType dtype, Op op, int root, boolean validate, List<Integer> percentiles,
                         long maxBytes, int threads, long coldCache) {
@@ -73,74 +68,21 @@ final class CollectiveBenchmark {
         this.root = root;
         this.validate = validate;
         this.percentiles = percentiles;
-        this.maxBytes = maxBytes;
-        this.threads = threads;
-        this.forms = new Caller[threads];
-        this.nativeSend = new MemorySegment[threads];
-        this.nativeRecv = new MemorySegment[threads];
-        this.heapSend = new MemorySegment[threads];
-        this.heapRecv = new MemorySegment[threads];
-        this.coldCache = coldCache;
-        // warm: the largest buffer; cold: at least 2C/p per send and per recv region, so the team's regions span 4C
-        long region = Math.max(maxBytes, 1);
-        if (coldCache > 0) {
-            region = Math.max(2 * slotBytes(maxBytes), roundUp(2 * coldCache / threads, PAGE));
-        }
-        this.regionBytes = region;
-    }
-
-    static final long PAGE = 4096;
-
-    private static long roundUp(long v, long to) {
-        return (v + to - 1) / to * to;
-    }
-
-    private static long slotBytes(long bytes) {
-        return roundUp(Math.max(bytes, 1), PAGE);
+        this.forms = new BenchForms.Caller[threads];
+        this.buffers = new BenchBuffers(dtype, maxBytes, threads, coldCache);
+        this.requestForms = new BenchForms(collective, dtype, op, root);
+        this.reference = new BenchReference(collective, dtype, op, root);
+        this.rowMaker = new BenchRowMaker(collective, dtype, op, root, validate, percentiles);
     }
 
     /** True once a measured algorithm has allocated native buffers (what {@link #checkPlacement} inspects). */
     boolean hasNativeBuffers() {
-        return nativeSend[0] != null;
+        return buffers.hasNative();
     }
 
-    /**
-     * Asks hwloc ({@code hwloc_get_area_memlocation}) on which NUMA nodes each rank's send and receive
-     * pages are, prints one line per rank to {@code err}, and returns how many buffers are not wholly on
-     * their rank's node.
-     */
+    /** Where each rank's native pages are ({@link BenchBuffers#checkPlacement}); returns the buffers off their rank's node. */
     long checkPlacement(Team team, java.io.PrintWriter err) {
-        if (!io.coll4j.bindings.hwloc.Hwloc.isAvailable()) {
-            err.println("placement: hwloc not available (" + io.coll4j.bindings.hwloc.Hwloc.unavailableReason() + "): not checked");
-            return 0;
-        }
-        long bad = 0;
-        try (io.coll4j.bindings.hwloc.HwlocTopology host = io.coll4j.bindings.hwloc.HwlocTopology.loadHost()) {
-            io.coll4j.topology.Topology topo = team.topology();
-            for (int r = 0; r < threads; r++) {
-                io.coll4j.topology.Pu pu = team.placement().pu(r);
-                int node = pu.numa() >= 0 && pu.numa() < topo.numaNodes().size() ? topo.numaNodes().get(pu.numa()).osIndex() : -1;
-                StringBuilder line = new StringBuilder("placement: rank " + r + " (PU " + pu.osIndex() + ", NUMA node " + node + "):");
-                boolean ok = true;
-                for (String which : new String[]{"send", "recv"}) {
-                    MemorySegment seg = which.equals("send") ? nativeSend[r] : nativeRecv[r];
-                    List<Integer> nodes = host.areaMemoryLocation(seg);
-                    boolean local = nodes.equals(List.of(node));
-                    ok &= local || nodes.isEmpty();
-                    if (!local && !nodes.isEmpty()) {
-                        bad++;
-                    }
-                    line.append(' ').append(which).append(' ').append(seg.byteSize()).append(" B on ")
-                            .append(nodes.isEmpty() ? "no node yet (untouched)" : "node(s) " + nodes);
-                }
-                line.append(ok ? ": local" : ": WARNING pages off the rank's NUMA node");
-                err.println(line);
-            }
-        } catch (RuntimeException e) {
-            err.println("placement: hwloc query failed: " + e.getMessage());
-        }
-        err.flush();
-        return bad;
+        return buffers.checkPlacement(team, err);
     }
 
     /**
@@ -223,10 +165,6 @@ final class CollectiveBenchmark {
     static final long DEFAULT_WARMUP_BUDGET_NANOS = 300_000_000L;
 
     /**
-     * Caps the default warm-up at {@link #DEFAULT_WARMUP_BUDGET_NANOS} of wall clock: 100 000 calls of a
-     * 50 µs {@code cyclicbarrier} baseline would take 5 s per size. Not used with an explicit {@code -x}.
-     */
-    /**
      * {@code --consume}: after each call every rank reads its whole result (the receive buffer; the
      * buffer of a bcast; the root's of a reduce), inside the timed loop. A loop that never reads its
      * results flatters an algorithm that writes them from another core: the lines stay in the writer's
@@ -271,43 +209,13 @@ final class CollectiveBenchmark {
 
     /** One call of the measured form: the blocking plan, or the rank's non-blocking / persistent caller. */
     private void execute(Rank rank, VectorLayouts.Call plan, MemorySegment send, MemorySegment recv) {
-        Caller f = forms[rank.localId()];
+        BenchForms.Caller f = forms[rank.localId()];
         if (f != null) {
             f.call(send, recv);
         } else {
             plan.run(send, recv);
         }
     }
-
-    /**
-     * Waits, at most 2 s, until the JIT has compiled nothing for 50 ms. The warm-up queues compilations that
-     * C2 finishes in the background; on a 2-CPU machine a compiler thread still at work takes a rank's CPU,
-     * and the first timed rows (8 B: 0.2 µs per call) measured it — 1 to 16 µs instead of 0.2. The other
-     * ranks wait for this one at the barrier that follows.
-     */
-    /** 50 ms: a 250 ms window changed nothing measurable (first 8 B rows, 4 + 4 alternated sweeps). */
-    static final long QUIET_NANOS = 50_000_000L;
-
-    static void awaitJitQuiet() {
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-            return;
-        }
-        long start = System.nanoTime();
-        long quietSince = start;
-        long last = jit.getTotalCompilationTime();
-        while (System.nanoTime() - start < 2_000_000_000L && System.nanoTime() - quietSince < QUIET_NANOS) {
-            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
-            long now = jit.getTotalCompilationTime();
-            if (now != last) {
-                last = now;
-                quietSince = System.nanoTime();
-            }
-        }
-    }
-
-    /** Warm-ups shorter than this skip {@link #awaitJitQuiet} (latency-bound rows warm up with 100 000 calls). */
-    static final long JIT_QUIET_MIN_WARMUP = 1000;
 
     /** Bytes of the rank-private buffer {@link #readAll} copies through (stays in L1). */
     static final int SINK_BYTES = 16 * 1024;
@@ -328,6 +236,10 @@ final class CollectiveBenchmark {
         return sink.get(ValueLayout.JAVA_BYTE, 0);
     }
 
+    /**
+     * Caps the default warm-up at {@link #DEFAULT_WARMUP_BUDGET_NANOS} of wall clock: 100 000 calls of a
+     * 50 µs {@code cyclicbarrier} baseline would take 5 s per size. Not used with an explicit {@code -x}.
+     */
     void budgetWarmup() {
         warmupBudgetNanos = DEFAULT_WARMUP_BUDGET_NANOS;
         steady = true;
@@ -408,7 +320,7 @@ final class CollectiveBenchmark {
         boolean inPlace = prep.inPlace();
         rank.barrier();   // every rank is out of the timed calls: none writes into a peer's buffer any more
         if (!inPlace || collective == Collective.ALLGATHER) {
-            poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
+            BenchReference.poison(bcastRoot ? null : collective == Collective.BCAST ? send : recv);
         }
         if (collective != Collective.BCAST || bcastRoot) {
             BenchData.fill(send, dtype, op, r, shape.sendBytes() / dtype.size());
@@ -419,7 +331,7 @@ final class CollectiveBenchmark {
         if (corruptCheckedResultForTest && r == 0 && !prep.view() && got != null && got.byteSize() > 0 && expected != null) {
             got.set(ValueLayout.JAVA_BYTE, 0, (byte) (got.get(ValueLayout.JAVA_BYTE, 0) ^ 0x5A));
         }
-        long wrong = expected == null ? 0 : wrongElements(got, expected);
+        long wrong = expected == null ? 0 : reference.wrongElements(got, expected);
         rank.barrier();   // nobody starts the next row while a peer still reads its result
         return wrong;
     }
@@ -514,18 +426,6 @@ final class CollectiveBenchmark {
         state.sink = sink;
     }
 
-    /** What one rank measured. */
-    private static final class RankResult {
-        long totalNs;
-        long[] batchNs;
-        /** --percentiles: this rank's min, max and each percentile (ns), from its histogram. */
-        long[] pctNs;
-        long wrong;
-        /** The steady-state warm-up: batches run, and whether the last ones settled before the cap. */
-        int settleBatches;
-        boolean settled = true;
-    }
-
     /** Measures one (size, algorithm) point. */
     BenchRow measure(Team team, long requestedBytes, String algorithm, boolean autoPick, long iterations, long warmup) {
         return measure(team, requestedBytes, algorithm, autoPick, iterations, warmup, Math.max(1, iterations / BATCHES));
@@ -551,7 +451,7 @@ final class CollectiveBenchmark {
         long n = perIteration ? iterations : (iterations + batch - 1) / batch * batch;
         RankResult[] results = new RankResult[team.size()];
         team.run(rank -> results[rank.localId()] = runRank(rank, shape, algorithm, baseline, n, warmup, batch, perIteration, inPlace));
-        return row(shape, algorithm, autoPick, p, n, batch, perIteration, results);
+        return rowMaker.row(shape, algorithm, autoPick, p, n, batch, perIteration, steady, results);
     }
 
     /**
@@ -593,7 +493,7 @@ final class CollectiveBenchmark {
         });
         List<BenchRow> rows = new java.util.ArrayList<>();
         for (int c = 0; c < k; c++) {
-            rows.add(row(shape, names.get(c), names.get(c).equals(pick), p, n, batch, false, results[c]));
+            rows.add(rowMaker.row(shape, names.get(c), names.get(c).equals(pick), p, n, batch, false, steady, results[c]));
         }
         return rows;
     }
@@ -628,8 +528,8 @@ final class CollectiveBenchmark {
                 forms[me] = x.form();
                 warmUp(rank, x.plan(), x.view(), callCount, x.sends(), x.recvs(), warmup, sinkBuffer, states[c], x.reads());
             }
-            if (rank.id() == 0 && warmup >= JIT_QUIET_MIN_WARMUP) {
-                awaitJitQuiet();
+            if (rank.id() == 0 && warmup >= JitQuiet.MIN_WARMUP) {
+                JitQuiet.await();
             }
             rank.barrier();
             for (int b = 0; b < batches; b++) {
@@ -653,7 +553,7 @@ final class CollectiveBenchmark {
                 for (int c = 0; c < k; c++) {
                     if (!names.get(c).equals(BARRIER_CONTENDER)) {
                         forms[me] = preps[c].form();
-                        res[c].wrong = check(rank, shape, preps[c], expected(scratch, rank, shape, preps[c].plan()));
+                        res[c].wrong = check(rank, shape, preps[c], reference.expected(scratch, rank, shape, preps[c].plan()));
                     }
                 }
             }
@@ -667,73 +567,14 @@ final class CollectiveBenchmark {
         }
         if (rank.size() != rank.localSize()) {
             for (RankResult r : res) {
-                acrossProcesses(rank, r);
+                r.acrossProcesses(rank);
             }
         }
         return res;
     }
 
-    /** The row of one (size, algorithm) point from what every rank of this process measured. */
-    private BenchRow row(Shape shape, String algorithm, boolean autoPick, int p, long n, long batch, boolean perIteration,
-                         RankResult[] results) {
-        long total = 0;
-        long wrong = validate ? 0 : -1;
-        for (RankResult r : results) {
-            total = Math.max(total, r.totalNs);
-            if (validate) {
-                wrong += r.wrong;
-            }
-        }
-        double avgUs = total / (double) n / 1e3;
-        double minUs;
-        double maxUs;
-        double[] pct = new double[percentiles.size()];
-        double spread;
-        if (perIteration) {
-            // the slowest rank's: min, max and each percentile of every rank's histogram, the largest
-            long[] m = new long[percentiles.size() + 2];
-            for (RankResult r : results) {
-                for (int k = 0; k < m.length; k++) {
-                    m[k] = Math.max(m[k], r.pctNs[k]);
-                }
-            }
-            minUs = m[0] / 1e3;
-            maxUs = m[1] / 1e3;
-            for (int k = 0; k < pct.length; k++) {
-                pct[k] = m[k + 2] / 1e3;
-            }
-            spread = Double.NaN;
-        } else {
-            int batches = (int) (n / batch);
-            minUs = Double.MAX_VALUE;
-            maxUs = 0;
-            for (int b = 0; b < batches; b++) {
-                long m = 0;
-                for (RankResult r : results) {
-                    m = Math.max(m, r.batchNs[b]);
-                }
-                double us = m / (double) batch / 1e3;
-                minUs = Math.min(minUs, us);
-                maxUs = Math.max(maxUs, us);
-            }
-            spread = avgUs > 0 ? (maxUs - minUs) / avgUs * 100 : 0;
-        }
-        int settleBatches = 0;
-        boolean settled = true;
-        for (RankResult r : results) {
-            settleBatches = Math.max(settleBatches, r.settleBatches);
-            settled &= r.settled;
-        }
-        // the barrier contender's row is a barrier's, at the size of the rows it stands beside
-        Collective c = algorithm.equals(BARRIER_CONTENDER) ? Collective.BARRIER : collective;
-        return new BenchRow(c, algorithm, autoPick, p, shape.bytes(), shape.count(),
-                c == Collective.BARRIER ? "-" : dtype.cliName(), c.reduces() ? op.cliName() : "-",
-                c.rooted() ? root : -1, n, avgUs, minUs, maxUs, pct, wrong)
-                .withSteadiness(spread, steady ? settleBatches : -1, settled);
-    }
-
     /** One rank's buffers and call of one contender at one size: what {@link #runBatch} runs. */
-    private record Prepared(VectorLayouts.Call plan, boolean view, Caller form, MemorySegment[] sends, MemorySegment[] recvs,
+    private record Prepared(VectorLayouts.Call plan, boolean view, BenchForms.Caller form, MemorySegment[] sends, MemorySegment[] recvs,
                             boolean reads, boolean inPlace) {
     }
 
@@ -747,35 +588,12 @@ final class CollectiveBenchmark {
 
     private Prepared prepare(Rank rank, Shape shape, String algorithm, boolean baseline, boolean inPlace) {
         int r = rank.id();        // global: the data and the validation
-        int me = rank.localId();  // this process's arrays
-        MemorySegment sendRegion;
-        MemorySegment recvRegion;
-        if (baseline) {
-            if (heapSend[me] == null) {
-                heapSend[me] = array(regionBytes);
-                heapRecv[me] = array(regionBytes);
-            }
-            sendRegion = heapSend[me];
-            recvRegion = heapRecv[me];
-        } else {
-            if (nativeSend[me] == null) {
-                nativeSend[me] = rank.allocate(regionBytes);
-                nativeRecv[me] = rank.allocate(regionBytes);
-            }
-            sendRegion = nativeSend[me];
-            recvRegion = nativeRecv[me];
-        }
         int es = dtype.size();
         boolean bcastRoot = collective == Collective.BCAST && r == root;
-        // warm: one slot at offset 0; cold: every page-aligned slot of the region, each filled with the input
-        int slots = coldCache > 0 ? (int) Math.max(1, Math.min(1 << 20,
-                regionBytes / slotBytes(Math.max(shape.sendBytes(), shape.recvBytes())))) : 1;
-        long stride = slotBytes(Math.max(shape.sendBytes(), shape.recvBytes()));
-        MemorySegment[] sends = new MemorySegment[slots];
-        MemorySegment[] recvs = new MemorySegment[slots];
-        for (int k = 0; k < slots; k++) {
-            sends[k] = sendRegion.asSlice(k * stride, shape.sendBytes());
-            recvs[k] = recvRegion.asSlice(k * stride, shape.recvBytes());
+        BenchBuffers.Slots slots = buffers.slots(rank, shape, baseline);
+        MemorySegment[] sends = slots.sends();
+        MemorySegment[] recvs = slots.recvs();
+        for (int k = 0; k < sends.length; k++) {
             if (inPlace && collective == Collective.ALLGATHER) {
                 // in place: this rank's block of the receive buffer is its input
                 sends[k] = recvs[k].asSlice(r * shape.sendBytes(), shape.sendBytes());
@@ -796,7 +614,7 @@ final class CollectiveBenchmark {
                 view || algorithm.equals(NONBLOCKING) || algorithm.equals(PERSISTENT) || rank.size() != rank.localSize()
                         ? "auto" : algorithm),
                 collective, shape.callCount(), rank.size(), r);
-        return new Prepared(plan, view, caller(rank, shape, algorithm, sends, recvs, plan), sends, recvs, consume, inPlace);
+        return new Prepared(plan, view, requestForms.caller(rank, shape, algorithm, sends, recvs, plan), sends, recvs, consume, inPlace);
     }
 
     private RankResult runRank(Rank rank, Shape shape, String algorithm, boolean baseline, long n, long warmup, long batch,
@@ -818,12 +636,12 @@ final class CollectiveBenchmark {
         long callCount = shape.callCount();
         RankResult res = new RankResult();
         try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment expected = checks ? expected(scratch, rank, shape, plan) : null;
+            MemorySegment expected = checks ? reference.expected(scratch, rank, shape, plan) : null;
             MemorySegment sinkBuffer = consume ? scratch.allocate(SINK_BYTES, 64) : null;
             BatchState state = new BatchState();
             warmUp(rank, plan, view, callCount, sends, recvs, warmup, sinkBuffer, state, reads);
-            if (rank.id() == 0 && warmup >= JIT_QUIET_MIN_WARMUP) {
-                awaitJitQuiet();
+            if (rank.id() == 0 && warmup >= JitQuiet.MIN_WARMUP) {
+                JitQuiet.await();
             }
             if (steady) {
                 settle(rank, plan, view, callCount, sends, recvs, batch, sinkBuffer, state, reads, res);
@@ -874,27 +692,9 @@ final class CollectiveBenchmark {
             forms[me] = null;
         }
         if (rank.size() != rank.localSize()) {
-            acrossProcesses(rank, res);
+            res.acrossProcesses(rank);
         }
         return res;
-    }
-
-    /**
-     * A team over several processes: every rank takes the slowest process's times (MAX) and the wrong
-     * elements of all (SUM), so global rank 0 prints the job's row, as the single-process maxima over ranks.
-     */
-    private static void acrossProcesses(Rank rank, RankResult res) {
-        long[] one = {res.totalNs};
-        rank.allreduce(one, one, Op.MAX);
-        res.totalNs = one[0];
-        for (long[] a : new long[][]{res.pctNs, res.batchNs}) {
-            if (a != null) {
-                rank.allreduce(a, a, Op.MAX);
-            }
-        }
-        one[0] = res.wrong;
-        rank.allreduce(one, one, Op.SUM);
-        res.wrong = rank.localId() == 0 ? one[0] : 0;   // measure() sums its process's ranks: count the job's total once
     }
 
     // ---- non-blocking and persistent forms (--nonblocking, --persistent) ----
@@ -903,26 +703,6 @@ final class CollectiveBenchmark {
     static final String NONBLOCKING = "nonblocking";
     /** The name of the row that measures {@code start(); await()} of a persistent request ({@code --persistent}). */
     static final String PERSISTENT = "persistent";
-
-    /** One timed call of the form being measured. */
-    interface Caller extends AutoCloseable {
-        void call(MemorySegment send, MemorySegment recv);
-
-        @Override
-        default void close() {
-        }
-    }
-
-    /** The blocking plan of {@code algorithm}, or the non-blocking or persistent form. */
-    private Caller caller(Rank rank, Shape shape, String algorithm, MemorySegment[] sends, MemorySegment[] recvs,
-                          VectorLayouts.Call layout) {
-        long n = shape.callCount();
-        return switch (algorithm) {
-            case NONBLOCKING -> (s, r) -> issue(rank, s, r, n, layout).await();
-            case PERSISTENT -> new PersistentCaller(rank, sends, recvs, n, layout);
-            default -> null;
-        };
-    }
 
     DType dtype() {
         return dtype;
@@ -934,211 +714,7 @@ final class CollectiveBenchmark {
 
     /** Issues the collective in its non-blocking form (a v-variant with the rank's {@link VectorLayouts} call). */
     io.coll4j.Request issue(Rank rank, MemorySegment s, MemorySegment r, long n) {
-        return issue(rank, s, r, n, VectorLayouts.call(null, collective, n, rank.size(), rank.id()));
-    }
-
-    /** Issues the collective in its non-blocking form; {@code v} holds a v-variant's counts and displacements. */
-    private io.coll4j.Request issue(Rank rank, MemorySegment s, MemorySegment r, long n, VectorLayouts.Call v) {
-        return switch (collective) {
-            case BARRIER -> rank.ibarrier();
-            case BCAST -> rank.ibcast(s, n, dtype, root);
-            case REDUCE -> rank.ireduce(s, r, n, dtype, op, root);
-            case ALLREDUCE -> rank.iallreduce(s, r, n, dtype, op);
-            case REDUCE_SCATTER -> rank.ireduceScatter(s, r, n, dtype, op);
-            case ALLGATHER -> rank.iallgather(s, r, n, dtype);
-            case GATHER -> rank.igather(s, r, n, dtype, root);
-            case SCATTER -> rank.iscatter(s, r, n, dtype, root);
-            case ALLTOALL -> rank.ialltoall(s, r, n, dtype);
-            case SCAN -> rank.iscan(s, r, n, dtype, op);
-            case EXSCAN -> rank.iexscan(s, r, n, dtype, op);
-            case GATHERV -> rank.igatherv(s, v.sendCounts()[0], r, v.recvCounts(), v.recvDispls(), dtype, root);
-            case SCATTERV -> rank.iscatterv(s, v.sendCounts(), v.sendDispls(), r, v.recvCounts()[0], dtype, root);
-            case ALLGATHERV -> rank.iallgatherv(s, v.sendCounts()[0], r, v.recvCounts(), v.recvDispls(), dtype);
-            case REDUCE_SCATTER_V -> rank.ireduceScatterV(s, r, v.recvCounts(), dtype, op);
-            case ALLTOALLV -> rank.ialltoallv(s, v.sendCounts(), v.sendDispls(), r, v.recvCounts(), v.recvDispls(), dtype);
-        };
-    }
-
-    /**
-     * Persistent requests bound once per buffer slot (one for a warm run); a call is {@code start();
-     * await()} of the slot's request — the same slot as the last call needs no lookup.
-     */
-    private final class PersistentCaller implements Caller {
-        private final MemorySegment[] sends;
-        private final io.coll4j.PersistentRequest[] requests;
-        private int last;
-
-        PersistentCaller(Rank rank, MemorySegment[] sends, MemorySegment[] recvs, long n, VectorLayouts.Call v) {
-            this.sends = sends;
-            this.requests = new io.coll4j.PersistentRequest[sends.length];
-            for (int k = 0; k < sends.length; k++) {
-                MemorySegment s = sends[k];
-                MemorySegment r = recvs[k];
-                if (collective.vector()) {
-                    requests[k] = rank.init(v.plan(), s, v.sendCounts(), v.sendDispls(), r, v.recvCounts(), v.recvDispls());
-                    continue;
-                }
-                requests[k] = switch (collective) {
-                    case BARRIER -> rank.barrierInit();
-                    case BCAST -> rank.bcastInit(s, n, dtype, root);
-                    case REDUCE -> rank.reduceInit(s, r, n, dtype, op, root);
-                    case ALLREDUCE -> rank.allreduceInit(s, r, n, dtype, op);
-                    case REDUCE_SCATTER -> rank.reduceScatterInit(s, r, n, dtype, op);
-                    case ALLGATHER -> rank.allgatherInit(s, r, n, dtype);
-                    case GATHER -> rank.gatherInit(s, r, n, dtype, root);
-                    case SCATTER -> rank.scatterInit(s, r, n, dtype, root);
-                    case ALLTOALL -> rank.alltoallInit(s, r, n, dtype);
-                    case SCAN -> rank.scanInit(s, r, n, dtype, op);
-                    case EXSCAN -> rank.exscanInit(s, r, n, dtype, op);
-                    default -> throw new IllegalArgumentException(collective.cliName() + " has no persistent form");
-                };
-            }
-        }
-
-        @Override
-        public void call(MemorySegment send, MemorySegment recv) {
-            if (sends[last] != send) {
-                last = 0;
-                while (sends[last] != send) {
-                    last++;
-                }
-            }
-            io.coll4j.PersistentRequest r = requests[last];
-            r.start();
-            r.await();
-        }
-
-        @Override
-        public void close() {
-            for (io.coll4j.PersistentRequest r : requests) {
-                r.close();
-            }
-        }
-    }
-
-    private MemorySegment array(long bytes) {
-        // the dtype's own array type; a pair's is long[], whose 8-byte slots are counted in bytes, not elements
-        Class<?> component = dtype.arrayType().componentType();
-        int slot = component == double.class || component == long.class ? 8 : component == short.class ? 2 : 4;
-        int len = Math.toIntExact(Math.max(1, (bytes + slot - 1) / slot));
-        return switch (java.lang.reflect.Array.newInstance(component, len)) {
-            case double[] d -> MemorySegment.ofArray(d);
-            case float[] f -> MemorySegment.ofArray(f);
-            case int[] i -> MemorySegment.ofArray(i);
-            case long[] l -> MemorySegment.ofArray(l);
-            case short[] h -> MemorySegment.ofArray(h);
-            default -> throw new IllegalStateException("no array for " + dtype);
-        };
-    }
-
-    /** Fills a buffer the collective must overwrite, so a no-op cannot pass validation. */
-    private static void poison(MemorySegment seg) {
-        if (seg != null) {
-            seg.fill((byte) 0x7B);
-        }
-    }
-
-    /** What this rank's output must hold, or null when it has none (reduce off the root, barrier). */
-    private MemorySegment expected(Arena arena, Rank rank, Shape s, VectorLayouts.Call call) {
-        int p = rank.size();
-        int r = rank.id();
-        int es = dtype.size();
-        return switch (collective) {
-            case BARRIER -> null;
-            case REDUCE -> r == root ? folded(arena, s.count(), 0, p) : null;
-            case ALLREDUCE -> folded(arena, s.count(), 0, p);
-            case REDUCE_SCATTER -> folded(arena, s.callCount(), r * s.callCount(), p);
-            case BCAST -> {
-                MemorySegment e = arena.allocate(Math.max(s.bytes(), 1)).asSlice(0, s.bytes());
-                for (long i = 0; i < s.count(); i++) {
-                    BenchData.put(e, dtype, i, BenchData.input(dtype, null, root, i));
-                }
-                yield e;
-            }
-            case GATHER, GATHERV, ALLGATHERV -> {
-                if (collective != Collective.ALLGATHERV && r != root) {
-                    yield null;
-                }
-                long uniform = s.callCount();
-                long[] rc = call.recvCounts();
-                long total = collective == Collective.GATHER ? uniform * p : s.count();
-                MemorySegment e = arena.allocate(Math.max(total * es, 1)).asSlice(0, total * es);
-                long at = 0;
-                for (int q = 0; q < p; q++) {
-                    long n = rc == null ? uniform : rc[q];
-                    for (long i = 0; i < n; i++) {
-                        BenchData.put(e.asSlice(at * es), dtype, i, BenchData.input(dtype, null, q, i));
-                    }
-                    at += n;
-                }
-                yield e;
-            }
-            case SCATTER, SCATTERV -> {
-                long n = collective == Collective.SCATTER ? s.callCount() : call.recvCounts()[0];
-                long from = collective == Collective.SCATTER ? r * n : VectorLayouts.packed(VectorLayouts.split(s.count(), p))[r];
-                MemorySegment e = arena.allocate(Math.max(n * es, 1)).asSlice(0, n * es);
-                for (long i = 0; i < n; i++) {
-                    BenchData.put(e, dtype, i, BenchData.input(dtype, null, root, from + i));
-                }
-                yield e;
-            }
-            case REDUCE_SCATTER_V -> folded(arena, call.recvCounts()[r], call.recvDispls()[r], p);
-            case ALLTOALL, ALLTOALLV -> {
-                MemorySegment e = arena.allocate(Math.max(s.recvBytes(), 1)).asSlice(0, s.recvBytes());
-                long at = 0;
-                for (int q = 0; q < p; q++) {
-                    long n = collective == Collective.ALLTOALL ? s.callCount() : call.recvCounts()[q];
-                    // rank q's block for me starts at its displacement for me: r·count, or its packed split
-                    long from = collective == Collective.ALLTOALL ? r * n
-                            : VectorLayouts.call(null, collective, s.count(), p, q).sendDispls()[r];
-                    for (long i = 0; i < n; i++) {
-                        BenchData.put(e.asSlice(at * es), dtype, i, BenchData.input(dtype, null, q, from + i));
-                    }
-                    at += n;
-                }
-                yield e.asSlice(0, at * es);
-            }
-            case SCAN, EXSCAN -> {
-                int upTo = collective == Collective.SCAN ? r + 1 : r;
-                if (upTo == 0) {
-                    yield null;
-                }
-                yield folded(arena, s.count(), 0, upTo);
-            }
-            case ALLGATHER -> {
-                MemorySegment e = arena.allocate(Math.max(s.bytes(), 1)).asSlice(0, s.bytes());
-                long per = s.callCount();
-                for (int q = 0; q < p; q++) {
-                    for (long i = 0; i < per; i++) {
-                        BenchData.put(e.asSlice(q * per * es), dtype, i, BenchData.input(dtype, null, q, i));
-                    }
-                }
-                yield e;
-            }
-        };
-    }
-
-    private MemorySegment folded(Arena arena, long count, long first, int p) {
-        MemorySegment e = arena.allocate(Math.max(count * dtype.size(), 1)).asSlice(0, count * dtype.size());
-        for (long i = 0; i < count; i++) {
-            BenchData.put(e, dtype, i, BenchData.fold(dtype, op, p, first + i));
-        }
-        return e;
-    }
-
-    /** Elements of {@code got} that differ from {@code expected} (bitwise: benchmark inputs never produce NaN). */
-    private long wrongElements(MemorySegment got, MemorySegment expected) {
-        if (MemorySegment.mismatch(got, 0, expected.byteSize(), expected, 0, expected.byteSize()) < 0) {
-            return 0;
-        }
-        long wrong = 0;
-        long n = expected.byteSize() / dtype.size();
-        for (long i = 0; i < n; i++) {
-            if (!BenchData.same(dtype, BenchData.get(expected, dtype, i), BenchData.get(got, dtype, i))) {
-                wrong++;
-            }
-        }
-        return wrong;
+        return requestForms.issue(rank, s, r, n);
     }
 
     /**

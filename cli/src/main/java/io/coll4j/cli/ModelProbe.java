@@ -9,7 +9,7 @@ import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
-import io.coll4j.reductions.Reducers;
+import io.coll4j.reductions.internal.Reducers;
 import io.coll4j.topology.Placement;
 import io.coll4j.topology.Pu;
 import io.coll4j.topology.Topology;

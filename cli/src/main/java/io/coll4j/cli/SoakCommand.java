@@ -71,7 +71,7 @@ final class SoakCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (mpi) {
-            Set<Chaos.Fault> kinds = chaos ? Chaos.Fault.parse(faults) : Set.of();
+            Set<ChaosPlan.Fault> kinds = chaos ? ChaosPlan.Fault.parse(faults) : Set.of();
             long[] sum = Chaos.runMpi(calls, seed, Duration.ofSeconds(maxSeconds), kinds, threads, l -> {
                 out.println(l);
                 out.flush();
@@ -80,7 +80,7 @@ final class SoakCommand implements Callable<Integer> {
             if (sum == null) {
                 return 0;      // process 0 prints and decides; the others end alike
             }
-            Chaos.Stats.summary(sum, List.of(), List.of()).forEach(out::println);
+            ChaosStats.summary(sum, List.of(), List.of()).forEach(out::println);
             out.flush();
             return clean(sum) ? 0 : Errors.VALIDATION_FAILED;
         }
@@ -107,20 +107,20 @@ final class SoakCommand implements Callable<Integer> {
     }
 
     private Integer chaos(PrintWriter out) {
-        Set<Chaos.Fault> kinds = Chaos.Fault.parse(faults);
+        Set<ChaosPlan.Fault> kinds = ChaosPlan.Fault.parse(faults);
         long s = seed != null ? seed : System.nanoTime();
         String list = kinds.isEmpty() ? "none" : String.join(",", kinds.stream().map(f -> f.cli).toList());
         long start = System.nanoTime();
-        Chaos.Stats st;
+        ChaosStats st;
         if (replay != null) {
             out.println("# soak --chaos: replaying team seed " + replay + ", faults " + list);
-            Chaos.Episode e = Chaos.plan(replay, kinds, false, 1, 0, Integer.MAX_VALUE);
+            ChaosPlan.Episode e = ChaosPlan.plan(replay, kinds, false, 1, 0, Integer.MAX_VALUE);
             out.println("# " + e.describe());
             for (int i = 0; i < e.calls().size(); i++) {
                 out.println("#   call " + i + ": " + e.calls().get(i));
             }
             out.flush();
-            st = new Chaos.Stats();
+            st = new ChaosStats();
             Chaos.episode(e, Chaos.LOCAL, st, l -> {
             });
         } else {
@@ -132,7 +132,7 @@ final class SoakCommand implements Callable<Integer> {
                 out.flush();
             });
         }
-        Chaos.Stats.summary(st.toArray(), st.failures, st.notes).forEach(out::println);
+        ChaosStats.summary(st.toArray(), st.failures, st.notes).forEach(out::println);
         out.printf(Locale.ROOT, "%.1f s, %s %d%n", (System.nanoTime() - start) / 1e9, replay != null ? "team seed" : "seed",
                 replay != null ? replay : s);
         out.flush();
@@ -140,10 +140,10 @@ final class SoakCommand implements Callable<Integer> {
     }
 
     private static boolean clean(long[] a) {
-        if (a[Chaos.WRONG] != 0 || a[Chaos.UNDOCUMENTED] != 0 || a[Chaos.HANGS] != 0 || a[Chaos.REVIVED] != 0) {
+        if (a[ChaosStats.WRONG] != 0 || a[ChaosStats.UNDOCUMENTED] != 0 || a[ChaosStats.HANGS] != 0 || a[ChaosStats.REVIVED] != 0) {
             return false;
         }
-        for (int i = Chaos.MISSED; i < Chaos.EXC; i++) {
+        for (int i = ChaosStats.MISSED; i < ChaosStats.EXC; i++) {
             if (a[i] != 0) {
                 return false;
             }

@@ -4,7 +4,7 @@ import io.coll4j.topology.BindResult;
 import io.coll4j.topology.Binder;
 import io.coll4j.topology.CacheLevel;
 import io.coll4j.topology.Fallbacks;
-import io.coll4j.reductions.Reducers;
+import io.coll4j.reductions.internal.Reducers;
 import io.coll4j.topology.LstopoFormat;
 import io.coll4j.topology.MemoryBindResult;
 import io.coll4j.topology.NumaNode;

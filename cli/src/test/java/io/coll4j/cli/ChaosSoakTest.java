@@ -20,17 +20,17 @@ class ChaosSoakTest {
     static final Duration CAP = Duration.ofSeconds(28);
 
     static void chaos(long seed) {
-        Chaos.Stats s = Chaos.run(Long.MAX_VALUE, seed, CAP, EnumSet.allOf(Chaos.Fault.class), l -> {
+        ChaosStats s = Chaos.run(Long.MAX_VALUE, seed, CAP, EnumSet.allOf(ChaosPlan.Fault.class), l -> {
         });
         String report = "collbench soak --chaos --seed " + seed + ":\n"
-                + String.join("\n", Chaos.Stats.summary(s.toArray(), s.failures, s.notes));
+                + String.join("\n", ChaosStats.summary(s.toArray(), s.failures, s.notes));
         System.out.println(report);
-        assertEquals(0, s.get(Chaos.HANGS), report);
-        assertEquals(0, s.get(Chaos.WRONG), report);
-        assertEquals(0, s.get(Chaos.UNDOCUMENTED), report);
-        assertEquals(0, s.get(Chaos.REVIVED), report);
+        assertEquals(0, s.get(ChaosStats.HANGS), report);
+        assertEquals(0, s.get(ChaosStats.WRONG), report);
+        assertEquals(0, s.get(ChaosStats.UNDOCUMENTED), report);
+        assertEquals(0, s.get(ChaosStats.REVIVED), report);
         assertEquals(0, s.missed(), report);
-        assertTrue(s.get(Chaos.EPISODES) >= 5, report);
+        assertTrue(s.get(ChaosStats.EPISODES) >= 5, report);
     }
 
     @Test

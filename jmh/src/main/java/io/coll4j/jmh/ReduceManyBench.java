@@ -25,7 +25,7 @@ import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
-import io.coll4j.reductions.Reducers;
+import io.coll4j.reductions.internal.Reducers;
 
 /**
  * The one-pass k-ary reduction (HMPI's tiled-reduce fold [HMPI §2.4], fewer bytes moved [YHCCL §2.1]): {@code dst = s0 + s1 + … + s(k-1)} over

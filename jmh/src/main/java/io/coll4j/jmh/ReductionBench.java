@@ -24,10 +24,10 @@ import org.openjdk.jmh.annotations.Warmup;
 import io.coll4j.bindings.copy.NativeLibrary;
 import io.coll4j.bindings.copy.NativeReduce;
 import io.coll4j.reductions.DType;
-import io.coll4j.reductions.HeapArrayFold;
+import io.coll4j.reductions.internal.HeapArrayFold;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
-import io.coll4j.reductions.Reducers;
+import io.coll4j.reductions.internal.Reducers;
 
 /**
  * {@code dst = a op b} over {@code bytes} bytes per operand (issue 5): the Vector API reducer against

@@ -4,7 +4,7 @@ import io.coll4j.Rank;
 import io.coll4j.reductions.Averages;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.ScalarReference;
+import io.coll4j.reductions.internal.ScalarReference;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

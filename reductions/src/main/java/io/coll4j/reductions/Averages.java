@@ -1,5 +1,8 @@
 package io.coll4j.reductions;
 
+import io.coll4j.reductions.internal.HalfFloats;
+import io.coll4j.reductions.internal.ScalarReference;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -52,13 +55,14 @@ public final class Averages {
             default -> {
                 int size = dtype.size();
                 for (long i = 0; i < bytes; i += size) {
-                    ElementOps.set(dtype, x, offset + i, of(dtype, ElementOps.get(dtype, x, offset + i), n));
+                    ScalarReference.set(dtype, x, offset + i, of(dtype, ScalarReference.get(dtype, x, offset + i), n));
                 }
             }
         }
     }
 
-    /** One element's {@code sum / n} on raw bits ({@link ScalarReference}'s encoding), for any non-pair type. */
+    /** One element's {@code sum / n} on raw bits (F64 as {@link Double#doubleToRawLongBits}, F32 as
+     * {@link Float#floatToRawIntBits} in the low 32 bits, integers sign-extended, F16/BF16 in the low 16 bits), for any non-pair type. */
     public static long of(DType dtype, long sumBits, long n) {
         return switch (dtype) {
             case F64 -> Double.doubleToRawLongBits(Double.longBitsToDouble(sumBits) / n);

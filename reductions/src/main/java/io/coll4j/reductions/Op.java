@@ -37,7 +37,7 @@ public enum Op {
     SUM, PROD, MIN, MAX, BAND, BOR, BXOR, AVG, MINLOC, MAXLOC,
     /**
      * Stands for a {@link UserOp} where a collective call carries its op (the selector, the call's check
-     * word): the arithmetic is the user op's own {@link UserOp#reducer()}. {@link Reducers} has no reducer
+     * word): the arithmetic is the user op's own {@link UserOp#reducer()}. {@link Reducer#of} has no reducer
      * for it and {@link #parse} does not accept it.
      */
     USER;

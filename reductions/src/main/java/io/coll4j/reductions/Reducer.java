@@ -1,10 +1,12 @@
 package io.coll4j.reductions;
 
+import io.coll4j.reductions.internal.Reducers;
+
 import java.lang.foreign.MemorySegment;
 
 /**
  * One (dtype, op) reduction kernel over {@link MemorySegment} ranges. Obtain it once
- * ({@link Reducers#of(DType, Op)}) and keep it: hot loops then do no dispatch per call.
+ * ({@link #of(DType, Op)}) and keep it: hot loops then do no dispatch per call.
  *
  * <p>Offsets are in bytes, counts in elements. Segments may be heap or native, at any alignment.
  * Every method validates all its arguments before writing anything, and throws
@@ -34,6 +36,22 @@ import java.lang.foreign.MemorySegment;
  * be modified during the call.
  */
 public interface Reducer {
+
+    /**
+     * The reducer for (dtype, op), created once per process and cached, so it may be called per collective.
+     * It is the Vector API implementation when that can run here ({@code --add-modules jdk.incubator.vector},
+     * C2, vectors of at least 128 bits, {@code -Dcoll4j.vector.disable} not {@code true};
+     * {@code -Dcoll4j.vector.bits=128|256|512} forces a size), else the scalar one, logged once. Both give
+     * bitwise identical results. For {@link Op#AVG} it is the SUM reducer (AVG divides once at the end:
+     * {@link Averages}); pair types always get the scalar loops.
+     *
+     * {@link Op#USER} has none here: a user op's reducer is {@link UserOp#reducer()}.
+     *
+     * @throws IllegalArgumentException when an argument is null or {@code op} is not defined for {@code dtype}
+     */
+    static Reducer of(DType dtype, Op op) {
+        return Reducers.of(dtype, op);
+    }
 
     /** The element type. */
     DType dtype();

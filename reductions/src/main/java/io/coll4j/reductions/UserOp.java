@@ -1,5 +1,7 @@
 package io.coll4j.reductions;
 
+import io.coll4j.reductions.internal.UserReducer;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Objects;

@@ -5,7 +5,7 @@ import io.coll4j.bindings.copy.NativeType;
 import io.coll4j.bindings.copy.StreamingFold;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.HeapArrayFold;
+import io.coll4j.reductions.internal.HeapArrayFold;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.Arena;

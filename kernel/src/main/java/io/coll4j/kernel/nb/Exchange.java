@@ -7,7 +7,7 @@ import io.coll4j.kernel.algo.Signature;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
-import io.coll4j.reductions.Reducers;
+import io.coll4j.reductions.internal.Reducers;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;

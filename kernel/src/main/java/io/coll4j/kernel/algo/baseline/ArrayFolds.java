@@ -2,7 +2,7 @@ package io.coll4j.kernel.algo.baseline;
 
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.ScalarReference;
+import io.coll4j.reductions.internal.ScalarReference;
 
 /**
  * The loops a Java developer writes over arrays: {@code dst[d+i] = dst[d+i] op src[s+i]} for i < n,
