@@ -40,8 +40,8 @@ import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Averages;
 import io.coll4j.reductions.Reducer;
 import io.coll4j.reductions.UserOp;
-import io.coll4j.reductions.Reducers;
-import io.coll4j.reductions.ScalarReference;
+import io.coll4j.reductions.internal.Reducers;
+import io.coll4j.reductions.internal.ScalarReference;
 import io.coll4j.topology.BindResult;
 import io.coll4j.topology.Pu;
 
