@@ -10,8 +10,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Whether the core a rank runs on is shared with other work, judged from the rank's own scheduler statistics,
- * for the adaptive wait strategy: a rank on a contended core, whose peers' cores are not, keeps spinning where it
- * would park.
+ * for the adaptive wait strategy: a rank on a contended core, whose peers' cores were found quiet, keeps spinning
+ * where it would park.
  *
  * <p><b>Why that way round.</b> A rank that parks gives its CPU away. On a core of its own that costs the
  * wake-up; on a core that another runnable process shares, the CFS runs that process next and the rank
@@ -24,7 +24,8 @@ import java.util.function.LongSupplier;
  * few spins instead of ~100 µs (median CG iteration 420–2100 µs against 260–350 µs), and unbinding the ranks
  * from their PUs so the scheduler could move the displaced one (slower against {@code single} than staying
  * bound in most alternated rounds). Spinning longer whatever the peers do lost as well under that load, where
- * every core was contended: hence the condition of {@link #keepCore}.
+ * every core was contended, and when peers were merely not known to be contended: hence the condition of
+ * {@link #keepCore}.
  *
  * <p><b>What is measured.</b> Linux's {@code /proc/self/task/<tid>/schedstat} gives, per thread, the time it
  * spent runnable on a run queue without running ("run delay", the second field). A rank sharing its core with
@@ -80,6 +81,8 @@ public final class Contention {
         long windowStart;
         long quietNanos;
         boolean contended;
+        /** The last judged window was quiet and the rank is not contended: counted in {@link #quietRanks}. */
+        boolean quiet;
 
         RankState(int rank, LongSupplier runDelay) {
             this.rank = rank;
@@ -93,12 +96,15 @@ public final class Contention {
     // Under the lock:
     private int episodes;
     private String firstEpisode = "";
+    private int contendedRanks;
     /**
-     * How many ranks are in the contended state now: written under the lock, read by {@link #keepCore} without it.
-     * volatile: a write in enter/leave pairs with the read in keepCore; the count is a hint that carries no data, so a
-     * stale read only makes one wait spin or park as the previous state said.
+     * How many registered ranks' last judged window was quiet (and are not contended), and how many ranks are
+     * registered: written under the lock, read by {@link #keepCore} without it. volatile: a write under the lock
+     * pairs with the read in keepCore; the counts are hints that carry no data, so a stale read only makes one
+     * wait spin or park as the previous state said.
      */
-    private volatile int contendedRanks;
+    private volatile int quietRanks;
+    private volatile int registered;
 
     public Contention(Listener listener) {
         this.listener = listener;
@@ -110,15 +116,24 @@ public final class Contention {
      * starts running the rank.
      */
     public void register(int rank, LongSupplier runDelay) {
+        unregister();   // a thread that held another rank of this team lets it go first
         current.set(new RankState(rank, runDelay));
+        synchronized (this) {
+            registered++;
+        }
     }
 
     /** The calling thread runs no rank of this team any more (its state would belong to a thread that ended). */
     public void unregister() {
         RankState s = current.get();
         if (s != null) {
-            if (s.contended) {
-                leave(s);
+            synchronized (this) {
+                if (s.contended) {
+                    s.contended = false;
+                    contendedRanks--;
+                }
+                setQuiet(s, false);
+                registered--;
             }
             current.remove();
         }
@@ -126,15 +141,16 @@ public final class Contention {
 
     /**
      * Whether the calling rank should keep its core rather than park: its own core was last found contended and
-     * no other rank of the team's was. Then the flag it waits for comes from a peer that runs, soon, and parking
-     * would cost a whole time slice of the other process. When other ranks' cores are contended too (a machine
-     * loaded all over), the peer may itself be off its CPU for a slice, spinning would only use up this rank's
-     * share, and the plain back-off measured best: false. Read by the wait strategy only after its ~100 µs of
+     * every other rank's last window was found quiet (evidence, not the absence of it: a rank that never waited
+     * long enough to sample counts as not quiet). Then the flag it waits for comes from peers that run, soon,
+     * and parking would cost a whole time slice of the other process. When other ranks' cores are busy too (a
+     * machine loaded all over), a peer may itself be off its CPU for a slice, spinning would only use up this
+     * rank's share, and the plain back-off measured best: false. Read by the wait strategy only after its ~100 µs of
      * spinning: a thread-local lookup and one volatile read, a few ns.
      */
     public boolean keepCore() {
         RankState s = current.get();
-        return s != null && s.contended && contendedRanks == 1;
+        return s != null && s.contended && quietRanks == registered - 1;
     }
 
     /**
@@ -161,6 +177,12 @@ public final class Contention {
             return;                       // keep the window open until it says something
         }
         Verdict v = judge(delay - s.windowDelay, wall);
+        boolean quiet = v == Verdict.QUIET && !s.contended;
+        if (quiet != s.quiet) {
+            synchronized (this) {
+                setQuiet(s, quiet);
+            }
+        }
         if (v == Verdict.CONTENDED) {
             s.quietNanos = 0;
             if (!s.contended) {
@@ -186,7 +208,16 @@ public final class Contention {
         return f >= CONTENDED_FRACTION ? Verdict.CONTENDED : f < QUIET_FRACTION ? Verdict.QUIET : Verdict.UNSURE;
     }
 
+    /** Under the lock: counts a rank in or out of {@link #quietRanks}. */
+    private void setQuiet(RankState s, boolean quiet) {
+        if (quiet != s.quiet) {
+            s.quiet = quiet;
+            quietRanks += quiet ? 1 : -1;
+        }
+    }
+
     private synchronized void enter(RankState s, double fraction, long wall) {
+        setQuiet(s, false);
         s.contended = true;
         contendedRanks++;
         episodes++;
@@ -200,6 +231,7 @@ public final class Contention {
     private synchronized void leave(RankState s) {
         s.contended = false;
         contendedRanks--;
+        setQuiet(s, true);   // it ends on quiet windows
     }
 
     /** Episodes so far: how often a rank of this team turned contended (0: never). */

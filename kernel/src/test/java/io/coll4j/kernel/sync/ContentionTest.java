@@ -128,6 +128,37 @@ class ContentionTest {
     }
 
     @Test
+    void keepsTheCoreOnlyWithEvidenceThatThePeersAreQuiet() throws Exception {
+        Contention c = new Contention((rank, fraction, wall) -> { });
+        Fake mine = new Fake();
+        c.register(0, mine.delay::get);
+        java.util.concurrent.CountDownLatch registered = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch judgeQuiet = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch judged = new java.util.concurrent.CountDownLatch(1);
+        Thread peer = Thread.ofPlatform().start(() -> {
+            Fake f = new Fake();
+            c.register(1, f.delay::get);
+            registered.countDown();
+            try {
+                judgeQuiet.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            f.advance(0, 0, c);
+            f.advance(5 * MS, 0.01, c);     // the peer's core: quiet
+            judged.countDown();
+        });
+        registered.await();
+        mine.advance(0, 0, c);
+        mine.advance(3 * MS, 0.5, c);
+        assertFalse(c.keepCore());          // the peer never sampled: no evidence that it runs, so the plain back-off
+        judgeQuiet.countDown();
+        judged.await();
+        assertTrue(c.keepCore());           // the case: this core shared with a busy loop, the peer's free
+        peer.join();
+    }
+
+    @Test
     void unknownRunDelayAndUnregisteredThreadsDecideNothing() {
         Contention c = new Contention((rank, fraction, wall) -> { });
         c.sample(5 * MS);                   // no rank on this thread
