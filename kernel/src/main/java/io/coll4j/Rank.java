@@ -222,12 +222,17 @@ public final class Rank implements AutoCloseable {
     }
 
     void release(Thread t) {
+        io.coll4j.kernel.sync.Contention contention = team.contention();
+        if (contention != null && owner.get() == t) {
+            contention.unregister();   // t is the calling thread: its state must not outlive its hold on the rank
+        }
         if (owner.compareAndSet(t, null)) {
             context.setThread(id, null);
         }
     }
 
     void bindThread() {
+        io.coll4j.kernel.sync.Contention contention = team.contention();
         if (team.placement().placement().binds()) {
             binding = team.binder().bindCurrentThread(pu());
             if (!binding.bound() && !binding.method().equals("none")) {   // "none": a binder that never binds, noted where chosen
@@ -236,6 +241,10 @@ public final class Rank implements AutoCloseable {
             }
         } else {
             binding = new BindResult(false, pu().osIndex(), -1, "none", "placement 'none' does not bind");
+        }
+        if (contention != null) {
+            // this thread samples its own run delay in waits that overran (the adaptive strategy's detection)
+            contention.register(id, io.coll4j.kernel.sync.Contention::ownRunDelay);
         }
     }
 

@@ -77,6 +77,8 @@ public final class Team implements AutoCloseable {
     private final PlacementPlan plan;
     private final Binder binder;
     private final WaitStrategy waitStrategy;
+    /** The adaptive strategy's monitor of this team, or null when the strategy was chosen and does not adapt. */
+    private final io.coll4j.kernel.sync.Contention contention;
     private final Duration timeout;
     private final boolean reproducible;
     private final boolean statistics;
@@ -110,7 +112,10 @@ public final class Team implements AutoCloseable {
         this.binder = Binder.forTopology(topology);
         int cpus = Runtime.getRuntime().availableProcessors();
         // the ranks of every process on this host compete for its CPUs: the default strategy must see all of them
-        this.waitStrategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size * sharing, cpus);
+        WaitStrategy strategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size * sharing, cpus);
+        // the adaptive strategy gets a monitor of this team's own; every other strategy is taken as it is (no detection)
+        this.contention = strategy instanceof AdaptiveWaitStrategy ? new io.coll4j.kernel.sync.Contention(new ContentionResponse()) : null;
+        this.waitStrategy = contention != null ? AdaptiveWaitStrategy.forTeam(contention) : strategy;
         this.reproducible = b.reproducible;
         this.statistics = b.statistics;
         MachineModel model = b.model != null ? b.model : MachineModel.fromEnvironment(topology, System.getenv());
@@ -145,6 +150,7 @@ public final class Team implements AutoCloseable {
             this.context = new TeamContext(size, ctrl, waitStrategy, timeoutNanos, TeamLayout.of(plan), copy, reproducible,
                     arena, scratch, slice);
             context.setSchedule(b.schedule);
+            context.setContention(contention);   // before the ranks: their wait loops take it at construction
             this.ranks = new Rank[size];
             for (int r = 0; r < size; r++) {
                 ranks[r] = new Rank(this, r);
@@ -237,6 +243,20 @@ public final class Team implements AutoCloseable {
     public WaitStrategy waitStrategy() {
         return waitStrategy;
     }
+
+    /**
+     * What the adaptive wait strategy found so far: empty when no rank of this team was found kept off its core by
+     * other work (or its strategy does not adapt), else the episodes, the first one's figures, and how many ranks
+     * are contended now (they then spin up to ~1 ms before parking; docs/design.md, "Waiting").
+     */
+    public String contentionReport() {
+        return contention == null ? "" : contention.report();
+    }
+
+    io.coll4j.kernel.sync.Contention contention() {
+        return contention;
+    }
+
 
     /** The collective timeout ({@link Duration#ZERO}: none). */
     public Duration timeout() {

@@ -39,6 +39,18 @@ public interface WaitStrategy {
         return BackoffWaitStrategy.DEDICATED;
     }
 
+    /**
+     * The default for a team with a CPU per rank: {@link #backoff()} while the ranks have their cores to
+     * themselves; a rank found sharing its core with other work (its scheduler run delay, sampled only in waits
+     * that overran), while its peers' cores are free, spins up to ~1 ms instead of ~100 µs before it parks, so it
+     * does not hand the core to the other process for a whole time slice; the team logs it once and reports it
+     * ({@link Team#contentionReport()}). Outside a team (no monitor) it is {@link #backoff()}.
+     * {@link #spin()} and the other strategies never adapt: choosing one turns the detection off.
+     */
+    static WaitStrategy adaptive() {
+        return AdaptiveWaitStrategy.TEMPLATE;
+    }
+
     /** The back-off tuned for more ranks than cores: little spinning, early yield, then park. */
     static WaitStrategy backoffOversubscribed() {
         return BackoffWaitStrategy.OVERSUBSCRIBED;
@@ -50,23 +62,24 @@ public interface WaitStrategy {
     }
 
     /**
-     * The default for a team of {@code ranks} ranks on {@code cpus} usable CPUs: {@link #backoff()} when every
+     * The default for a team of {@code ranks} ranks on {@code cpus} usable CPUs: {@link #adaptive()} when every
      * rank has a CPU, {@link #backoffOversubscribed()} otherwise (spinning then only steals time from the rank
-     * being waited for).
+     * being waited for, so there is nothing to adapt).
      */
     static WaitStrategy defaultFor(int ranks, int cpus) {
-        return ranks <= cpus ? backoff() : backoffOversubscribed();
+        return ranks <= cpus ? adaptive() : backoffOversubscribed();
     }
 
-    /** Parses an alias: {@code spin}, {@code yield}, {@code backoff}, {@code backoff-oversubscribed}. */
+    /** Parses an alias: {@code adaptive}, {@code spin}, {@code yield}, {@code backoff}, {@code backoff-oversubscribed}. */
     static WaitStrategy parse(String alias) {
         return switch (alias.toLowerCase(Locale.ROOT)) {
+            case AdaptiveWaitStrategy.ALIAS -> adaptive();
             case SpinWaitStrategy.ALIAS -> spin();
             case YieldingWaitStrategy.ALIAS -> yielding();
             case BackoffWaitStrategy.ALIAS -> backoff();
             case BackoffWaitStrategy.ALIAS_OVERSUBSCRIBED -> backoffOversubscribed();
             default -> throw new IllegalArgumentException("unknown wait strategy '" + alias
-                    + "' (expected spin, yield, backoff or backoff-oversubscribed)");
+                    + "' (expected adaptive, spin, yield, backoff or backoff-oversubscribed)");
         };
     }
 }

@@ -231,6 +231,11 @@ final class CollectiveCommands {
                     }
                 }
                 w.end();
+                if (!team.contentionReport().isEmpty()) {
+                    // never silently another path: the rows above ran (partly) with a rank on a contended core
+                    w.addNote("# contention: " + team.contentionReport() + "; a contended rank whose peers' cores were free "
+                            + "spun up to ~1 ms before parking (--wait spin: no detection)");
+                }
                 w.summary(rows, team.processIndex() == 0 ? err : new PrintWriter(java.io.OutputStream.nullOutputStream()));
                 if (checkPlacement && !placementChecked) {
                     err.println(spec.name() + ": placement: no native buffers to check (only the heap baseline ran)");

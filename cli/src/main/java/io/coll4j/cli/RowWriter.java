@@ -48,10 +48,23 @@ abstract class RowWriter {
      * label. The table prints it as comment lines; CSV on {@code err} (the file stays CSV); JSON as a summary object.
      */
     void summary(List<BenchRow> rows, PrintWriter err) {
-        for (String line : summaryLines(rows)) {
+        for (String line : closingLines(rows)) {
             err.println(line);
         }
         err.flush();
+    }
+
+    /** Lines the run adds to the summary (what the team did while it ran: a contention episode), after the row figures. */
+    private final List<String> notes = new java.util.ArrayList<>();
+
+    void addNote(String line) {
+        notes.add(line);
+    }
+
+    List<String> closingLines(List<BenchRow> rows) {
+        List<String> lines = new java.util.ArrayList<>(summaryLines(rows));
+        lines.addAll(notes);
+        return lines;
     }
 
     static List<String> summaryLines(List<BenchRow> rows) {
@@ -165,6 +178,12 @@ abstract class RowWriter {
                         Boolean.TRUE.equals(header.get("busy"))
                                 ? ": WARNING the machine is busier than its cores; timings are noisy" : "");
             }
+            if ("adaptive".equals(header.get("wait"))) {
+                out.println("# wait adaptive: a rank found sharing its core with other work keeps it (spins ~1 ms, not"
+                        + " ~100 us, before parking) while its peers' cores are free; reported below the table (--wait spin: never)");
+            } else if (header.get("wait") != null) {
+                out.println("# wait " + header.get("wait") + " (no contention detection)");
+            }
             out.printf(Locale.ROOT, "# time = mean per iteration over %s; min/max over %s; +-%% = (max - min) / time%n",
                     "the slowest rank", "batches of iterations");
             if (header.get("warmup") != null) {
@@ -240,7 +259,7 @@ abstract class RowWriter {
 
         @Override
         void summary(List<BenchRow> rows, PrintWriter err) {
-            for (String line : summaryLines(rows)) {
+            for (String line : closingLines(rows)) {
                 out.println(line);
             }
             out.flush();
@@ -256,7 +275,7 @@ abstract class RowWriter {
         void summary(List<BenchRow> rows, PrintWriter err) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("type", "summary");
-            m.put("lines", summaryLines(rows));
+            m.put("lines", closingLines(rows));
             out.println(Json.write(m));
             out.flush();
         }

@@ -259,10 +259,22 @@ final class TopoCommand implements Callable<Integer> {
         out.println("  memory:  " + (memory.works() ? "yes" : "no") + " — " + memory.detail());
         out.println("nt copy:   " + ntCopy);
         out.println("reduction: " + Reducers.implementation());
+        out.println("waiting:   " + waiting());
         List<String> fallbacks = fallbacks();
         out.println("fallbacks: " + (fallbacks.isEmpty() ? "none" : fallbacks.size() + " (each also logged once to System.Logger '"
                 + Fallbacks.LOGGER + "')"));
         fallbacks.forEach(f -> out.println("  " + f));
+    }
+
+    /** How ranks wait by default and whether the contention detection of the adaptive strategy can work here. */
+    static String waiting() {
+        return "adaptive with a CPU per rank (spin ~100 us, then park; a rank whose core other work shares, while its"
+                + " peers' cores are free, spins ~1 ms before parking, until quiet again: logged once, listed under fallbacks), "
+                + "backoff-oversubscribed beyond; detection "
+                + (io.coll4j.kernel.sync.Contention.available()
+                        ? "available (per-thread run delay in /proc/self/task/TID/schedstat)"
+                        : "unavailable (no /proc/thread-self/schedstat: the adaptive strategy stays the plain back-off)")
+                + "; --wait spin forces pure spinning";
     }
 
     private static String count(int n, String what) {
@@ -363,6 +375,7 @@ final class TopoCommand implements Callable<Integer> {
         m.put("binding", bm);
         m.put("ntCopy", ntCopy);
         m.put("reduction", Reducers.implementation());
+        m.put("waiting", waiting());
         m.put("fallbacks", fallbacks());
         m.put("root", node(t.root()));
         return m;

@@ -51,7 +51,7 @@ public abstract class Workload implements Callable<Integer> {
             description = "Where coll4j binds its ranks (Placement.parse; 'none' leaves them to the scheduler) (default: ${DEFAULT-VALUE}).")
     String placement;
 
-    @Option(names = "--wait", defaultValue = "auto", paramLabel = "auto|spin|yield|backoff|backoff-oversubscribed",
+    @Option(names = "--wait", defaultValue = "auto", paramLabel = "auto|adaptive|spin|yield|backoff|backoff-oversubscribed",
             description = "How coll4j ranks wait for peers (WaitStrategy.parse; auto: the team's default for its size) (default: ${DEFAULT-VALUE}).")
     String waitStrategy;
 
@@ -237,6 +237,12 @@ public abstract class Workload implements Callable<Integer> {
                 }
                 out.println("# vs single = single's time / this time; coll4j is = this time / coll4j's time (>1: coll4j faster); "
                         + "comm_s = rank 0's time in collectives/barriers, waiting for peers included");
+                // never silently slower: say when coll4j's teams found a contended core and stopped pinning/spinning
+                for (String f : io.coll4j.topology.Fallbacks.noted()) {
+                    if (f.startsWith("waiting: ")) {
+                        out.println("# coll4j " + f);
+                    }
+                }
             }
         }
     }

@@ -117,7 +117,7 @@ public final class CollectiveCall {
             public RuntimeException timedOut(int peer, int line, long target, long waitedNanos) {
                 return diagnostics.timeout(peer, line, target, waitedNanos);
             }
-        });
+        }, team.contention());
     }
 
     // ------------------------------------------------------------------ lifecycle (driven by Rank)

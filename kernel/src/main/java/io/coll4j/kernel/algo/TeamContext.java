@@ -36,6 +36,8 @@ public final class TeamContext {
     private final int size;
     private final ControlBlock ctrl;
     private final WaitStrategy waitStrategy;
+    /** The adaptive strategy's contention monitor, or null when the team's strategy does not adapt. */
+    private volatile io.coll4j.kernel.sync.Contention contention;
     private final long timeoutNanos;
     private final TeamLayout layout;
     private final Copy copy;
@@ -131,6 +133,16 @@ public final class TeamContext {
 
     public WaitStrategy waitStrategy() {
         return waitStrategy;
+    }
+
+    /** The team's contention monitor (sampled by waits that overran), or null: its strategy does not adapt. */
+    public io.coll4j.kernel.sync.Contention contention() {
+        return contention;
+    }
+
+    /** Set once by the team before any rank runs (the monitor's listener needs the team, built after this context). */
+    public void setContention(io.coll4j.kernel.sync.Contention contention) {
+        this.contention = contention;
     }
 
     /** The collective timeout in nanoseconds; {@code Long.MAX_VALUE} for none. */

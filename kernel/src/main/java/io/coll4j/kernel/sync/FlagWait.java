@@ -18,6 +18,10 @@ import io.coll4j.WaitStrategy;
  * The clock is read only every {@link #CLOCK_EVERY} idles while spinning (nanoTime costs ~20 ns), and at
  * every idle once the strategy has had time to start parking.
  *
+ * <p>With a {@link Contention} monitor (the adaptive strategy's), a wait that has lasted longer than
+ * {@link Contention#SAMPLE_AFTER_NANOS} samples the waiting rank's own scheduler run delay, at most once per
+ * {@link Contention#SAMPLE_NANOS}: the detection runs only here, never on the fast path.
+ *
  * <p>One instance per rank (not thread-safe), reused for every wait: it allocates nothing.
  */
 public final class FlagWait {
@@ -47,16 +51,30 @@ public final class FlagWait {
     private final WaitStrategy strategy;
     private final long timeoutNanos;
     private final Watcher watcher;
+    /** The team's contention monitor when its strategy adapts, else null (no sampling at all). */
+    private final Contention contention;
+    /** No sample before this time (per rank: a /proc read costs microseconds). */
+    private long nextSample;
     /** Add up the time spent in waits (only while a recording wants it: two clock reads a wait). */
     private boolean timing;
     private long waited;
 
     /** @param timeoutNanos the deadline of one wait; {@code Long.MAX_VALUE} for none */
     public FlagWait(ControlBlock ctrl, WaitStrategy strategy, long timeoutNanos, Watcher watcher) {
+        this(ctrl, strategy, timeoutNanos, watcher, null);
+    }
+
+    /**
+     * @param contention the team's monitor, sampled in waits that overran (null: no detection, e.g. a forced
+     *                   {@code spin} strategy)
+     */
+    public FlagWait(ControlBlock ctrl, WaitStrategy strategy, long timeoutNanos, Watcher watcher,
+                    Contention contention) {
         this.ctrl = ctrl;
         this.strategy = strategy;
         this.timeoutNanos = timeoutNanos;
         this.watcher = watcher;
+        this.contention = contention;
     }
 
     /** Starts or stops adding up the time spent waiting. */
@@ -98,6 +116,10 @@ public final class FlagWait {
             watcher.checkAborted();
             if (idle % CLOCK_EVERY == 0 || idle > CLOCK_ALWAYS_AFTER) {
                 long now = System.nanoTime();
+                if (contention != null && now - start > Contention.SAMPLE_AFTER_NANOS && now - nextSample >= 0) {
+                    contention.sample(now);
+                    nextSample = now + Contention.SAMPLE_NANOS;
+                }
                 if (now - nextScan >= 0) {
                     watcher.scan();
                     nextScan = now + SCAN_INTERVAL_NANOS;
