@@ -3,7 +3,7 @@ package io.coll4j;
 import io.coll4j.kernel.sync.Contention;
 
 /**
- * The default for a team with a CPU per rank: {@link BackoffWaitStrategy#DEDICATED} (spin ~100 µs, then park),
+ * An opt-in ({@link WaitStrategy#adaptive()}, {@code --wait adaptive}) for a team with a CPU per rank: {@link BackoffWaitStrategy#DEDICATED} (spin ~100 µs, then park),
  * except that a rank whose own core the team's {@link Contention} monitor found shared with other work, while
  * its peers' cores were not, spins up to ~1 ms ({@link #CONTENDED_MAX_SPINS}) before it parks. Parking hands a contended core to the other
  * process for the rest of its time slice (milliseconds), while the flag the rank waits for usually comes from

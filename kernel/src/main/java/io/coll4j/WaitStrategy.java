@@ -40,7 +40,8 @@ public interface WaitStrategy {
     }
 
     /**
-     * The default for a team with a CPU per rank: {@link #backoff()} while the ranks have their cores to
+     * An opt-in for a team with a CPU per rank (not the default: under other users' load it did not measure better
+     * than {@link #backoff()}, docs/measurements.md): {@link #backoff()} while the ranks have their cores to
      * themselves; a rank found sharing its core with other work (its scheduler run delay, sampled only in waits
      * that overran), while its peers' cores are free, spins up to ~1 ms instead of ~100 µs before it parks, so it
      * does not hand the core to the other process for a whole time slice; the team logs it once and reports it
@@ -62,12 +63,12 @@ public interface WaitStrategy {
     }
 
     /**
-     * The default for a team of {@code ranks} ranks on {@code cpus} usable CPUs: {@link #adaptive()} when every
+     * The default for a team of {@code ranks} ranks on {@code cpus} usable CPUs: {@link #backoff()} when every
      * rank has a CPU, {@link #backoffOversubscribed()} otherwise (spinning then only steals time from the rank
      * being waited for, so there is nothing to adapt).
      */
     static WaitStrategy defaultFor(int ranks, int cpus) {
-        return ranks <= cpus ? adaptive() : backoffOversubscribed();
+        return ranks <= cpus ? backoff() : backoffOversubscribed();
     }
 
     /** Parses an alias: {@code adaptive}, {@code spin}, {@code yield}, {@code backoff}, {@code backoff-oversubscribed}. */

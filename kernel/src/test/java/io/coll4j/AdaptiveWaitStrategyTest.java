@@ -16,7 +16,7 @@ class AdaptiveWaitStrategyTest {
 
     @Test
     void isTheDefaultWithACpuPerRankAndParses() {
-        assertSame(WaitStrategy.adaptive(), WaitStrategy.defaultFor(2, 2));
+        assertSame(WaitStrategy.backoff(), WaitStrategy.defaultFor(2, 2));
         assertSame(WaitStrategy.backoffOversubscribed(), WaitStrategy.defaultFor(3, 2));
         assertSame(WaitStrategy.adaptive(), WaitStrategy.parse("adaptive"));
         assertEquals("adaptive", WaitStrategy.adaptive().alias());

@@ -75,7 +75,7 @@ final class RunOptions {
     boolean consume;
 
     @Option(names = "--wait", paramLabel = "HOW", defaultValue = "auto",
-            description = "how ranks wait for peers: auto (adaptive with a core per rank, backoff-oversubscribed with more"
+            description = "how ranks wait for peers: auto (backoff with a core per rank, backoff-oversubscribed with more"
                     + " ranks than CPUs), adaptive (backoff; a rank on a contended core spins ~1 ms before parking), spin (pure spinning,"
                     + " no detection), yield, backoff, backoff-oversubscribed (default ${DEFAULT-VALUE})")
     String wait;
