@@ -72,6 +72,14 @@ public record MachineModel(
     /** Default o: what a collective call costs on a 2020s core before it touches a peer's line. */
     public static final double DEFAULT_CALL_OVERHEAD = 150e-9;
 
+    /**
+     * The point-to-point crossover: messages up to this many bytes are sent eagerly (copied through the pair's ring,
+     * the send completes at once), larger ones by rendezvous (one copy by the receiver from the sender's buffer).
+     * AMPI measured 4 KB [AMPI §5.3.2]; the value here is from this machine's ping-pong sweep with the crossover
+     * moved ({@code -Dcoll4j.p2p.eagerMax}), see docs/measurements.md, "Point-to-point crossover".
+     */
+    public static final long P2P_EAGER_MAX_BYTES = 4096;
+
     /** Environment variable naming a profile every team without an explicit model or profile loads. */
     public static final String PROFILE_ENV = "COLL4J_PROFILE";
 
