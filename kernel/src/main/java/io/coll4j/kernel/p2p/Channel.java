@@ -26,8 +26,8 @@ import java.lang.invoke.VarHandle;
  * stamp's release and read after its acquire (as {@code TeamContext}'s buffer slots).
  */
 final class Channel {
-    /** Slots per ring: a window of this many messages in flight per pair before a sender queues (a power of two). */
-    static final int SLOTS = 32;
+    /** Slots per ring: messages in flight per pair before a sender queues (a power of two; OSU's bandwidth window fits). */
+    static final int SLOTS = 64;
     static final long SLOT_STRIDE = 128;
     static final long STAMP = 0, TAG = 8, KIND = 12, BYTES = 16, INLINE = 24;
     /** Payload bytes that fit in the slot's first cache line beside the header. */
