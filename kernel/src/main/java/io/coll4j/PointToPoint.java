@@ -743,6 +743,7 @@ public final class PointToPoint {
         if (ep == null) {
             throw new UnsupportedOperationException("point-to-point is not available on a team that spans processes yet");
         }
+        ep.checkAborted();
     }
 
     private void dest(int dest) {

@@ -434,6 +434,8 @@ class PointToPointTest {
                         zero.set(e);
                     }
                     assertThrows(TeamAbortedException.class, r::await);
+                    // an aborted team sends nothing more
+                    assertThrows(TeamAbortedException.class, () -> rank.p2p().send(rank.allocate(8), 2, 0));
                 } else if (rank.id() == 1) {
                     Thread.sleep(50);
                     throw new IllegalStateException("rank 1 fails");

@@ -505,6 +505,13 @@ public final class Endpoint {
 
     // ------------------------------------------------------------------ for requests
 
+    /** An aborted team sends and receives nothing more: every call throws the abort's exception. */
+    public void checkAborted() {
+        if (context.isAborted()) {
+            throw context.abortedException(rank);
+        }
+    }
+
     void checkThread() {
         if (!isOwnerThread()) {
             throw new IllegalStateException("a point-to-point request of rank " + rank + " is progressed by that rank's"
