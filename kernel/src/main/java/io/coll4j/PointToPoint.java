@@ -54,6 +54,10 @@ public final class PointToPoint {
     public static final int ANY_SOURCE = Endpoint.ANY;
     /** Matches a message with any tag ({@code MPI_ANY_TAG}). */
     public static final int ANY_TAG = Endpoint.ANY;
+    /** The missing neighbour off a non-periodic edge of a {@link CartesianTopology} ({@code MPI_PROC_NULL}). */
+    public static final int PROC_NULL = -2;
+    /** The neighborhood collectives' tags: below every user tag and ANY_TAG, so no user receive matches them. */
+    private static final int NEIGHBOR_TAG = -1000;
 
     private final Rank rank;
     private final int id;
@@ -734,6 +738,65 @@ public final class PointToPoint {
     private static MemorySegment of(double[] a, int offset, int count) {
         range(a == null ? -1 : a.length, offset, count);
         return MemorySegment.ofArray(a).asSlice(offset * 8L, count * 8L);
+    }
+
+    // ---------------------------------------------------------------- neighborhood collectives (MPI-3)
+
+    /**
+     * {@code MPI_Neighbor_allgather} on a Cartesian grid: sends the whole of {@code send} to each of this rank's
+     * {@code topo.neighborCount()} neighbours and receives block i of {@code recv} ({@code send.byteSize()} bytes at
+     * {@code i × send.byteSize()}) from neighbour i, in {@link CartesianTopology#neighbors} order; a PROC_NULL
+     * neighbour's block is left as it is. Every rank of the team calls it with the same grid and block size. Built on
+     * this class's messages with the library's own tags (no user receive matches them, and neighbours that are the same
+     * rank in both directions of a dimension are told apart).
+     */
+    public void neighborAllgather(CartesianTopology topo, MemorySegment send, MemorySegment recv) {
+        neighbor(topo, send, recv, false);
+    }
+
+    /**
+     * {@code MPI_Neighbor_alltoall} on a Cartesian grid: block i of {@code send} goes to neighbour i, block i of
+     * {@code recv} comes from neighbour i (blocks of {@code send.byteSize() / neighborCount} bytes, in
+     * {@link CartesianTopology#neighbors} order); a PROC_NULL neighbour's blocks are neither sent nor written.
+     */
+    public void neighborAlltoall(CartesianTopology topo, MemorySegment send, MemorySegment recv) {
+        neighbor(topo, send, recv, true);
+    }
+
+    private void neighbor(CartesianTopology topo, MemorySegment send, MemorySegment recv, boolean alltoall) {
+        check();
+        if (topo == null) {
+            throw new IllegalArgumentException("topo must not be null");
+        }
+        if (topo.size() != size) {
+            throw new IllegalArgumentException("the grid covers " + topo.size() + " ranks, the team has " + size);
+        }
+        int k = topo.neighborCount();
+        Arguments.readable("send", send, 0, id);
+        long block = alltoall ? send.byteSize() / k : send.byteSize();
+        if (alltoall && send.byteSize() % k != 0) {
+            throw new IllegalArgumentException("send has " + send.byteSize() + " bytes, not " + k + " equal blocks");
+        }
+        Arguments.writable("recv", recv, block * k, id);
+        if (io.coll4j.kernel.memory.Aliasing.overlap(send, send.byteSize(), recv, block * k)) {
+            throw new IllegalArgumentException("send and recv overlap");
+        }
+        int[] nb = topo.neighbors(id);
+        MessageRequest[] reqs = new MessageRequest[2 * k];
+        int n = 0;
+        for (int i = 0; i < k; i++) {
+            // neighbour 2d (at −1) sends to me along +1: its tag is that of direction 2d + 1, and the other way round
+            if (nb[i] != PROC_NULL) {
+                reqs[n++] = ep.irecv(recv.asSlice(i * block, block), block, nb[i], NEIGHBOR_TAG - (i ^ 1));
+            }
+        }
+        for (int i = 0; i < k; i++) {
+            if (nb[i] != PROC_NULL) {
+                MemorySegment b = alltoall ? send.asSlice(i * block, block) : send;
+                reqs[n++] = ep.isend(b, block, nb[i], NEIGHBOR_TAG - i);
+            }
+        }
+        Request.awaitAll(java.util.Arrays.copyOf(reqs, n));
     }
 
     // ---------------------------------------------------------------- checks

@@ -358,7 +358,7 @@ public final class Endpoint {
     private Envelope findUnexpected(int source, int tag, boolean take) {
         Envelope prev = null;
         for (Envelope e = unexpectedHead; e != null; e = e.next) {
-            if ((source == ANY || source == e.source) && (tag == ANY || tag == e.tag)) {
+            if ((source == ANY || source == e.source) && (tag == e.tag || (tag == ANY && e.tag >= 0))) {
                 if (take) {
                     if (prev == null) {
                         unexpectedHead = e.next;

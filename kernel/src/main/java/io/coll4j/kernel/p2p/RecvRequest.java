@@ -27,9 +27,13 @@ public final class RecvRequest extends P2pRequest {
         this.next = null;
     }
 
-    /** True when a message from {@code source} with {@code tag} matches this receive. */
+    /**
+     * True when a message from {@code source} with {@code tag} matches this receive. {@code ANY_TAG} matches the
+     * users' tags (≥ 0) only: negative tags are the library's own (the neighborhood collectives), never taken by a
+     * wildcard, as MPI keeps a collective's messages in another context.
+     */
     boolean matches(int source, int tag) {
-        return (peer == Endpoint.ANY || peer == source) && (this.tag == Endpoint.ANY || this.tag == tag);
+        return (peer == Endpoint.ANY || peer == source) && (this.tag == tag || (this.tag == Endpoint.ANY && tag >= 0));
     }
 
     @Override
