@@ -102,6 +102,7 @@ class NeighborhoodTest {
                 assertFalse(any.isDone());
                 assertNull(pp.iprobe(PointToPoint.ANY_SOURCE, PointToPoint.ANY_TAG));
                 assertEquals(40 + (1 - rank.id()), recv.get(ValueLayout.JAVA_LONG, 0));
+                rank.barrier();                                         // the user messages only after both looked
                 pp.send(send, 1 - rank.id(), 3);
                 any.await();
                 assertEquals(3, any.status().tag());

@@ -59,15 +59,16 @@ final class P2pBenchmark {
     }
 
     /**
-     * The default warm-up for {@code test} at {@code bytes}: OSU's "skip" × 10 for latency (1000, or 100 above 8K) and
-     * × 2 for bandwidth (20, or 4 above 8K) — a JIT compiles the loop during OSU's 100; the Open MPI reference
-     * ({@code scripts/ompi/ompi_p2p.c}) uses the same counts.
+     * The default warm-up for {@code test} at {@code bytes}: 10000 round trips for latency up to 8K (OSU's 100 are
+     * over before C2 has compiled the loop: the first rows of a sweep read 5-10x slow), 100 above; for bandwidth 300
+     * windows up to 8K (about 20 000 messages) and 4 above. The Open MPI reference ({@code scripts/ompi/ompi_p2p.c})
+     * uses the same counts.
      */
     static long defaultWarmup(Test test, long bytes) {
         if (test.bandwidth()) {
-            return bytes > LARGE ? 4 : 20;
+            return bytes > LARGE ? 4 : 300;
         }
-        return bytes > LARGE ? 100 : 1000;
+        return bytes > LARGE ? 100 : 10000;
     }
 
     private final Test test;

@@ -51,7 +51,7 @@ class P2pCliTest {
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("multi-lat: 4 ranks"), r.out());
         assertEquals(2, rows(r).stream().filter(l -> l.trim().startsWith("1 ")).count(), r.out());
-        CliRun c = CliRun.of("latency", "-m", "100:100", "-i", "10", "--eager-limit", "64", "--format", "csv");
+        CliRun c = CliRun.of("latency", "-m", "100:100", "-i", "10", "-x", "10", "--eager-limit", "64", "--format", "csv");
         assertTrue(rows(c).get(1).endsWith(",true,64"), c.out());            // 100 bytes went by rendezvous
     }
 

@@ -252,13 +252,14 @@ public final class Endpoint {
             recycle(e);
             return;
         }
+        // posted without draining the rings: a message that is already there meets it at the next progress (its
+        // wait or test), matched against the posted receives in post order, so posting stays local to this core
         if (postedHead == null) {
             postedHead = r;
         } else {
             postedTail.next = r;
         }
         postedTail = r;
-        progress();
     }
 
     /**

@@ -102,8 +102,7 @@ public abstract sealed class P2pRequest implements MessageRequest permits SendRe
             return true;
         }
         try {
-            ep.progress();
-            if (complete()) {
+            if (complete() || (ep.progress() && complete())) {
                 return finish();
             }
             ep.check(this);
