@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A bounded randomized soak of point-to-point (~10 s): random teams of 2..8 ranks, rounds of random traffic planned
+ * A bounded randomized soak of point-to-point (~8 s): random teams of 2..8 ranks, rounds of random traffic planned
  * from a shared seed (0 B to 1 MiB, across the inline limit and the crossover), each rank receiving a round in one
  * style — exact, ANY_SOURCE, ANY_TAG or both wildcards — with its waits shuffled. Every message must arrive once, intact,
  * and (tag = its sequence number on the pair) in the order sent from each source where a wildcard tag could have
@@ -29,7 +29,7 @@ class PointToPointSoakTest {
     void randomTraffic() {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
         AtomicLong messages = new AtomicLong();
         int teams = 0;
         while (System.nanoTime() < deadline || teams < 3) {

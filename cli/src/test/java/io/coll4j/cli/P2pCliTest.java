@@ -67,15 +67,15 @@ class P2pCliTest {
         assertTrue(r.err().contains("--messages must be"), r.err());
     }
 
-    /** The message soak, bounded for the suite: every message of ~20 s of traffic checked (a fixed seed, then a fresh one). */
+    /** The message soak, bounded for the suite: every message of ~12 s of traffic checked (a fixed seed, then a fresh one). */
     @Test
     void messageSoak() {
-        CliRun r = CliRun.of("p2p-soak", "-n", "60000", "--seed", "33", "--max-time", "15");
+        CliRun r = CliRun.of("p2p-soak", "-n", "60000", "--seed", "33", "--max-time", "8");
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("lost 0, reordered 0, corrupted 0"), r.out());
-        MessageSoak.Result fresh = MessageSoak.run(20_000, System.nanoTime(), java.time.Duration.ofSeconds(6), l -> {
+        MessageSoak.Result fresh = MessageSoak.run(20_000, System.nanoTime(), java.time.Duration.ofSeconds(4), l -> {
         });
         assertTrue(fresh.clean(), fresh.toString());
-        assertTrue(fresh.messages() > 1000, fresh.toString());
+        assertTrue(fresh.messages() > 100, fresh.toString());
     }
 }
