@@ -108,6 +108,7 @@ public final class Rank implements AutoCloseable {
      */
     private final long[][] reduceScatterDispls = new long[2][];
     private volatile BindResult binding;
+    private PointToPoint p2p;
     /**
      * Non-null when the team spans processes: every collective (all 16 of {@link Collective}) goes through it,
      * hierarchically.
@@ -272,6 +273,16 @@ public final class Rank implements AutoCloseable {
     public void detach() {
         detached = true;
         release(Thread.currentThread());
+    }
+
+    /** This rank's point-to-point messages (MPI's send/recv on this team): see {@link PointToPoint}. */
+    public PointToPoint p2p() {
+        checkCaller();
+        return p2p != null ? p2p : (p2p = new PointToPoint(this, context, id, span != null));
+    }
+
+    void checkThread() {
+        checkCaller();
     }
 
     private void checkCaller() {

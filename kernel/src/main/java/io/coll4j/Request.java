@@ -64,4 +64,47 @@ public interface Request {
      * plain {@code CompletableFuture}s whose {@code join} does not drive anything: join this one first.
      */
     CompletableFuture<Void> toFuture();
+
+    /**
+     * Waits for every request ({@code MPI_Waitall}), one after the other: each {@code await} progresses its rank's
+     * work, so the order does not matter. The first failure is thrown at once; the requests after it are left as
+     * they are (await them to know their fate).
+     */
+    static void awaitAll(Request... requests) {
+        for (Request r : requests) {
+            r.await();
+        }
+    }
+
+    /**
+     * Waits until one of the requests is complete and returns its index ({@code MPI_Waitany}), polling them in turn
+     * with {@link #isDone()} (which progresses them, and checks abort and timeout). A failed request's failure is
+     * thrown. Polls spin briefly, then yield.
+     */
+    static int awaitAny(Request... requests) {
+        if (requests.length == 0) {
+            throw new IllegalArgumentException("awaitAny needs at least one request");
+        }
+        for (int round = 0; ; round++) {
+            for (int i = 0; i < requests.length; i++) {
+                if (requests[i].isDone()) {
+                    return i;
+                }
+            }
+            if (round < 1000) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    /** True when every request is complete ({@code MPI_Testall}): polls each once with {@link #isDone()}. */
+    static boolean testAll(Request... requests) {
+        boolean all = true;
+        for (Request r : requests) {
+            all &= r.isDone();
+        }
+        return all;
+    }
 }

@@ -39,6 +39,11 @@ import java.io.PrintWriter;
                 CompositionCommands.Chain.class,
                 CompositionCommands.Split.class,
                 SoakCommand.class,
+                P2pCommands.Latency.class,
+                P2pCommands.Bw.class,
+                P2pCommands.Bibw.class,
+                P2pCommands.MultiLat.class,
+                P2pCommands.P2pSoak.class,
                 PlotCommand.class,
         })
 public final class CollBench implements Runnable {

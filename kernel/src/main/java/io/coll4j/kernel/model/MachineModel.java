@@ -72,6 +72,16 @@ public record MachineModel(
     /** Default o: what a collective call costs on a 2020s core before it touches a peer's line. */
     public static final double DEFAULT_CALL_OVERHEAD = 150e-9;
 
+    /**
+     * The point-to-point crossover: messages up to this many bytes are sent eagerly (copied through the pair's ring,
+     * the send completes at once), larger ones by rendezvous (one copy by the receiver from the sender's buffer).
+     * AMPI measured 4 KB in latency [AMPI §5.3.2]. Here both protocols were run at every size from 1 KiB to 64 KiB
+     * ({@code collbench latency|bw --eager-limit 64K} against {@code --eager-limit 64}): rendezvous was ahead from
+     * 4 KiB in latency and bandwidth, eager ahead at 2 KiB and below in bandwidth (its send completes without the
+     * receiver), so the crossover is 2 KiB; docs/measurements.md, "Point-to-point", has the numbers and commands.
+     */
+    public static final long P2P_EAGER_MAX_BYTES = 2048;
+
     /** Environment variable naming a profile every team without an explicit model or profile loads. */
     public static final String PROFILE_ENV = "COLL4J_PROFILE";
 

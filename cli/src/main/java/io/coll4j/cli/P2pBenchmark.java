@@ -1,0 +1,194 @@
+package io.coll4j.cli;
+
+import io.coll4j.MessageRequest;
+import io.coll4j.PointToPoint;
+import io.coll4j.Rank;
+import io.coll4j.Request;
+import io.coll4j.Team;
+import io.coll4j.WaitStrategy;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The point-to-point measurements of {@code collbench latency | bw | bibw | multi-lat}, timed as the OSU
+ * micro-benchmarks time {@code osu_latency}, {@code osu_bw}, {@code osu_bibw} and {@code osu_multi_lat} (the
+ * methodology of [AMPI §4.1]): a warm-up, then rank 0's wall clock over the timed iterations.
+ *
+ * <ul>
+ * <li>latency: ping-pong of blocking send/recv, half the round trip: elapsed / (2 × iterations);</li>
+ * <li>bw: rank 0 posts a window of isends, rank 1 a window of irecvs; both wait for all, rank 1 answers with 4 bytes;
+ * bandwidth = bytes × window × iterations / elapsed;</li>
+ * <li>bibw: both ranks post a window of irecvs and one of isends and wait for all (the two directions count);</li>
+ * <li>multi-lat: ranks 2k and 2k+1 ping-pong at once; the latency is the mean over the pairs.</li>
+ * </ul>
+ * One team per row set, bound as the collectives' rows are; after the timed loop one message of each direction is
+ * checked byte by byte (the row's {@code valid}).
+ */
+final class P2pBenchmark {
+    enum Test {
+        LATENCY("latency"), BW("bw"), BIBW("bibw"), MULTI_LAT("multi-lat");
+
+        final String cli;
+
+        Test(String cli) {
+            this.cli = cli;
+        }
+
+        boolean bandwidth() {
+            return this == BW || this == BIBW;
+        }
+    }
+
+    /** OSU's large_message_size: above it the default iteration counts drop. */
+    static final long LARGE = 8192;
+
+    record Row(Test test, int ranks, long bytes, long iterations, int window, int round, double latencyUs,
+               double bandwidthMBps, boolean valid, long eagerLimit) {
+    }
+
+    /** OSU's default iterations for {@code test} at {@code bytes}. */
+    static long defaultIterations(Test test, long bytes) {
+        if (test.bandwidth()) {
+            return bytes > LARGE ? 20 : 100;
+        }
+        return bytes > LARGE ? 1000 : 10000;
+    }
+
+    /**
+     * The default warm-up for {@code test} at {@code bytes}: 10000 round trips for latency up to 8K (OSU's 100 are
+     * over before C2 has compiled the loop: the first rows of a sweep read 5-10x slow), 100 above; for bandwidth 300
+     * windows up to 8K (about 20 000 messages) and 4 above. The Open MPI reference ({@code scripts/ompi/ompi_p2p.c})
+     * uses the same counts.
+     */
+    static long defaultWarmup(Test test, long bytes) {
+        if (test.bandwidth()) {
+            return bytes > LARGE ? 4 : 300;
+        }
+        return bytes > LARGE ? 100 : 10000;
+    }
+
+    private final Test test;
+    private final int ranks;
+    private final int window;
+    private final Long iterations;
+    private final Long warmup;
+    private final WaitStrategy wait;
+
+    P2pBenchmark(Test test, int ranks, int window, Long iterations, Long warmup, WaitStrategy wait) {
+        this.test = test;
+        this.ranks = ranks;
+        this.window = window;
+        this.iterations = iterations;
+        this.warmup = warmup;
+        this.wait = wait;
+    }
+
+    /** Every size in order, {@code rounds} times over; {@code sink} gets each row as it is measured (rank 0's thread). */
+    void run(Team.Builder builder, List<Long> sizes, int rounds, java.util.function.Consumer<Row> sink) {
+        if (wait != null) {
+            builder.waitStrategy(wait);
+        }
+        long max = sizes.stream().mapToLong(Long::longValue).max().orElse(0);
+        try (Team team = builder.ranks(ranks).timeout(Duration.ofMinutes(10)).build()) {
+            team.run(rank -> {
+                MemorySegment send = rank.allocate(Math.max(max, 8));
+                MemorySegment recv = rank.allocate(Math.max(max, 8));
+                MemorySegment ack = rank.allocate(8);
+                for (int round = 1; round <= rounds; round++) {
+                    for (long bytes : sizes) {
+                        Row row = row(rank, send.asSlice(0, bytes), recv.asSlice(0, bytes), ack.asSlice(0, 4), bytes, round);
+                        if (rank.id() == 0) {
+                            sink.accept(row);
+                        }
+                    }
+                }
+            });
+        }
+    }
+
+    private Row row(Rank rank, MemorySegment send, MemorySegment recv, MemorySegment ack, long bytes, int round) {
+        PointToPoint pp = rank.p2p();
+        long iters = iterations != null ? iterations : defaultIterations(test, bytes);
+        long skip = warmup != null ? warmup : defaultWarmup(test, bytes);
+        int me = rank.id();
+        int peer = me ^ 1;
+        boolean active = peer < ranks && (test == Test.MULTI_LAT || me < 2);
+        List<MessageRequest> reqs = new ArrayList<>(2 * window);
+        rank.barrier();
+        long start = 0;
+        for (long i = 0; i < skip + iters; i++) {
+            if (i == skip) {
+                rank.barrier();
+                start = System.nanoTime();
+            }
+            if (!active) {
+                continue;
+            }
+            switch (test) {
+                case LATENCY, MULTI_LAT -> {
+                    if ((me & 1) == 0) {
+                        pp.send(send, peer, 1);
+                        pp.recv(recv, peer, 1);
+                    } else {
+                        pp.recv(recv, peer, 1);
+                        pp.send(send, peer, 1);
+                    }
+                }
+                case BW -> {
+                    reqs.clear();
+                    for (int w = 0; w < window; w++) {
+                        reqs.add(me == 0 ? pp.isend(send, 1, 100) : pp.irecv(recv, 0, 100));
+                    }
+                    Request.awaitAll(reqs.toArray(new Request[0]));
+                    if (me == 0) {
+                        pp.recv(ack, 1, 101);
+                    } else {
+                        pp.send(ack, 0, 101);
+                    }
+                }
+                case BIBW -> {
+                    reqs.clear();
+                    for (int w = 0; w < window; w++) {
+                        reqs.add(pp.irecv(recv, peer, 10));
+                    }
+                    for (int w = 0; w < window; w++) {
+                        reqs.add(pp.isend(send, peer, 10));
+                    }
+                    Request.awaitAll(reqs.toArray(new Request[0]));
+                }
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        // every pair's own latency, averaged over the pairs (osu_multi_lat); the others' time is rank 0's
+        double lat = elapsed / 1e3 / (2.0 * iters);
+        if (test == Test.MULTI_LAT) {
+            lat = rank.allreduce(active && (me & 1) == 0 ? lat : 0.0, io.coll4j.reductions.Op.SUM) / (ranks / 2);
+        }
+        boolean valid = check(rank, pp, send, recv, bytes, active, peer);
+        double seconds = elapsed / 1e9;
+        double mb = test == Test.BIBW ? 2.0 * bytes * window * iters / 1e6 : (double) bytes * window * iters / 1e6;
+        return new Row(test, ranks, bytes, iters, test.bandwidth() ? window : 1, round, test.bandwidth()
+                ? elapsed / 1e3 / iters / window : lat, test.bandwidth() ? mb / seconds : bytes / lat, valid, pp.eagerLimit());
+    }
+
+    /** One message each way with a pattern, checked byte by byte; the verdict is rank 0's and every pair's. */
+    private static boolean check(Rank rank, PointToPoint pp, MemorySegment send, MemorySegment recv, long bytes,
+                                 boolean active, int peer) {
+        boolean ok = true;
+        if (active) {
+            int me = rank.id();
+            for (long i = 0; i < bytes; i++) {
+                send.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + me));
+            }
+            pp.sendrecv(send, peer, 2, recv, peer, 2);
+            for (long i = 0; i < bytes && ok; i++) {
+                ok = recv.get(ValueLayout.JAVA_BYTE, i) == (byte) (i * 13 + peer);
+            }
+        }
+        return rank.allreduce(ok ? 0 : 1, io.coll4j.reductions.Op.SUM) == 0;
+    }
+}

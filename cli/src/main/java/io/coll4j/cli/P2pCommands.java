@@ -1,0 +1,305 @@
+package io.coll4j.cli;
+
+import io.coll4j.Team;
+import io.coll4j.WaitStrategy;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code collbench latency | bw | bibw | multi-lat}: the OSU point-to-point micro-benchmarks on thread ranks
+ * ({@link P2pBenchmark} has the timing), with OSU's names, default sizes, iterations and window, and the collectives'
+ * table / CSV / JSON output. {@code --rounds N} repeats the sweep (a row per round) for side-by-side comparisons.
+ */
+final class P2pCommands {
+    private P2pCommands() {
+    }
+
+    /** CSV header of the point-to-point rows, exactly. */
+    static final String CSV_HEADER = "test,ranks,bytes,iterations,window,round,latency_us,bandwidth_MBps,valid,eager_limit";
+
+    abstract static class Base implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-m", "--sizes"}, paramLabel = "[MIN:]MAX", description = "bytes per message, K/M/G suffixes, as OSU's -m"
+                + " (default: OSU's, 0:4M for latency, 1:4M for bandwidth)")
+        String sizes;
+
+        @Option(names = {"-f", "--step-factor"}, paramLabel = "F", description = "each size F times the last (default 2)")
+        Long stepFactor;
+
+        @Option(names = {"-i", "-n", "--iterations"}, paramLabel = "N",
+                description = "timed iterations (default OSU's: latency 10000, or 1000 above 8K; bandwidth 100, or 20 above 8K)")
+        Long iterations;
+
+        @Option(names = {"-x", "-w", "--warmup"}, paramLabel = "N",
+                description = "warm-up iterations (default: latency 10000, or 100 above 8K; bandwidth 300 windows, or 4 above 8K: more than OSU's, for the JIT)")
+        Long warmup;
+
+        @Option(names = "--rounds", paramLabel = "N", defaultValue = "1", description = "repeat the sweep N times, a row per round (default ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(names = "--eager-limit", paramLabel = "BYTES", description = "the eager/rendezvous crossover for this run (default: the"
+                + " model's, MachineModel.P2P_EAGER_MAX_BYTES): how the crossover is measured")
+        String eagerLimit;
+
+        @Option(names = "--wait", paramLabel = "HOW", defaultValue = "auto", description = "auto|spin|yield|backoff|backoff-oversubscribed (default ${DEFAULT-VALUE})")
+        String wait;
+
+        @CommandLine.Mixin
+        PlacementOptions where = new PlacementOptions();
+
+        @CommandLine.Mixin
+        FormatOption format = new FormatOption();
+
+        abstract P2pBenchmark.Test test();
+
+        int ranks() {
+            return 2;
+        }
+
+        int window() {
+            return 1;
+        }
+
+        @Override
+        public Integer call() {
+            P2pBenchmark.Test t = test();
+            SizeRange range = SizeRange.of(sizes, null, null, stepFactor, t.bandwidth() ? "1:4M" : "0:4M");
+            if (range.max() > (1L << 30)) {
+                throw new IllegalArgumentException("-m: at most 1G per message, got " + SizeRange.format(range.max()));
+            }
+            if (iterations != null && (iterations < 1 || iterations > 1_000_000_000L)) {
+                throw new IllegalArgumentException("--iterations must be 1..10^9, got " + iterations);
+            }
+            if (warmup != null && (warmup < 0 || warmup > 1_000_000_000L)) {
+                throw new IllegalArgumentException("--warmup must be 0..10^9, got " + warmup);
+            }
+            if (rounds < 1 || rounds > 1000) {
+                throw new IllegalArgumentException("--rounds must be 1..1000, got " + rounds);
+            }
+            int p = ranks();
+            if (p < 2 || p > 64 * Runtime.getRuntime().availableProcessors() || (t == P2pBenchmark.Test.MULTI_LAT && p % 2 != 0)) {
+                throw new IllegalArgumentException("-t: " + p + " ranks (" + t.cli + " needs an even number >= 2)");
+            }
+            if (window() < 1 || window() > 10_000) {
+                throw new IllegalArgumentException("--window must be 1..10000, got " + window());
+            }
+            WaitStrategy ws = wait.equals("auto") ? null : WaitStrategy.parse(wait);
+            OutputFormat fmt = format.format();
+            String previous = System.getProperty("coll4j.p2p.eagerMax");
+            if (eagerLimit != null) {
+                long e = SizeRange.parseSize(eagerLimit);
+                if (e < 40 || e > (64 << 20)) {
+                    throw new IllegalArgumentException("--eager-limit must be 40..64M, got " + eagerLimit);
+                }
+                System.setProperty("coll4j.p2p.eagerMax", Long.toString(e));
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            boolean[] allValid = {true};
+            try {
+                Team.Builder b = Team.builder().topology(where.topology()).placement(where.placement());
+                header(out, fmt, t, p);
+                new P2pBenchmark(t, p, window(), iterations, warmup, ws).run(b, range.sizes(), rounds, row -> {
+                    allValid[0] &= row.valid();
+                    print(out, fmt, row);
+                });
+            } finally {
+                if (eagerLimit != null) {
+                    if (previous == null) {
+                        System.clearProperty("coll4j.p2p.eagerMax");
+                    } else {
+                        System.setProperty("coll4j.p2p.eagerMax", previous);
+                    }
+                }
+            }
+            out.flush();
+            return allValid[0] ? 0 : Errors.VALIDATION_FAILED;
+        }
+
+        private void header(PrintWriter out, OutputFormat fmt, P2pBenchmark.Test t, int p) {
+            double[] load = new double[1];
+            String la = loadAverage();
+            switch (fmt) {
+                case CSV -> out.println(CSV_HEADER);
+                case JSON -> {
+                    Map<String, Object> h = new LinkedHashMap<>();
+                    h.put("test", t.cli);
+                    h.put("ranks", p);
+                    h.put("window", window());
+                    h.put("load", la);
+                    out.println(Json.write(h));
+                }
+                default -> {
+                    out.printf(Locale.ROOT, "# collbench %s: %d ranks%s, OSU timing (%s), load average %s%n", t.cli, p,
+                            t.bandwidth() ? ", window " + window() : "", t.bandwidth()
+                                    ? "bytes x window x iterations / elapsed" : "half round trip", la);
+                    out.printf(Locale.ROOT, "%5s %12s %10s %14s %16s %6s%n", "round", "bytes", "iters", "latency(us)",
+                            "bandwidth(MB/s)", "valid");
+                }
+            }
+            out.flush();
+            load[0] = 0;
+        }
+
+        private static void print(PrintWriter out, OutputFormat fmt, P2pBenchmark.Row r) {
+            switch (fmt) {
+                case CSV -> out.printf(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%.3f,%.2f,%b,%d%n", r.test().cli, r.ranks(), r.bytes(),
+                        r.iterations(), r.window(), r.round(), r.latencyUs(), r.bandwidthMBps(), r.valid(), r.eagerLimit());
+                case JSON -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("test", r.test().cli);
+                    m.put("ranks", r.ranks());
+                    m.put("bytes", r.bytes());
+                    m.put("iterations", r.iterations());
+                    m.put("window", r.window());
+                    m.put("round", r.round());
+                    m.put("latency_us", r.latencyUs());
+                    m.put("bandwidth_MBps", r.bandwidthMBps());
+                    m.put("valid", r.valid());
+                    m.put("eager_limit", r.eagerLimit());
+                    out.println(Json.write(m));
+                }
+                default -> out.printf(Locale.ROOT, "%5d %12d %10d %14.3f %16.2f %6s%n", r.round(), r.bytes(), r.iterations(),
+                        r.latencyUs(), r.bandwidthMBps(), r.valid() ? "OK" : "WRONG");
+            }
+            out.flush();
+        }
+
+        private static String loadAverage() {
+            try {
+                return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0];
+            } catch (java.io.IOException | RuntimeException e) {
+                return "?";
+            }
+        }
+    }
+
+    @Command(name = "latency", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "osu_latency: ping-pong between ranks 0 and 1 with blocking send/recv; half the round trip per size.")
+    static final class Latency extends Base {
+        @Override
+        P2pBenchmark.Test test() {
+            return P2pBenchmark.Test.LATENCY;
+        }
+    }
+
+    @Command(name = "bw", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "osu_bw: rank 0 sends a window of isends, rank 1 receives them with irecvs and answers with 4 bytes;"
+                    + " MB/s (10^6 bytes) per size.")
+    static final class Bw extends Base {
+        @Option(names = {"-W", "--window"}, paramLabel = "N", defaultValue = "64", description = "messages in flight (default ${DEFAULT-VALUE}, OSU's)")
+        int window;
+
+        @Override
+        P2pBenchmark.Test test() {
+            return P2pBenchmark.Test.BW;
+        }
+
+        @Override
+        int window() {
+            return window;
+        }
+    }
+
+    @Command(name = "bibw", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "osu_bibw: both ranks post a window of irecvs and of isends and wait for all; both directions count.")
+    static final class Bibw extends Base {
+        @Option(names = {"-W", "--window"}, paramLabel = "N", defaultValue = "64", description = "messages in flight each way (default ${DEFAULT-VALUE}, OSU's)")
+        int window;
+
+        @Override
+        P2pBenchmark.Test test() {
+            return P2pBenchmark.Test.BIBW;
+        }
+
+        @Override
+        int window() {
+            return window;
+        }
+    }
+
+    @Command(name = "multi-lat", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "osu_multi_lat: ranks 2k and 2k+1 ping-pong at once; the mean latency over the pairs.")
+    static final class MultiLat extends Base {
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", description = "ranks, an even number (default: the PUs, at least 2)")
+        Integer threads;
+
+        @Override
+        P2pBenchmark.Test test() {
+            return P2pBenchmark.Test.MULTI_LAT;
+        }
+
+        @Override
+        int ranks() {
+            if (threads != null) {
+                return threads;
+            }
+            int n = Runtime.getRuntime().availableProcessors();
+            return Math.max(2, n - n % 2);
+        }
+    }
+
+    @Command(name = "p2p-soak", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "Random point-to-point traffic on teams of 2..8 ranks (0 B..4 MiB across the crossover, wildcards,"
+                    + " probes, out-of-order waits, blocking and non-blocking sends, receives one byte short), every message"
+                    + " checked: exit 0 only with 0 lost, 0 reordered against MPI's non-overtaking rule, 0 corrupted and every"
+                    + " truncation reported.")
+    static final class P2pSoak implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-n", "--messages"}, paramLabel = "N", defaultValue = "1000000", description = "messages to send (default ${DEFAULT-VALUE})")
+        long messages;
+
+        @Option(names = "--seed", description = "seed of the traffic (default: random, printed)")
+        Long seed;
+
+        @Option(names = "--max-time", paramLabel = "S", defaultValue = "86400", description = "stop after S seconds (default ${DEFAULT-VALUE})")
+        long maxSeconds;
+
+        @Option(names = {"-v", "--verbose"}, description = "a line per team")
+        boolean verbose;
+
+        @Override
+        public Integer call() {
+            if (messages < 1 || messages > 1_000_000_000_000L) {
+                throw new IllegalArgumentException("--messages must be 1..10^12, got " + messages);
+            }
+            if (maxSeconds < 1 || maxSeconds > 7 * 86400) {
+                throw new IllegalArgumentException("--max-time must be 1..604800, got " + maxSeconds);
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            long s = seed != null ? seed : System.nanoTime();
+            out.println("# p2p-soak: " + messages + " messages, seed " + s);
+            out.flush();
+            long t0 = System.nanoTime();
+            MessageSoak.Result r = MessageSoak.run(messages, s, java.time.Duration.ofSeconds(maxSeconds), l -> {
+                if (verbose) {
+                    out.println(l);
+                    out.flush();
+                }
+            });
+            out.printf(Locale.ROOT, "messages %d (%.1f MB) on %d teams in %.1f s: lost %d, reordered %d, corrupted %d, "
+                            + "truncations %d of %d expected%n", r.messages(), r.bytes() / 1e6, r.teams(),
+                    (System.nanoTime() - t0) / 1e9, r.lost(), r.reordered(), r.corrupted(), r.truncationsSeen(),
+                    r.truncationsExpected());
+            r.failures().stream().limit(50).forEach(f -> out.println("FAIL " + f));
+            out.flush();
+            return r.clean() ? 0 : Errors.VALIDATION_FAILED;
+        }
+    }
+
+    /** Sizes of a sweep (for tests). */
+    static List<Long> sizes(String m, boolean bandwidth) {
+        return SizeRange.of(m, null, null, null, bandwidth ? "1:4M" : "0:4M").sizes();
+    }
+}

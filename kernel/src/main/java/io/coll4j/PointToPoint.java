@@ -1,0 +1,858 @@
+package io.coll4j;
+
+import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.p2p.Endpoint;
+import io.coll4j.kernel.p2p.P2pEngine;
+import io.coll4j.kernel.p2p.P2pRequest;
+import io.coll4j.reductions.DType;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * Point-to-point messages between the ranks of a team ({@link Rank#p2p()}): MPI's {@code MPI_Send},
+ * {@code MPI_Recv}, {@code MPI_Isend}, {@code MPI_Irecv}, {@code MPI_Sendrecv(_replace)}, {@code MPI_Probe} and
+ * {@code MPI_Iprobe}, with MPI's semantics.
+ *
+ * <ul>
+ * <li><b>Messages</b> are bytes: a segment's whole content ({@code buf.byteSize()} bytes; slice it for less), the
+ * first {@code count × dtype.size()} bytes in the collectives' form, an array's elements (whole or a range), or a
+ * {@code ByteBuffer}'s remaining bytes (its position is not moved). Heap and native segments alike; a segment must
+ * be accessible from every rank's thread (not confined).</li>
+ * <li><b>Matching</b>: a receive names a source rank or {@link #ANY_SOURCE} and a tag (≥ 0) or {@link #ANY_TAG}; a
+ * message takes the earliest posted receive that matches it, a receive the earliest arrived message it matches.
+ * Messages from one rank to another are non-overtaking: two that the same receive could match are received in the
+ * order they were sent. Ranks and messages are the team's: a sub-team's numbers on a sub-team, and a message sent on
+ * one team never matches a receive on another (its parent included).</li>
+ * <li><b>Receive buffers</b> may be larger than the message ({@link MessageStatus#bytes()} says how much came); a
+ * message longer than the buffer fails that receive with a {@link MessageTruncatedException} (MPI_ERR_TRUNCATE)
+ * on the receiver only, after the buffer got what fits; the message is consumed and nothing else is lost.</li>
+ * <li><b>Completion</b>: a blocking send returns when its buffer may be reused: at once for messages up to the
+ * eager limit (copied into the pair's ring), when the receiver has copied it for larger ones (one copy, straight
+ * from this buffer: a large send waits for its receive, as MPI allows). Use {@link #isend} and {@link #sendrecv}
+ * where two ranks send to each other first. A receive returns when the message is in its buffer.</li>
+ * <li><b>Memory effects</b>: the sender's actions before a send happen-before the receiver's return from the
+ * matching receive (or the completion of its request); for a message received by rendezvous, the receiver's copy
+ * happens-before the sender's return.</li>
+ * <li><b>Progress</b>: a rank's messages move when that rank calls into point-to-point (any call, or a
+ * {@link MessageRequest}'s {@code isDone}/{@code await}); requests are this rank's thread's only.</li>
+ * <li><b>Errors</b>: bad ranks, tags, counts and buffers are an {@link IllegalArgumentException} before anything is
+ * sent. A wait that nothing completes within the team timeout — a receive never matched, a large send never
+ * received — throws {@link CollectiveTimeoutException} naming the peer (and where its thread is) and aborts the
+ * team; a peer whose {@code team.run} body returned without the message is reported within milliseconds the same
+ * way. An abort of the team (a rank that threw, a close) ends every wait with the collectives' exceptions. An
+ * interrupted wait is a {@link CollectiveInterruptedException} (team aborted), as in a collective.</li>
+ * <li><b>Allocation</b>: blocking calls on segments allocate nothing per message (requests, queue entries and
+ * buffers of unexpected messages are pooled); an {@code isend}/{@code irecv} allocates its request, an array or
+ * {@code ByteBuffer} form its segment view.</li>
+ * </ul>
+ * Not on teams that span processes yet: there every method throws {@link UnsupportedOperationException}.
+ * docs/design.md, "Point-to-point", has the protocols and their costs.
+ */
+public final class PointToPoint {
+    /** Matches a message from any rank ({@code MPI_ANY_SOURCE}). */
+    public static final int ANY_SOURCE = Endpoint.ANY;
+    /** Matches a message with any tag ({@code MPI_ANY_TAG}). */
+    public static final int ANY_TAG = Endpoint.ANY;
+    /** The missing neighbour off a non-periodic edge of a {@link CartesianTopology} ({@code MPI_PROC_NULL}). */
+    public static final int PROC_NULL = -2;
+    /** The neighborhood collectives' tags: below every user tag and ANY_TAG, so no user receive matches them. */
+    private static final int NEIGHBOR_TAG = -1000;
+
+    private final Rank rank;
+    private final int id;
+    private final int size;
+    private final Endpoint ep;
+
+    PointToPoint(Rank rank, TeamContext context, int id, boolean spans) {
+        this.rank = rank;
+        this.id = id;
+        this.size = context.size();
+        this.ep = spans ? null : P2pEngine.of(context).endpoint(id);
+    }
+
+    // ---------------------------------------------------------------- segments
+
+    /** Sends the whole of {@code buf} to rank {@code dest} with {@code tag} ({@code MPI_Send}). */
+    public void send(MemorySegment buf, int dest, int tag) {
+        check();
+        dest(dest);
+        tag(tag);
+        Arguments.readable("buf", buf, 0, id);
+        ep.send(buf, buf.byteSize(), dest, tag);
+    }
+
+    /** Sends the first {@code count} elements of {@code dtype} of {@code buf} (the collectives' form). */
+    public void send(MemorySegment buf, long count, DType dtype, int dest, int tag) {
+        send(prefix("buf", buf, count, dtype, false), dest, tag);
+    }
+
+    /** Receives a message from {@code source} (or {@link #ANY_SOURCE}) with {@code tag} (or {@link #ANY_TAG}) into {@code buf}. */
+    public void recv(MemorySegment buf, int source, int tag) {
+        recv(buf, source, tag, null);
+    }
+
+    /**
+     * Receives into {@code buf} ({@code MPI_Recv}) and fills {@code status} (may be null) with the message's source,
+     * tag and size.
+     *
+     * @throws MessageTruncatedException when the message is longer than {@code buf}
+     */
+    public void recv(MemorySegment buf, int source, int tag, MessageStatus status) {
+        check();
+        source(source);
+        recvTag(tag);
+        Arguments.writable("buf", buf, 0, id);
+        P2pRequest r = ep.recv(buf, buf.byteSize(), source, tag);
+        if (status != null) {
+            status.set(r.matchedSource(), r.matchedTag(), r.matchedBytes());
+        }
+    }
+
+    /** Receives at most {@code count} elements of {@code dtype} into {@code buf} (the collectives' form). */
+    public void recv(MemorySegment buf, long count, DType dtype, int source, int tag, MessageStatus status) {
+        recv(prefix("buf", buf, count, dtype, true), source, tag, status);
+    }
+
+    /** {@code MPI_Isend} of the whole of {@code buf}: the buffer must not be written until the request is complete. */
+    public MessageRequest isend(MemorySegment buf, int dest, int tag) {
+        check();
+        dest(dest);
+        tag(tag);
+        Arguments.readable("buf", buf, 0, id);
+        return ep.isend(buf, buf.byteSize(), dest, tag);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the first {@code count} elements of {@code dtype}. */
+    public MessageRequest isend(MemorySegment buf, long count, DType dtype, int dest, int tag) {
+        return isend(prefix("buf", buf, count, dtype, false), dest, tag);
+    }
+
+    /** {@code MPI_Irecv} into {@code buf}: its {@link MessageRequest#status()} tells what came once complete. */
+    public MessageRequest irecv(MemorySegment buf, int source, int tag) {
+        check();
+        source(source);
+        recvTag(tag);
+        Arguments.writable("buf", buf, 0, id);
+        return ep.irecv(buf, buf.byteSize(), source, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into at most {@code count} elements of {@code dtype}. */
+    public MessageRequest irecv(MemorySegment buf, long count, DType dtype, int source, int tag) {
+        return irecv(prefix("buf", buf, count, dtype, true), source, tag);
+    }
+
+    /**
+     * Sends {@code send} to {@code dest} and receives into {@code recv} from {@code source} at once
+     * ({@code MPI_Sendrecv}): never deadlocks against a peer doing the same. The buffers must not overlap.
+     */
+    public void sendrecv(MemorySegment send, int dest, int sendTag, MemorySegment recv, int source, int recvTag,
+                         MessageStatus status) {
+        check();
+        dest(dest);
+        tag(sendTag);
+        source(source);
+        recvTag(recvTag);
+        Arguments.readable("send", send, 0, id);
+        Arguments.writable("recv", recv, 0, id);
+        if (io.coll4j.kernel.memory.Aliasing.overlap(send, send.byteSize(), recv, recv.byteSize())) {
+            throw new IllegalArgumentException("send and recv overlap: use sendrecvReplace for one buffer");
+        }
+        P2pRequest r = ep.sendrecv(send, send.byteSize(), dest, sendTag, recv, recv.byteSize(), source, recvTag);
+        if (status != null) {
+            status.set(r.matchedSource(), r.matchedTag(), r.matchedBytes());
+        }
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} without a status. */
+    public void sendrecv(MemorySegment send, int dest, int sendTag, MemorySegment recv, int source, int recvTag) {
+        sendrecv(send, dest, sendTag, recv, source, recvTag, null);
+    }
+
+    /**
+     * Sends the whole of {@code buf} and receives into it ({@code MPI_Sendrecv_replace}): the message received
+     * (at most {@code buf.byteSize()} bytes) goes through a scratch buffer of this rank and replaces the buffer's
+     * first bytes once the send is complete.
+     */
+    public void sendrecvReplace(MemorySegment buf, int dest, int sendTag, int source, int recvTag, MessageStatus status) {
+        check();
+        dest(dest);
+        tag(sendTag);
+        source(source);
+        recvTag(recvTag);
+        Arguments.writable("buf", buf, 0, id);
+        P2pRequest r = ep.sendrecvReplace(buf, buf.byteSize(), dest, sendTag, source, recvTag);
+        if (status != null) {
+            status.set(r.matchedSource(), r.matchedTag(), r.matchedBytes());
+        }
+    }
+
+    /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} without a status. */
+    public void sendrecvReplace(MemorySegment buf, int dest, int sendTag, int source, int recvTag) {
+        sendrecvReplace(buf, dest, sendTag, source, recvTag, null);
+    }
+
+    /**
+     * Waits until a message from {@code source} with {@code tag} (wildcards allowed) can be received and returns its
+     * status, without receiving it ({@code MPI_Probe}): the next receive with the status's source and tag gets it.
+     */
+    public MessageStatus probe(int source, int tag) {
+        check();
+        source(source);
+        recvTag(tag);
+        return ep.probe(source, tag);
+    }
+
+    /** {@link #probe} without waiting: the status of a matching message, or null when none has arrived ({@code MPI_Iprobe}). */
+    public MessageStatus iprobe(int source, int tag) {
+        check();
+        source(source);
+        recvTag(tag);
+        return ep.iprobe(source, tag);
+    }
+
+    /** The number of ranks messages can be sent to (the team's size). */
+    public int size() {
+        return size;
+    }
+
+    /** Messages up to this many bytes are sent eagerly (the send completes at once); larger ones by rendezvous. */
+    public long eagerLimit() {
+        check();
+        return P2pEngine.of(rank.context()).eagerMax();
+    }
+
+    // ---------------------------------------------------------------- ByteBuffers: the remaining bytes, position kept
+
+    /** {@link #send(MemorySegment, int, int)} of the buffer's remaining bytes. */
+    public void send(ByteBuffer buf, int dest, int tag) {
+        send(of(buf), dest, tag);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into the buffer's remaining bytes (its position is not moved). */
+    public void recv(ByteBuffer buf, int source, int tag, MessageStatus status) {
+        recv(of(buf), source, tag, status);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the buffer's remaining bytes. */
+    public MessageRequest isend(ByteBuffer buf, int dest, int tag) {
+        return isend(of(buf), dest, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into the buffer's remaining bytes. */
+    public MessageRequest irecv(ByteBuffer buf, int source, int tag) {
+        return irecv(of(buf), source, tag);
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} of buffers. */
+    public void sendrecv(ByteBuffer send, int dest, int sendTag, ByteBuffer recv, int source, int recvTag,
+                         MessageStatus status) {
+        sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, status);
+    }
+
+    private static MemorySegment of(ByteBuffer b) {
+        if (b == null) {
+            throw new IllegalArgumentException("the buffer must not be null");
+        }
+        return MemorySegment.ofBuffer(b);
+    }
+
+    // ---- byte[]
+
+    /** {@link #send(MemorySegment, int, int)} of the whole array. */
+    public void send(byte[] buf, int dest, int tag) {
+        send(of(buf), dest, tag);
+    }
+
+    /** {@link #send(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public void send(byte[] buf, int offset, int count, int dest, int tag) {
+        send(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into the whole array. */
+    public void recv(byte[] buf, int source, int tag, MessageStatus status) {
+        recv(of(buf), source, tag, status);
+    }
+
+    /** {@link #recv(MemorySegment, int, int)} into the whole array. */
+    public void recv(byte[] buf, int source, int tag) {
+        recv(of(buf), source, tag, null);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into {@code count} elements from {@code offset}. */
+    public void recv(byte[] buf, int offset, int count, int source, int tag, MessageStatus status) {
+        recv(of(buf, offset, count), source, tag, status);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the whole array. */
+    public MessageRequest isend(byte[] buf, int dest, int tag) {
+        return isend(of(buf), dest, tag);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public MessageRequest isend(byte[] buf, int offset, int count, int dest, int tag) {
+        return isend(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into the whole array. */
+    public MessageRequest irecv(byte[] buf, int source, int tag) {
+        return irecv(of(buf), source, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into {@code count} elements from {@code offset}. */
+    public MessageRequest irecv(byte[] buf, int offset, int count, int source, int tag) {
+        return irecv(of(buf, offset, count), source, tag);
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} of whole arrays. */
+    public void sendrecv(byte[] send, int dest, int sendTag, byte[] recv, int source, int recvTag) {
+        sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, null);
+    }
+
+    /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
+    public void sendrecvReplace(byte[] buf, int dest, int sendTag, int source, int recvTag) {
+        sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
+    }
+
+    private static MemorySegment of(byte[] a) {
+        if (a == null) {
+            throw new IllegalArgumentException("the array must not be null");
+        }
+        return MemorySegment.ofArray(a);
+    }
+
+    private static MemorySegment of(byte[] a, int offset, int count) {
+        range(a == null ? -1 : a.length, offset, count);
+        return MemorySegment.ofArray(a).asSlice(offset * 1L, count * 1L);
+    }
+
+    // ---- short[]
+
+    /** {@link #send(MemorySegment, int, int)} of the whole array. */
+    public void send(short[] buf, int dest, int tag) {
+        send(of(buf), dest, tag);
+    }
+
+    /** {@link #send(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public void send(short[] buf, int offset, int count, int dest, int tag) {
+        send(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into the whole array. */
+    public void recv(short[] buf, int source, int tag, MessageStatus status) {
+        recv(of(buf), source, tag, status);
+    }
+
+    /** {@link #recv(MemorySegment, int, int)} into the whole array. */
+    public void recv(short[] buf, int source, int tag) {
+        recv(of(buf), source, tag, null);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into {@code count} elements from {@code offset}. */
+    public void recv(short[] buf, int offset, int count, int source, int tag, MessageStatus status) {
+        recv(of(buf, offset, count), source, tag, status);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the whole array. */
+    public MessageRequest isend(short[] buf, int dest, int tag) {
+        return isend(of(buf), dest, tag);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public MessageRequest isend(short[] buf, int offset, int count, int dest, int tag) {
+        return isend(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into the whole array. */
+    public MessageRequest irecv(short[] buf, int source, int tag) {
+        return irecv(of(buf), source, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into {@code count} elements from {@code offset}. */
+    public MessageRequest irecv(short[] buf, int offset, int count, int source, int tag) {
+        return irecv(of(buf, offset, count), source, tag);
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} of whole arrays. */
+    public void sendrecv(short[] send, int dest, int sendTag, short[] recv, int source, int recvTag) {
+        sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, null);
+    }
+
+    /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
+    public void sendrecvReplace(short[] buf, int dest, int sendTag, int source, int recvTag) {
+        sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
+    }
+
+    private static MemorySegment of(short[] a) {
+        if (a == null) {
+            throw new IllegalArgumentException("the array must not be null");
+        }
+        return MemorySegment.ofArray(a);
+    }
+
+    private static MemorySegment of(short[] a, int offset, int count) {
+        range(a == null ? -1 : a.length, offset, count);
+        return MemorySegment.ofArray(a).asSlice(offset * 2L, count * 2L);
+    }
+
+    // ---- char[]
+
+    /** {@link #send(MemorySegment, int, int)} of the whole array. */
+    public void send(char[] buf, int dest, int tag) {
+        send(of(buf), dest, tag);
+    }
+
+    /** {@link #send(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public void send(char[] buf, int offset, int count, int dest, int tag) {
+        send(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into the whole array. */
+    public void recv(char[] buf, int source, int tag, MessageStatus status) {
+        recv(of(buf), source, tag, status);
+    }
+
+    /** {@link #recv(MemorySegment, int, int)} into the whole array. */
+    public void recv(char[] buf, int source, int tag) {
+        recv(of(buf), source, tag, null);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into {@code count} elements from {@code offset}. */
+    public void recv(char[] buf, int offset, int count, int source, int tag, MessageStatus status) {
+        recv(of(buf, offset, count), source, tag, status);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the whole array. */
+    public MessageRequest isend(char[] buf, int dest, int tag) {
+        return isend(of(buf), dest, tag);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public MessageRequest isend(char[] buf, int offset, int count, int dest, int tag) {
+        return isend(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into the whole array. */
+    public MessageRequest irecv(char[] buf, int source, int tag) {
+        return irecv(of(buf), source, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into {@code count} elements from {@code offset}. */
+    public MessageRequest irecv(char[] buf, int offset, int count, int source, int tag) {
+        return irecv(of(buf, offset, count), source, tag);
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} of whole arrays. */
+    public void sendrecv(char[] send, int dest, int sendTag, char[] recv, int source, int recvTag) {
+        sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, null);
+    }
+
+    /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
+    public void sendrecvReplace(char[] buf, int dest, int sendTag, int source, int recvTag) {
+        sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
+    }
+
+    private static MemorySegment of(char[] a) {
+        if (a == null) {
+            throw new IllegalArgumentException("the array must not be null");
+        }
+        return MemorySegment.ofArray(a);
+    }
+
+    private static MemorySegment of(char[] a, int offset, int count) {
+        range(a == null ? -1 : a.length, offset, count);
+        return MemorySegment.ofArray(a).asSlice(offset * 2L, count * 2L);
+    }
+
+    // ---- int[]
+
+    /** {@link #send(MemorySegment, int, int)} of the whole array. */
+    public void send(int[] buf, int dest, int tag) {
+        send(of(buf), dest, tag);
+    }
+
+    /** {@link #send(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public void send(int[] buf, int offset, int count, int dest, int tag) {
+        send(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into the whole array. */
+    public void recv(int[] buf, int source, int tag, MessageStatus status) {
+        recv(of(buf), source, tag, status);
+    }
+
+    /** {@link #recv(MemorySegment, int, int)} into the whole array. */
+    public void recv(int[] buf, int source, int tag) {
+        recv(of(buf), source, tag, null);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into {@code count} elements from {@code offset}. */
+    public void recv(int[] buf, int offset, int count, int source, int tag, MessageStatus status) {
+        recv(of(buf, offset, count), source, tag, status);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the whole array. */
+    public MessageRequest isend(int[] buf, int dest, int tag) {
+        return isend(of(buf), dest, tag);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public MessageRequest isend(int[] buf, int offset, int count, int dest, int tag) {
+        return isend(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into the whole array. */
+    public MessageRequest irecv(int[] buf, int source, int tag) {
+        return irecv(of(buf), source, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into {@code count} elements from {@code offset}. */
+    public MessageRequest irecv(int[] buf, int offset, int count, int source, int tag) {
+        return irecv(of(buf, offset, count), source, tag);
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} of whole arrays. */
+    public void sendrecv(int[] send, int dest, int sendTag, int[] recv, int source, int recvTag) {
+        sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, null);
+    }
+
+    /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
+    public void sendrecvReplace(int[] buf, int dest, int sendTag, int source, int recvTag) {
+        sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
+    }
+
+    private static MemorySegment of(int[] a) {
+        if (a == null) {
+            throw new IllegalArgumentException("the array must not be null");
+        }
+        return MemorySegment.ofArray(a);
+    }
+
+    private static MemorySegment of(int[] a, int offset, int count) {
+        range(a == null ? -1 : a.length, offset, count);
+        return MemorySegment.ofArray(a).asSlice(offset * 4L, count * 4L);
+    }
+
+    // ---- long[]
+
+    /** {@link #send(MemorySegment, int, int)} of the whole array. */
+    public void send(long[] buf, int dest, int tag) {
+        send(of(buf), dest, tag);
+    }
+
+    /** {@link #send(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public void send(long[] buf, int offset, int count, int dest, int tag) {
+        send(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into the whole array. */
+    public void recv(long[] buf, int source, int tag, MessageStatus status) {
+        recv(of(buf), source, tag, status);
+    }
+
+    /** {@link #recv(MemorySegment, int, int)} into the whole array. */
+    public void recv(long[] buf, int source, int tag) {
+        recv(of(buf), source, tag, null);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into {@code count} elements from {@code offset}. */
+    public void recv(long[] buf, int offset, int count, int source, int tag, MessageStatus status) {
+        recv(of(buf, offset, count), source, tag, status);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the whole array. */
+    public MessageRequest isend(long[] buf, int dest, int tag) {
+        return isend(of(buf), dest, tag);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public MessageRequest isend(long[] buf, int offset, int count, int dest, int tag) {
+        return isend(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into the whole array. */
+    public MessageRequest irecv(long[] buf, int source, int tag) {
+        return irecv(of(buf), source, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into {@code count} elements from {@code offset}. */
+    public MessageRequest irecv(long[] buf, int offset, int count, int source, int tag) {
+        return irecv(of(buf, offset, count), source, tag);
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} of whole arrays. */
+    public void sendrecv(long[] send, int dest, int sendTag, long[] recv, int source, int recvTag) {
+        sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, null);
+    }
+
+    /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
+    public void sendrecvReplace(long[] buf, int dest, int sendTag, int source, int recvTag) {
+        sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
+    }
+
+    private static MemorySegment of(long[] a) {
+        if (a == null) {
+            throw new IllegalArgumentException("the array must not be null");
+        }
+        return MemorySegment.ofArray(a);
+    }
+
+    private static MemorySegment of(long[] a, int offset, int count) {
+        range(a == null ? -1 : a.length, offset, count);
+        return MemorySegment.ofArray(a).asSlice(offset * 8L, count * 8L);
+    }
+
+    // ---- float[]
+
+    /** {@link #send(MemorySegment, int, int)} of the whole array. */
+    public void send(float[] buf, int dest, int tag) {
+        send(of(buf), dest, tag);
+    }
+
+    /** {@link #send(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public void send(float[] buf, int offset, int count, int dest, int tag) {
+        send(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into the whole array. */
+    public void recv(float[] buf, int source, int tag, MessageStatus status) {
+        recv(of(buf), source, tag, status);
+    }
+
+    /** {@link #recv(MemorySegment, int, int)} into the whole array. */
+    public void recv(float[] buf, int source, int tag) {
+        recv(of(buf), source, tag, null);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into {@code count} elements from {@code offset}. */
+    public void recv(float[] buf, int offset, int count, int source, int tag, MessageStatus status) {
+        recv(of(buf, offset, count), source, tag, status);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the whole array. */
+    public MessageRequest isend(float[] buf, int dest, int tag) {
+        return isend(of(buf), dest, tag);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public MessageRequest isend(float[] buf, int offset, int count, int dest, int tag) {
+        return isend(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into the whole array. */
+    public MessageRequest irecv(float[] buf, int source, int tag) {
+        return irecv(of(buf), source, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into {@code count} elements from {@code offset}. */
+    public MessageRequest irecv(float[] buf, int offset, int count, int source, int tag) {
+        return irecv(of(buf, offset, count), source, tag);
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} of whole arrays. */
+    public void sendrecv(float[] send, int dest, int sendTag, float[] recv, int source, int recvTag) {
+        sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, null);
+    }
+
+    /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
+    public void sendrecvReplace(float[] buf, int dest, int sendTag, int source, int recvTag) {
+        sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
+    }
+
+    private static MemorySegment of(float[] a) {
+        if (a == null) {
+            throw new IllegalArgumentException("the array must not be null");
+        }
+        return MemorySegment.ofArray(a);
+    }
+
+    private static MemorySegment of(float[] a, int offset, int count) {
+        range(a == null ? -1 : a.length, offset, count);
+        return MemorySegment.ofArray(a).asSlice(offset * 4L, count * 4L);
+    }
+
+    // ---- double[]
+
+    /** {@link #send(MemorySegment, int, int)} of the whole array. */
+    public void send(double[] buf, int dest, int tag) {
+        send(of(buf), dest, tag);
+    }
+
+    /** {@link #send(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public void send(double[] buf, int offset, int count, int dest, int tag) {
+        send(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into the whole array. */
+    public void recv(double[] buf, int source, int tag, MessageStatus status) {
+        recv(of(buf), source, tag, status);
+    }
+
+    /** {@link #recv(MemorySegment, int, int)} into the whole array. */
+    public void recv(double[] buf, int source, int tag) {
+        recv(of(buf), source, tag, null);
+    }
+
+    /** {@link #recv(MemorySegment, int, int, MessageStatus)} into {@code count} elements from {@code offset}. */
+    public void recv(double[] buf, int offset, int count, int source, int tag, MessageStatus status) {
+        recv(of(buf, offset, count), source, tag, status);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of the whole array. */
+    public MessageRequest isend(double[] buf, int dest, int tag) {
+        return isend(of(buf), dest, tag);
+    }
+
+    /** {@link #isend(MemorySegment, int, int)} of {@code count} elements from {@code offset}. */
+    public MessageRequest isend(double[] buf, int offset, int count, int dest, int tag) {
+        return isend(of(buf, offset, count), dest, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into the whole array. */
+    public MessageRequest irecv(double[] buf, int source, int tag) {
+        return irecv(of(buf), source, tag);
+    }
+
+    /** {@link #irecv(MemorySegment, int, int)} into {@code count} elements from {@code offset}. */
+    public MessageRequest irecv(double[] buf, int offset, int count, int source, int tag) {
+        return irecv(of(buf, offset, count), source, tag);
+    }
+
+    /** {@link #sendrecv(MemorySegment, int, int, MemorySegment, int, int, MessageStatus)} of whole arrays. */
+    public void sendrecv(double[] send, int dest, int sendTag, double[] recv, int source, int recvTag) {
+        sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, null);
+    }
+
+    /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
+    public void sendrecvReplace(double[] buf, int dest, int sendTag, int source, int recvTag) {
+        sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
+    }
+
+    private static MemorySegment of(double[] a) {
+        if (a == null) {
+            throw new IllegalArgumentException("the array must not be null");
+        }
+        return MemorySegment.ofArray(a);
+    }
+
+    private static MemorySegment of(double[] a, int offset, int count) {
+        range(a == null ? -1 : a.length, offset, count);
+        return MemorySegment.ofArray(a).asSlice(offset * 8L, count * 8L);
+    }
+
+    // ---------------------------------------------------------------- neighborhood collectives (MPI-3)
+
+    /**
+     * {@code MPI_Neighbor_allgather} on a Cartesian grid: sends the whole of {@code send} to each of this rank's
+     * {@code topo.neighborCount()} neighbours and receives block i of {@code recv} ({@code send.byteSize()} bytes at
+     * {@code i × send.byteSize()}) from neighbour i, in {@link CartesianTopology#neighbors} order; a PROC_NULL
+     * neighbour's block is left as it is. Every rank of the team calls it with the same grid and block size. Built on
+     * this class's messages with the library's own tags (no user receive matches them, and neighbours that are the same
+     * rank in both directions of a dimension are told apart).
+     */
+    public void neighborAllgather(CartesianTopology topo, MemorySegment send, MemorySegment recv) {
+        neighbor(topo, send, recv, false);
+    }
+
+    /**
+     * {@code MPI_Neighbor_alltoall} on a Cartesian grid: block i of {@code send} goes to neighbour i, block i of
+     * {@code recv} comes from neighbour i (blocks of {@code send.byteSize() / neighborCount} bytes, in
+     * {@link CartesianTopology#neighbors} order); a PROC_NULL neighbour's blocks are neither sent nor written.
+     */
+    public void neighborAlltoall(CartesianTopology topo, MemorySegment send, MemorySegment recv) {
+        neighbor(topo, send, recv, true);
+    }
+
+    private void neighbor(CartesianTopology topo, MemorySegment send, MemorySegment recv, boolean alltoall) {
+        check();
+        if (topo == null) {
+            throw new IllegalArgumentException("topo must not be null");
+        }
+        if (topo.size() != size) {
+            throw new IllegalArgumentException("the grid covers " + topo.size() + " ranks, the team has " + size);
+        }
+        int k = topo.neighborCount();
+        Arguments.readable("send", send, 0, id);
+        long block = alltoall ? send.byteSize() / k : send.byteSize();
+        if (alltoall && send.byteSize() % k != 0) {
+            throw new IllegalArgumentException("send has " + send.byteSize() + " bytes, not " + k + " equal blocks");
+        }
+        Arguments.writable("recv", recv, block * k, id);
+        if (io.coll4j.kernel.memory.Aliasing.overlap(send, send.byteSize(), recv, block * k)) {
+            throw new IllegalArgumentException("send and recv overlap");
+        }
+        int[] nb = topo.neighbors(id);
+        MessageRequest[] reqs = new MessageRequest[2 * k];
+        int n = 0;
+        for (int i = 0; i < k; i++) {
+            // neighbour 2d (at −1) sends to me along +1: its tag is that of direction 2d + 1, and the other way round
+            if (nb[i] != PROC_NULL) {
+                reqs[n++] = ep.irecv(recv.asSlice(i * block, block), block, nb[i], NEIGHBOR_TAG - (i ^ 1));
+            }
+        }
+        for (int i = 0; i < k; i++) {
+            if (nb[i] != PROC_NULL) {
+                MemorySegment b = alltoall ? send.asSlice(i * block, block) : send;
+                reqs[n++] = ep.isend(b, block, nb[i], NEIGHBOR_TAG - i);
+            }
+        }
+        Request.awaitAll(java.util.Arrays.copyOf(reqs, n));
+    }
+
+    // ---------------------------------------------------------------- checks
+
+    private void check() {
+        rank.checkThread();
+        if (ep == null) {
+            throw new UnsupportedOperationException("point-to-point is not available on a team that spans processes yet");
+        }
+        ep.checkAborted();
+    }
+
+    private void dest(int dest) {
+        if (dest < 0 || dest >= size) {
+            throw new IllegalArgumentException("dest " + dest + " is out of range: the team has ranks 0.." + (size - 1));
+        }
+    }
+
+    private void source(int source) {
+        if (source != ANY_SOURCE && (source < 0 || source >= size)) {
+            throw new IllegalArgumentException("source " + source + " is out of range: the team has ranks 0.." + (size - 1)
+                    + " (or ANY_SOURCE)");
+        }
+    }
+
+    private static void tag(int tag) {
+        if (tag < 0) {
+            throw new IllegalArgumentException("tag must be >= 0, got " + tag);
+        }
+    }
+
+    private static void recvTag(int tag) {
+        if (tag < 0 && tag != ANY_TAG) {
+            throw new IllegalArgumentException("tag must be >= 0 or ANY_TAG, got " + tag);
+        }
+    }
+
+    private MemorySegment prefix(String name, MemorySegment buf, long count, DType dtype, boolean writable) {
+        Arguments.count("count", count);
+        Arguments.dtype(dtype);
+        long bytes = Arguments.bytes(count, dtype, 1);
+        if (writable) {
+            Arguments.writable(name, buf, bytes, id);
+        } else {
+            Arguments.readable(name, buf, bytes, id);
+        }
+        return buf.byteSize() == bytes ? buf : buf.asSlice(0, bytes);
+    }
+
+    private static void range(int length, int offset, int count) {
+        if (length < 0) {
+            throw new IllegalArgumentException("the array must not be null");
+        }
+        if (offset < 0 || count < 0 || offset > length - count) {
+            throw new IllegalArgumentException("offset " + offset + " and count " + count + " do not fit an array of "
+                    + length + " elements");
+        }
+    }
+}

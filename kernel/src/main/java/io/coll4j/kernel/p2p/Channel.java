@@ -1,0 +1,151 @@
+package io.coll4j.kernel.p2p;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The ring of messages from one rank to another (one writer, one reader), in the team's shared native memory. It is
+ * created by the sender at its first message to that receiver, so a team pays only for the pairs that talk.
+ *
+ * <pre>
+ * slot k (k = seq mod SLOTS), 128 bytes apart (the adjacent-line prefetcher pairs lines):
+ *    0  stamp  long   seq + 1 of the message in the slot; getAcquire / setRelease (the flag)
+ *    8  tag    int    plain, written before the stamp's release
+ *   12  kind   int    InlineProtocol.KIND, EagerProtocol.KIND or RendezvousProtocol.KIND
+ *   16  bytes  long   the message's size
+ *   24  inline 40 B   the payload of messages of at most 40 bytes: it travels in the flag's cache line
+ * HEAD line (128 bytes): long, messages the receiver has consumed; written by the receiver with setRelease
+ * DATA: SLOTS × dataStride bytes, slot k's eager payload at k × dataStride
+ * </pre>
+ *
+ * Stamps only grow (message sequence numbers on this pair, from 1), so nothing is reset and a slot's old stamp is
+ * never mistaken for a new one; the receiver waits for {@code head + 1} in slot {@code head mod SLOTS}. A rendezvous
+ * message carries a reference to the sender's request in {@link #refs}, a plain array element written before the
+ * stamp's release and read after its acquire (as {@code TeamContext}'s buffer slots).
+ */
+final class Channel {
+    /** Slots per ring: messages in flight per pair before a sender queues (a power of two; OSU's bandwidth window fits). */
+    static final int SLOTS = 64;
+    static final long SLOT_STRIDE = 128;
+    static final long STAMP = 0, TAG = 8, KIND = 12, BYTES = 16, INLINE = 24;
+    /** Payload bytes that fit in the slot's first cache line beside the header. */
+    static final long INLINE_MAX = 64 - INLINE;
+    private static final long HEAD_LINE = SLOTS * SLOT_STRIDE;
+    private static final long DATA = HEAD_LINE + 128;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    final int source;
+    final int dest;
+    final MemorySegment seg;
+    private final long dataStride;
+    /** Per slot: the rendezvous sender's request (see class comment). */
+    final Object[] refs = new Object[SLOTS];
+
+    /** Sender only: messages written. */
+    private long tail;
+    /** Sender only: the receiver's head as last read (the ring is full when tail − headSeen = SLOTS). */
+    private long headSeen;
+    /** Receiver only: messages consumed. */
+    private long head;
+
+    Channel(Arena arena, int source, int dest, long eagerMax) {
+        this.source = source;
+        this.dest = dest;
+        this.dataStride = (eagerMax + 63) & ~63L;
+        this.seg = arena.allocate(DATA + SLOTS * dataStride, 4096);
+    }
+
+    /** Bytes of native memory one channel takes with eager messages of at most {@code eagerMax} bytes. */
+    static long footprint(long eagerMax) {
+        return DATA + SLOTS * ((eagerMax + 63) & ~63L);
+    }
+
+    // ------------------------------------------------------------------ sender
+
+    /** Sender: true when a slot is free (reads the receiver's head only when the cached one says full). */
+    boolean hasRoom() {
+        if (tail - headSeen < SLOTS) {
+            return true;
+        }
+        // acquire: pairs with consume()'s setRelease of HEAD; the receiver's reads of the slot (and of its data, and
+        // of the rendezvous buffer it referenced) happen-before this sender rewrites them
+        headSeen = (long) LONG.getAcquire(seg, HEAD_LINE);
+        return tail - headSeen < SLOTS;
+    }
+
+    /** Sender: offset of the slot the next message goes to. */
+    long nextSlot() {
+        return (tail & (SLOTS - 1)) * SLOT_STRIDE;
+    }
+
+    /** Sender: offset of the eager data area of the next message. */
+    long nextData() {
+        return DATA + (tail & (SLOTS - 1)) * dataStride;
+    }
+
+    /** Sender: index of the next slot (for {@link #refs}). */
+    int nextIndex() {
+        return (int) (tail & (SLOTS - 1));
+    }
+
+    /** Sender: publishes the next slot, whose payload (inline, data or ref) is written. */
+    void publish(int tag, int kind, long bytes) {
+        long off = nextSlot();
+        seg.set(ValueLayout.JAVA_INT, off + TAG, tag);
+        seg.set(ValueLayout.JAVA_INT, off + KIND, kind);
+        seg.set(ValueLayout.JAVA_LONG, off + BYTES, bytes);
+        tail++;
+        // release: pairs with arrived()'s getAcquire; the header, the inline payload, the data area and refs[k]
+        // written above are visible to the receiver that sees this stamp
+        LONG.setRelease(seg, off + STAMP, tail);
+    }
+
+    // ------------------------------------------------------------------ receiver
+
+    /** Receiver: true when the next message has arrived. */
+    boolean arrived() {
+        // acquire: pairs with publish()'s setRelease of the stamp
+        return (long) LONG.getAcquire(seg, headSlot() + STAMP) == head + 1;
+    }
+
+    /** Receiver: offset of the slot of the next message (valid after {@link #arrived()}). */
+    long headSlot() {
+        return (head & (SLOTS - 1)) * SLOT_STRIDE;
+    }
+
+    /** Receiver: offset of the eager data of the next message. */
+    long headData() {
+        return DATA + (head & (SLOTS - 1)) * dataStride;
+    }
+
+    int headTag() {
+        return seg.get(ValueLayout.JAVA_INT, headSlot() + TAG);
+    }
+
+    int headKind() {
+        return seg.get(ValueLayout.JAVA_INT, headSlot() + KIND);
+    }
+
+    long headBytes() {
+        return seg.get(ValueLayout.JAVA_LONG, headSlot() + BYTES);
+    }
+
+    /** Receiver: the rendezvous request of the next message. */
+    Object headRef() {
+        return refs[(int) (head & (SLOTS - 1))];
+    }
+
+    /** Receiver: the next message has been delivered or stashed; frees its slot for the sender. */
+    void consume() {
+        int k = (int) (head & (SLOTS - 1));
+        if (refs[k] != null) {
+            refs[k] = null;
+        }
+        head++;
+        // release: pairs with hasRoom()'s getAcquire; everything this receiver read of the slot happens-before the
+        // sender's reuse of it
+        LONG.setRelease(seg, HEAD_LINE, head);
+    }
+}

@@ -1,0 +1,84 @@
+package io.coll4j.kernel.p2p;
+
+import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.model.MachineModel;
+
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The point-to-point engine of one team (docs/design.md, "Point-to-point"): one {@link Endpoint} per rank, and the
+ * rings between ranks ({@link Channel}), created by a sender at its first message to a receiver. Created at the
+ * team's first point-to-point call (a {@link TeamContext#attachment}); a sub-team has its own, so its messages use its
+ * own rank numbers and never match the parent's.
+ *
+ * <p>Protocols by size s: {@link InlineProtocol} (s ≤ 40 B, in the flag's line), {@link EagerProtocol} (s ≤
+ * {@link #eagerMax()}, through the ring's data area), {@link RendezvousProtocol} (larger: one copy by the receiver
+ * straight from the sender's buffer). The crossover is {@link MachineModel#P2P_EAGER_MAX_BYTES} unless
+ * {@code -Dcoll4j.p2p.eagerMax=N} sets another (tests reach every protocol with small messages).
+ */
+public final class P2pEngine {
+    private final TeamContext context;
+    private final int size;
+    private final long eagerMax;
+    private final AtomicReferenceArray<Channel> channels;
+    private final Endpoint[] endpoints;
+
+    public P2pEngine(TeamContext context) {
+        this(context, Long.getLong("coll4j.p2p.eagerMax", MachineModel.P2P_EAGER_MAX_BYTES));
+    }
+
+    P2pEngine(TeamContext context, long eagerMax) {
+        if (eagerMax < Channel.INLINE_MAX) {
+            throw new IllegalArgumentException("coll4j.p2p.eagerMax must be >= " + Channel.INLINE_MAX + ", got " + eagerMax);
+        }
+        this.context = context;
+        this.size = context.size();
+        this.eagerMax = eagerMax;
+        this.channels = new AtomicReferenceArray<>(size * size);
+        this.endpoints = new Endpoint[size];
+        for (int r = 0; r < size; r++) {
+            endpoints[r] = new Endpoint(this, r);
+        }
+    }
+
+    /** The team's engine, created at its first use. */
+    public static P2pEngine of(TeamContext context) {
+        return context.attachment(P2pEngine.class, () -> new P2pEngine(context));
+    }
+
+    public Endpoint endpoint(int rank) {
+        return endpoints[rank];
+    }
+
+    /** The largest message sent eagerly (the eager/rendezvous crossover) in bytes. */
+    public long eagerMax() {
+        return eagerMax;
+    }
+
+    TeamContext context() {
+        return context;
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** The ring from {@code source} to {@code dest}, or null while nothing was ever sent on it. */
+    Channel channel(int source, int dest) {
+        return channels.get(source * size + dest);
+    }
+
+    /** The ring from {@code source} to {@code dest}, created (by the sender) if need be. */
+    Channel openChannel(int source, int dest) {
+        int i = source * size + dest;
+        Channel ch = channels.get(i);
+        if (ch == null) {
+            ch = new Channel(context.arena().arena(), source, dest, eagerMax);
+            // volatile: the receiver's channel() read sees the channel and its zeroed ring
+            if (!channels.compareAndSet(i, null, ch)) {
+                ch = channels.get(i);
+            }
+        }
+        return ch;
+    }
+}
