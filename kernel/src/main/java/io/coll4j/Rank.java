@@ -2432,21 +2432,19 @@ public final class Rank implements AutoCloseable {
      */
     private void spanCheck(Collective c, long count, DType dtype, Op op, int root, long bytes) {
         checkInterruptedAcrossProcesses(c);
-        if (SpanCheck.due(bytes)) {
+        // a user op's MPI op is the user's (no word can travel inside its payload), and a reduce whose root is not
+        // its process's local rank 0 calls MPI from the root's thread there (LeaderReduce), not the carrying one:
+        // both take the separate check at every size, in every process alike (the decision depends on the call)
+        boolean separate = op == Op.USER || (c == Collective.REDUCE && root != span.first(span.processOf(root)));
+        if (separate || SpanCheck.due(bytes)) {
             SpanCheck.verify(span, local, Signature.descriptor(c, dtype, op, root), count);
         } else if (local.localId() == 0) {
             // too small for the separate check: the word travels with the collective's first MPI call, made by
-            // local rank 0 in every process — except a reduce whose root process calls MPI from the root's own thread
-            // (LeaderReduce): its word only folds into the history, in every process alike, and the next carried
-            // call compares it
-            long descriptor = Signature.descriptor(c, dtype, op, root);
-            if (c != Collective.REDUCE || root == span.first(span.processOf(root))) {
-                span.span().carry(descriptor, count);
-            } else {
-                span.span().fold(descriptor, count);
-            }
+            // local rank 0 in every process
+            span.span().carry(Signature.descriptor(c, dtype, op, root), count);
         }
     }
+
 
     /**
      * A plan of a spanning team runs the hierarchical collective of its kind (the plan's algorithm is the local

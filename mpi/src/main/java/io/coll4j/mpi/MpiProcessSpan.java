@@ -220,12 +220,6 @@ final class MpiProcessSpan implements ProcessSpan {
     }
 
     @Override
-    public void fold(long descriptor, long count) {
-        carry(descriptor, count);
-        carried = false;
-    }
-
-    @Override
     public void uncarry() {
         carried = false;
     }
@@ -273,7 +267,7 @@ final class MpiProcessSpan implements ProcessSpan {
      * Whether a call on {@code comm} takes the carried word: only the carrying thread's (local rank 0's) calls on the
      * team's communicator, where every process makes the same sequence of collective calls (a multi-leader
      * algorithm's other local ranks call MPI on their own communicators, in an order that differs between processes;
-     * a rooted collective whose root is not its process's local rank 0 does not carry, see Rank.spanCheck).
+     * a reduce whose root is not its process's local rank 0 takes the separate check instead, see Rank.spanCheck).
      */
     private boolean carries(int comm) {
         // another local rank's call (a rooted collective's root, a multi-leader's own communicator) never takes it

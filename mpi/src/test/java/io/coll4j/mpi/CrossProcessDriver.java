@@ -280,7 +280,8 @@ public final class CrossProcessDriver {
      * reduce-root, scan-vs-allreduce, and (the word carried inside the payload) allreduce-f64-count,
      * allreduce-f32-op, allreduce-i32-band, allreduce-dtype, allreduce-prod (a header), reduce-count, allgather-count,
      * barrier-vs-allreduce, gather-count, scatter-count, alltoall-count, reduce-scatter-count, scan-count,
-     * iallreduce-count (a request compares at every size); MpiJobTest runs a selection. allreduce-vs-bcast, reduce-root and scan-vs-allreduce are not in the suite: MPI cannot match an allreduce with a bcast,
+     * iallreduce-count (a request compares at every size), reduce-rootlocal-count (2 ranks a process: root 1 is local
+     * rank 1) and allreduce-user-count (both take the separate check); MpiJobTest runs a selection. allreduce-vs-bcast, reduce-root and scan-vs-allreduce are not in the suite: MPI cannot match an allreduce with a bcast,
      * two reduces with different roots, or an allgatherv with an allreduce, so they end through the watchdog after the
      * team timeout (as before; not silently), not with a CollectiveMismatchException.
      */
@@ -319,6 +320,9 @@ public final class CrossProcessDriver {
                 case "reduce-scatter-count" -> rank.reduceScatter(rank.allocate(64L * rank.size()), b, me == 0 ? 1 : 2,
                         DType.I64, Op.SUM);
                 case "scan-count" -> rank.scan(a, b, me == 0 ? 1 : 2, DType.I64, Op.SUM);
+                case "reduce-rootlocal-count" -> rank.reduce(a, b, me == 0 ? 1 : 2, DType.I64, Op.SUM, 1);
+                case "allreduce-user-count" -> rank.allreduce(a, b, me == 0 ? 1 : 2,
+                        io.coll4j.reductions.UserOp.ofLongs("sum", DType.I64, true, Long::sum));
                 case "iallreduce-count" -> rank.iallreduce(a, b, me == 0 ? 1 : 2, DType.I64, Op.SUM).await();
                 case "barrier-vs-allreduce" -> {
                     if (me == 0) {

@@ -194,7 +194,8 @@ class MpiJobTest {
             "allreduce-op,2,allreduce", "allreduce-f32-op,1,allreduce", "allreduce-prod,1,allreduce",
             "reduce-count,1,reduce", "allgather-count,1,allgather", "barrier-vs-allreduce,1,barrier",
             "gather-count,1,gather", "scatter-count,1,scatter", "alltoall-count,2,alltoall",
-            "reduce-scatter-count,1,reduce-scatter", "scan-count,1,scan", "iallreduce-count,1,allreduce"})
+            "reduce-scatter-count,1,reduce-scatter", "scan-count,1,scan", "iallreduce-count,1,allreduce",
+            "reduce-rootlocal-count,2,reduce", "allreduce-user-count,1,allreduce"})
     void aSmallMismatchAcrossProcessesIsACollectiveMismatchNotAWrongResult(String kase, int ranks, String called)
             throws Exception {
         // issue 30, defect 4: below SpanCheck's size nothing was compared; bcast with different roots (or counts) ended

@@ -232,10 +232,6 @@ public interface ProcessSpan {
     default void carry(long descriptor, long count) {
     }
 
-    /** Folds a call into the team's history as {@link #carry} does, without sending its word with the call. */
-    default void fold(long descriptor, long count) {
-    }
-
     /** Clears what {@link #carry} left for a call that did not come (the separate check is about to run). */
     default void uncarry() {
     }
