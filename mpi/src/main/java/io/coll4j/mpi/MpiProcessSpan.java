@@ -187,71 +187,27 @@ final class MpiProcessSpan implements ProcessSpan {
         return perLocal[localRank];
     }
 
-    /*
-     * The carried check word (ProcessSpan.carry; issue 30): local rank 0's next allreduce, reduce, allgather, barrier
-     * or bcast sends it with its payload (coll4j_mpi_*_tag, *_chk), every carry folds into the history word. Only local rank 0's thread carries and
-     * calls on world, so plain fields do; the cell is global memory because the funnel thread may pass it to MPI.
-     */
-    private boolean carried;
-    /** The thread that carried the word (local rank 0's): only its calls take it. */
-    private Thread carrier;
-    private long carriedDescriptor;
-    private long carriedCount;
-    private long carriedChain;
-    private long chain;
-    private final MemorySegment carryCell = Arena.global().allocate(8L * 6, 8);
-
-    /** The call carried before the current one, and the history before it (to name the call a stale message was from). */
-    private long previousDescriptor;
-    private long previousCount;
-    private long previousChain;
+    /** The carried check word of local rank 0's next small collective ({@link CarriedWord}). */
+    private final CarriedWord word = new CarriedWord();
 
     @Override
     public void carry(long descriptor, long count) {
-        previousDescriptor = carriedDescriptor;
-        previousCount = carriedCount;
-        previousChain = carriedChain;
-        carried = true;
-        carrier = Thread.currentThread();
-        carriedDescriptor = descriptor;
-        carriedCount = count;
-        carriedChain = chain;
-        chain = io.coll4j.kernel.span.SpanCheck.chain(chain, descriptor, count);
+        word.carry(descriptor, count);
     }
 
     @Override
     public void uncarry() {
-        carried = false;
+        word.clear();
     }
 
-    /** Fills the cell with the carried words and clears them; the cell goes to coll4j_mpi_*_chk. */
+    /** Fills the cell with the carried words and clears them; the cell goes to coll4j_mpi_*_tag or *_chk. */
     private MemorySegment takeCarried() {
-        carried = false;
-        MemorySegment w = carryCell;
-        w.setAtIndex(ValueLayout.JAVA_LONG, 0, carriedDescriptor);
-        w.setAtIndex(ValueLayout.JAVA_LONG, 1, carriedCount);
-        w.setAtIndex(ValueLayout.JAVA_LONG, 2, carriedChain);
-        return w;
+        return word.take();
     }
 
-    /** The result of a carried call: a mismatch (the C shim's CHK_MISMATCH) is a CollectiveMismatchException. */
+    /** The result of a carried call: a differing word is a CollectiveMismatchException, another error MPI's. */
     private void checkCarried(int rc, String what) {
-        if (rc == CHK_DIFFERS) {
-            throw io.coll4j.kernel.span.SpanCheck.carriedDiffers(rank, carriedDescriptor, carriedCount);
-        }
-        if (rc == CHK_MISMATCH) {
-            MemorySegment w = carryCell;
-            long otherChain = w.getAtIndex(ValueLayout.JAVA_LONG, 5);
-            if (otherChain == previousChain && otherChain != carriedChain) {
-                // the other side's message is from the call this process made before this one (a bcast whose roots
-                // differed left it unreceived): name that pair
-                throw io.coll4j.kernel.span.SpanCheck.carriedMismatch(rank, previousDescriptor, previousCount, previousChain,
-                        w.getAtIndex(ValueLayout.JAVA_LONG, 3), w.getAtIndex(ValueLayout.JAVA_LONG, 4), otherChain);
-            }
-            throw io.coll4j.kernel.span.SpanCheck.carriedMismatch(rank, w.getAtIndex(ValueLayout.JAVA_LONG, 0),
-                    w.getAtIndex(ValueLayout.JAVA_LONG, 1), w.getAtIndex(ValueLayout.JAVA_LONG, 2),
-                    w.getAtIndex(ValueLayout.JAVA_LONG, 3), w.getAtIndex(ValueLayout.JAVA_LONG, 4), otherChain);
-        }
+        word.throwIfMismatch(rc, rank);
         if (rc != 0) {
             mpi.check(rc, what);
         }
@@ -271,7 +227,7 @@ final class MpiProcessSpan implements ProcessSpan {
      */
     private boolean carries(int comm) {
         // another local rank's call (a rooted collective's root, a multi-leader's own communicator) never takes it
-        return comm == this.comm && Thread.currentThread() == carrier && carried;
+        return comm == this.comm && word.heldByCaller();
     }
 
     /**
@@ -286,10 +242,6 @@ final class MpiProcessSpan implements ProcessSpan {
             mpi.check(mpi.call(what, plain), what);
         }
     }
-
-    /** coll4j_mpi.c's CHK_MISMATCH (the other side's words in the cell) and CHK_DIFFERS (the word inside the payload differed). */
-    private static final int CHK_MISMATCH = 0x40000000;
-    private static final int CHK_DIFFERS = 0x40000001;
 
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
