@@ -1062,12 +1062,17 @@ static int64_t tag_layout(const int64_t *counts, int n, int *c, int *d) {
     return at > INT_MAX ? -1 : at;
 }
 
-/* CHK_DIFFERS unless every one of the n blocks at x (sizes c, offsets d) ends with h. */
-static int tag_blocks_match(const char *x, const int *c, const int *d, int n, uint64_t h) {
+/* CHK_DIFFERS unless every one of the n blocks at x (sizes c, offsets d) ends with h; then each block's counts[i]
+ * bytes go to out + displs[i]. */
+static int tag_blocks_out(const char *x, const int *c, const int *d, int n, uint64_t h, void *out, const int64_t *counts,
+                          const int64_t *displs) {
     for (int i = 0; i < n; i++) {
         if (memcmp(x + d[i] + c[i] - 8, &h, 8) != 0) {
             return CHK_DIFFERS;
         }
+    }
+    for (int i = 0; i < n; i++) {
+        memcpy((char *) out + displs[i], x + d[i], (size_t) counts[i]);
     }
     return MPI_SUCCESS;
 }
@@ -1098,11 +1103,7 @@ int coll4j_mpi_gatherv_bytes_tag(int comm, const void *send, int64_t send_bytes,
     if (me != root) {
         return MPI_SUCCESS;
     }
-    rc = tag_blocks_match(all, c, d, n, h);
-    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
-        memcpy((char *) recv + displs[i], all + d[i], (size_t) counts[i]);
-    }
-    return rc;
+    return tag_blocks_out(all, c, d, n, h, recv, counts, displs);
 }
 
 int coll4j_mpi_scatterv_bytes_tag(int comm, const void *send, const int64_t *counts, const int64_t *displs, void *recv,
@@ -1162,11 +1163,7 @@ int coll4j_mpi_allgatherv_bytes_tag(int comm, const void *send, int64_t send_byt
     if (rc != MPI_SUCCESS) {
         return tag_failed(rc, w);
     }
-    rc = tag_blocks_match(all, c, d, n, h);
-    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
-        memcpy((char *) recv + displs[i], all + d[i], (size_t) counts[i]);
-    }
-    return rc;
+    return tag_blocks_out(all, c, d, n, h, recv, counts, displs);
 }
 
 int coll4j_mpi_alltoallv_bytes_tag(int comm, const void *send, const int64_t *send_counts, const int64_t *send_displs,
@@ -1191,11 +1188,7 @@ int coll4j_mpi_alltoallv_bytes_tag(int comm, const void *send, const int64_t *se
     if (rc != MPI_SUCCESS) {
         return tag_failed(rc, w);
     }
-    rc = tag_blocks_match(all, rc_, rd, n, h);
-    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
-        memcpy((char *) recv + recv_displs[i], all + rd[i], (size_t) recv_counts[i]);
-    }
-    return rc;
+    return tag_blocks_out(all, rc_, rd, n, h, recv, recv_counts, recv_displs);
 }
 
 /* coll4j_mpi_reduce_scatter_block with the word's 2k elements after every block (as coll4j_mpi_allreduce_tag); a
