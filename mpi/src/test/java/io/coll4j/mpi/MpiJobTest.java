@@ -183,7 +183,7 @@ class MpiJobTest {
         assertTrue(job.output().contains(switch (mode) {
             case "mismatch-plan" -> "bcast(count=1";
             case "mismatch-nb-rest" -> "scatter(count=1";
-            default -> "allreduce(count=32769";
+            default -> "allreduce(count=" + (io.coll4j.kernel.span.SpanCheck.MIN_BYTES / 8 + 1);
         }), job.output());
         // found by the check, not by the watchdog's timeout
         assertTrue(!job.output().contains("has been in MPI for more than"), job.output());

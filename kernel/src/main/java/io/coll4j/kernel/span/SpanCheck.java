@@ -25,8 +25,14 @@ import java.lang.foreign.ValueLayout;
  * error or the watchdog as a timeout — both end the job naming the process.
  */
 public final class SpanCheck {
-    /** From here an extra 32-byte allreduce (~1 µs) is under 1% of moving the data (≥ 4 GB/s). */
-    public static final long MIN_BYTES = 256 * 1024;
+    /**
+     * From here the separate check (one 32-byte allreduce, ~0.6 µs) costs less than carrying the word inside the
+     * payload, which copies the payload through the shim's scratch and lengthens the MPI message: across 2 processes
+     * (alternated, docs/measurements.md, 2026-11-29) carried 1 and 4 KiB allreduces read 0.85–1.49 µs against
+     * 0.99–1.79 µs checked separately, while at 8 KiB carried read 11.3–13.1 µs against 9.6 µs before, and at 64 KiB
+     * 23.2–24.5 against 19.6–20.4 µs.
+     */
+    public static final long MIN_BYTES = 8 * 1024;
 
     private static final String MODE = System.getProperty("coll4j.mpi.check", "auto");
     /** Decided once: the latency path pays a compare of a constant, not a string switch. */
