@@ -1,5 +1,6 @@
 package io.coll4j;
 
+import static io.coll4j.ArraySegments.of;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.p2p.Endpoint;
 import io.coll4j.kernel.p2p.P2pEngine;
@@ -250,13 +251,6 @@ public final class PointToPoint {
         sendrecv(of(send), dest, sendTag, of(recv), source, recvTag, status);
     }
 
-    private static MemorySegment of(ByteBuffer b) {
-        if (b == null) {
-            throw new IllegalArgumentException("the buffer must not be null");
-        }
-        return MemorySegment.ofBuffer(b);
-    }
-
     // ---- byte[]
 
     /** {@link #send(MemorySegment, int, int)} of the whole array. */
@@ -312,18 +306,6 @@ public final class PointToPoint {
     /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
     public void sendrecvReplace(byte[] buf, int dest, int sendTag, int source, int recvTag) {
         sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
-    }
-
-    private static MemorySegment of(byte[] a) {
-        if (a == null) {
-            throw new IllegalArgumentException("the array must not be null");
-        }
-        return MemorySegment.ofArray(a);
-    }
-
-    private static MemorySegment of(byte[] a, int offset, int count) {
-        range(a == null ? -1 : a.length, offset, count);
-        return MemorySegment.ofArray(a).asSlice(offset * 1L, count * 1L);
     }
 
     // ---- short[]
@@ -383,18 +365,6 @@ public final class PointToPoint {
         sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
     }
 
-    private static MemorySegment of(short[] a) {
-        if (a == null) {
-            throw new IllegalArgumentException("the array must not be null");
-        }
-        return MemorySegment.ofArray(a);
-    }
-
-    private static MemorySegment of(short[] a, int offset, int count) {
-        range(a == null ? -1 : a.length, offset, count);
-        return MemorySegment.ofArray(a).asSlice(offset * 2L, count * 2L);
-    }
-
     // ---- char[]
 
     /** {@link #send(MemorySegment, int, int)} of the whole array. */
@@ -450,18 +420,6 @@ public final class PointToPoint {
     /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
     public void sendrecvReplace(char[] buf, int dest, int sendTag, int source, int recvTag) {
         sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
-    }
-
-    private static MemorySegment of(char[] a) {
-        if (a == null) {
-            throw new IllegalArgumentException("the array must not be null");
-        }
-        return MemorySegment.ofArray(a);
-    }
-
-    private static MemorySegment of(char[] a, int offset, int count) {
-        range(a == null ? -1 : a.length, offset, count);
-        return MemorySegment.ofArray(a).asSlice(offset * 2L, count * 2L);
     }
 
     // ---- int[]
@@ -521,18 +479,6 @@ public final class PointToPoint {
         sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
     }
 
-    private static MemorySegment of(int[] a) {
-        if (a == null) {
-            throw new IllegalArgumentException("the array must not be null");
-        }
-        return MemorySegment.ofArray(a);
-    }
-
-    private static MemorySegment of(int[] a, int offset, int count) {
-        range(a == null ? -1 : a.length, offset, count);
-        return MemorySegment.ofArray(a).asSlice(offset * 4L, count * 4L);
-    }
-
     // ---- long[]
 
     /** {@link #send(MemorySegment, int, int)} of the whole array. */
@@ -588,18 +534,6 @@ public final class PointToPoint {
     /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
     public void sendrecvReplace(long[] buf, int dest, int sendTag, int source, int recvTag) {
         sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
-    }
-
-    private static MemorySegment of(long[] a) {
-        if (a == null) {
-            throw new IllegalArgumentException("the array must not be null");
-        }
-        return MemorySegment.ofArray(a);
-    }
-
-    private static MemorySegment of(long[] a, int offset, int count) {
-        range(a == null ? -1 : a.length, offset, count);
-        return MemorySegment.ofArray(a).asSlice(offset * 8L, count * 8L);
     }
 
     // ---- float[]
@@ -659,18 +593,6 @@ public final class PointToPoint {
         sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
     }
 
-    private static MemorySegment of(float[] a) {
-        if (a == null) {
-            throw new IllegalArgumentException("the array must not be null");
-        }
-        return MemorySegment.ofArray(a);
-    }
-
-    private static MemorySegment of(float[] a, int offset, int count) {
-        range(a == null ? -1 : a.length, offset, count);
-        return MemorySegment.ofArray(a).asSlice(offset * 4L, count * 4L);
-    }
-
     // ---- double[]
 
     /** {@link #send(MemorySegment, int, int)} of the whole array. */
@@ -726,18 +648,6 @@ public final class PointToPoint {
     /** {@link #sendrecvReplace(MemorySegment, int, int, int, int, MessageStatus)} of the whole array. */
     public void sendrecvReplace(double[] buf, int dest, int sendTag, int source, int recvTag) {
         sendrecvReplace(of(buf), dest, sendTag, source, recvTag, null);
-    }
-
-    private static MemorySegment of(double[] a) {
-        if (a == null) {
-            throw new IllegalArgumentException("the array must not be null");
-        }
-        return MemorySegment.ofArray(a);
-    }
-
-    private static MemorySegment of(double[] a, int offset, int count) {
-        range(a == null ? -1 : a.length, offset, count);
-        return MemorySegment.ofArray(a).asSlice(offset * 8L, count * 8L);
     }
 
     // ---------------------------------------------------------------- neighborhood collectives (MPI-3)
@@ -846,13 +756,4 @@ public final class PointToPoint {
         return buf.byteSize() == bytes ? buf : buf.asSlice(0, bytes);
     }
 
-    private static void range(int length, int offset, int count) {
-        if (length < 0) {
-            throw new IllegalArgumentException("the array must not be null");
-        }
-        if (offset < 0 || count < 0 || offset > length - count) {
-            throw new IllegalArgumentException("offset " + offset + " and count " + count + " do not fit an array of "
-                    + length + " elements");
-        }
-    }
 }
