@@ -150,14 +150,23 @@ final class CollectiveBenchmark {
      * compiler threads take the ranks' CPUs while they work, and an 8-byte allreduce measured after 10 000
      * warm-up calls was many times its time after 100 000 (the numbers: docs/measurements.md). Medium sizes (≥ 1000
      * iterations) warm up as many
-     * calls as are timed; large, bandwidth-bound ones a tenth, at least 5.
+     * calls as are timed, and at least {@link #JIT_WARMUP_CALLS}, which the wall-clock budget cuts short for the
+     * large ones.
      */
     static long defaultWarmup(long iterations) {
         if (iterations >= 10_000) {
             return 100_000;
         }
-        return iterations >= 1000 ? iterations : Math.max(5, iterations / 10);
+        return Math.max(JIT_WARMUP_CALLS, iterations);
     }
+
+    /**
+     * Calls a row warms at least (budget permitting). A call's per-call code (the algorithm's dispatch, slicing,
+     * flags) reaches C2 only after thousands of invocations, its loops much sooner; in between it runs C1's
+     * profiling code, quiet and steady but slow, so batches settle on it: a 2 MiB allreduce at p = 2 warmed with 12
+     * calls settled at 110–120 µs a call and timed 130–190, where 2 000 warm-up calls read 67–77.
+     */
+    static final long JIT_WARMUP_CALLS = 2_000;
 
     /** Warm-up calls between the ranks' agreements on whether the warm-up budget is spent. */
     private static final long WARMUP_CHUNK = 5_000;
@@ -252,8 +261,10 @@ final class CollectiveBenchmark {
     static final int STEADY_BATCHES = 3;
     /** (max − min) / min of the last {@link #STEADY_BATCHES} batch means, at most. */
     static final double STEADY_TOLERANCE = 0.05;
+    /** Share of a batch's wall clock the JVM's compiler and collector threads may run during it and leave it clean. */
+    static final double SERVICE_SHARE = 0.01;
     /** Wall clock a row's settling may take at most; a row that did not settle by then is marked. */
-    static final long STEADY_CAP_NANOS = 1_000_000_000L;
+    static final long STEADY_CAP_NANOS = 2_000_000_000L;
     /** Settling batches are at least this long, so a batch of fast calls is not one timer tick. */
     static final long STEADY_MIN_BATCH_NANOS = 200_000L;
 
@@ -263,7 +274,8 @@ final class CollectiveBenchmark {
     /**
      * Warms up until the row is in its steady state, as JMH's time-based warm-up: batches of the timed loop's size
      * (or longer, at least {@link #STEADY_MIN_BATCH_NANOS}), each timed by the slowest rank, until the last
-     * {@link #STEADY_BATCHES} are within {@link #STEADY_TOLERANCE} of each other or {@link #STEADY_CAP_NANOS} has passed.
+     * {@link #STEADY_BATCHES} ran with the JIT and the collectors idle ({@link JitQuiet#jvmWork}) and are within
+     * {@link #STEADY_TOLERANCE} of each other, or {@link #STEADY_CAP_NANOS} has passed.
      * A fixed count of warm-up calls was too few for large sizes: a 2 MiB allreduce at p = 2 warmed with 13 calls
      * read ~1 500 µs a call where 2 000 calls read ~104 µs (first-touch pages, cold caches and the JIT all in the
      * timed loop). The ranks agree through an allreduce (MAX) of each batch's time, so all stop at the same batch.
@@ -274,35 +286,48 @@ final class CollectiveBenchmark {
         long start = System.nanoTime();
         double[] last = new double[STEADY_BATCHES];
         long calls = batch;
-        long[] t = new long[2];
-        for (int b = 0; ; b++) {
-            rank.barrier();
-            long t0 = System.nanoTime();
-            runBatch(rank, plan, view, callCount, sends, recvs, calls, sinkBuffer, state, reads);
-            t[0] = System.nanoTime() - t0;
-            t[1] = System.nanoTime() - start;
-            rank.allreduce(t, t, Op.MAX);
-            last[b % STEADY_BATCHES] = t[0] / (double) calls;
-            res.settleBatches = b + 1;
-            if (b + 1 >= STEADY_BATCHES) {
-                double lo = Double.MAX_VALUE;
-                double hi = 0;
-                for (double v : last) {
-                    lo = Math.min(lo, v);
-                    hi = Math.max(hi, v);
+        long[] t = new long[3];
+        int clean = 0;   // batches in a row during which the JVM's compiler and collectors stayed (nearly) idle
+        long quietSince = 0;   // run time at the start of the first of them
+        // one reader per process (its local rank 0): the service threads are the process's, shared by its ranks
+        try (ServiceThreads service = rank.localId() == 0 ? new ServiceThreads() : null) {
+            for (int b = 0; ; b++) {
+                rank.barrier();
+                long work = service == null ? 0 : service.nanos();
+                long t0 = System.nanoTime();
+                runBatch(rank, plan, view, callCount, sends, recvs, calls, sinkBuffer, state, reads);
+                t[0] = System.nanoTime() - t0;
+                t[1] = System.nanoTime() - start;
+                t[2] = service == null ? 0 : service.nanos() - work;
+                rank.allreduce(t, t, Op.MAX);   // one process's compiler or collector held up every rank of the batch
+                if (t[2] > t[0] * SERVICE_SHARE) {
+                    clean = 0;
+                    quietSince = t[1];
+                } else {
+                    clean++;
                 }
-                if (hi <= lo * (1 + STEADY_TOLERANCE)) {
-                    res.settled = true;
+                last[b % STEADY_BATCHES] = t[0] / (double) calls;
+                res.settleBatches = b + 1;
+                if (clean >= STEADY_BATCHES && t[1] - quietSince >= JitQuiet.QUIET_NANOS) {
+                    double lo = Double.MAX_VALUE;
+                    double hi = 0;
+                    for (double v : last) {
+                        lo = Math.min(lo, v);
+                        hi = Math.max(hi, v);
+                    }
+                    if (hi <= lo * (1 + STEADY_TOLERANCE)) {
+                        res.settled = true;
+                        break;
+                    }
+                }
+                if (t[1] > STEADY_CAP_NANOS) {
+                    res.settled = false;
                     break;
                 }
-            }
-            if (t[1] > STEADY_CAP_NANOS) {
-                res.settled = false;
-                break;
-            }
-            if (b == 0 && t[0] < STEADY_MIN_BATCH_NANOS) {
-                // the same for every rank: t[0] is the agreed maximum
-                calls = Math.max(calls, calls * STEADY_MIN_BATCH_NANOS / Math.max(1, t[0]));
+                if (b == 0 && t[0] < STEADY_MIN_BATCH_NANOS) {
+                    // the same for every rank: t[0] is the agreed maximum
+                    calls = Math.max(calls, calls * STEADY_MIN_BATCH_NANOS / Math.max(1, t[0]));
+                }
             }
         }
         consumed = state.sink;

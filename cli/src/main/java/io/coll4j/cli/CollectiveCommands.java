@@ -279,8 +279,11 @@ final class CollectiveCommands {
             h.put("alternate", alternate);
             h.put("commandLine", "collbench " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             h.put("check", validate);
-            h.put("warmup", run.warmup == null ? "steady state: batches until " + CollectiveBenchmark.STEADY_BATCHES
-                    + " in a row are within " + Math.round(CollectiveBenchmark.STEADY_TOLERANCE * 100) + "%, at most "
+            h.put("warmup", run.warmup == null ? "steady state: at least " + CollectiveBenchmark.JIT_WARMUP_CALLS
+                    + " calls (at most " + CollectiveBenchmark.DEFAULT_WARMUP_BUDGET_NANOS / 1_000_000 + " ms), then batches until "
+                    + CollectiveBenchmark.STEADY_BATCHES + " in a row are within "
+                    + Math.round(CollectiveBenchmark.STEADY_TOLERANCE * 100) + "% with the JIT and GC idle for "
+                    + JitQuiet.QUIET_NANOS / 1_000_000 + " ms, at most "
                     + CollectiveBenchmark.STEADY_CAP_NANOS / 1_000_000 + " ms a row" : run.warmup + " calls (-x)");
             double load = loadAverage();
             int cpus = Runtime.getRuntime().availableProcessors();
