@@ -44,6 +44,15 @@ public interface CollectiveAlgorithm {
      * and selection"): a benchmark loop that never reads its results does not see it.
      */
     default double consumeCost(MachineModel model, int ranks, long bytes) {
+        return consumeCost(model, TeamShape.flat(ranks), bytes);
+    }
+
+    /**
+     * {@link #consumeCost(MachineModel, int, long)} for a team of {@code shape}: where the ranks sit under several
+     * last-level caches, the lines a peer wrote stay in that peer's caches however far they fall out of its L2
+     * ({@link CopyCost#consumedPeerLines}). The selector calls this one.
+     */
+    default double consumeCost(MachineModel model, TeamShape shape, long bytes) {
         return 0;
     }
 

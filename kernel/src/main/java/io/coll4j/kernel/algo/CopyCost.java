@@ -165,13 +165,22 @@ public final class CopyCost {
      * docs/measurements.md; the linear share of a pull inside the call made {@code auto} pick replicated at
      * 1 MiB, where push was faster).
      * Decreasing beyond 512 KiB, but never by more than the call's own cost grows.
+     *
+     * <p>That fall assumes the lines that leave the writer's L2 land where the reader finds them cheaply: an L3 both
+     * share. The {@code otherLlcShare} of the peers that sit under another L3 keep theirs in their own L3 (a
+     * non-inclusive L3 takes the L2's victims), from where each still costs a transfer between caches: for them the
+     * full price holds until the working set outgrows the caches and the writer streams past them. Measured on the
+     * 2-vCPU EPYC guest whose two cores report an L3 each (push against replicated, --consume less the bare loop, p =
+     * 2): 10–12 ns per peer-written line at 256 KiB, 512 KiB, 1 MiB and 2 MiB alike, none at 4 MiB (W &gt; C: push
+     * streams), where the shared-L3 share gives 1/2 to 1/32 (the numbers: docs/measurements.md).
      */
-    public static double consumedPeerLines(MachineModel m, long peerBytes, long touchedPerCore, long ws) {
+    public static double consumedPeerLines(MachineModel m, long peerBytes, long touchedPerCore, long ws, double otherLlcShare) {
         if (peerBytes <= 0 || ws > m.cacheCapacity()) {
             return 0;
         }
         double overflow = (double) m.l2Bytes() / Math.max(1, touchedPerCore);
-        return Math.max(0, pulls(peerBytes, m.consumedLinePrice(), Math.min(1.0, overflow * overflow / 2)) - peerBytes / m.copyBandwidthCached());
+        double share = otherLlcShare + (1 - otherLlcShare) * Math.min(1.0, overflow * overflow / 2);
+        return Math.max(0, pulls(peerBytes, m.consumedLinePrice(), share) - peerBytes / m.copyBandwidthCached());
     }
 
     // ---- between packages: HMPI's beta terms ----

@@ -100,7 +100,7 @@ public final class Selector {
         for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
             if (a.supports(ranks, count, dtype, op)) {
                 TeamShape sh = shape(ranks);
-                double consume = a.consumeCost(m, ranks, bytes);
+                double consume = a.consumeCost(m, sh, bytes);
                 List<String> terms = a.costTerms(m, sh, bytes);
                 if (consume > 0) {
                     terms = new ArrayList<>(terms);
@@ -123,7 +123,7 @@ public final class Selector {
     }
 
     private static double price(CollectiveAlgorithm a, MachineModel m, TeamShape sh, int ranks, long bytes, boolean consumed) {
-        return a.cost(m, sh, bytes) + (consumed ? a.consumeCost(m, ranks, bytes) : 0);
+        return a.cost(m, sh, bytes) + (consumed ? a.consumeCost(m, sh, bytes) : 0);
     }
 
     /** One algorithm's predicted time (seconds), whether it is the pick, and the named terms {@code explain} prints. */

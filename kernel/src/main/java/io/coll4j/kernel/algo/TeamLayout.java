@@ -27,10 +27,11 @@ public final class TeamLayout {
     private final TeamShape shape;
 
     private TeamLayout(int[] pkgKey, int[] numaKey) {
-        this(pkgKey, numaKey, 1);
+        this(pkgKey, numaKey, 1, pkgKey);
     }
 
-    private TeamLayout(int[] pkgKey, int[] numaKey, int ranksPerPu) {
+    /** {@code llcKey[r]}: the last-level cache of rank r's PU (any key; equal keys share the cache). */
+    private TeamLayout(int[] pkgKey, int[] numaKey, int ranksPerPu, int[] llcKey) {
         this.size = pkgKey.length;
         this.packageGroupOf = new int[size];
         this.packageGroups = group(pkgKey, packageGroupOf);
@@ -49,7 +50,9 @@ public final class TeamLayout {
         for (int[] g : packageGroups) {
             most = Math.max(most, g.length);
         }
-        this.shape = new TeamShape(size, packageGroups.length, most, Math.min(ranksPerPu, size));
+        int llcs = (int) Arrays.stream(llcKey).distinct().count();
+        this.shape = new TeamShape(size, packageGroups.length, most, Math.min(ranksPerPu, size),
+                Math.max(packageGroups.length, Math.min(llcs, size)));
     }
 
     /**
@@ -76,12 +79,15 @@ public final class TeamLayout {
         int n = plan.ranks();
         int[] pkg = new int[n];
         int[] numa = new int[n];
+        int[] llc = new int[n];
         for (int r = 0; r < n; r++) {
             Pu pu = plan.pu(r);
             pkg[r] = pu.pkg();
             numa[r] = pu.numa();
+            // no L3 known: one per package, as TeamShape's shorter constructors assume
+            llc[r] = pu.l3() >= 0 ? pu.l3() : -1 - pu.pkg();
         }
-        return new TeamLayout(pkg, numa, plan.maxRanksPerPu());
+        return new TeamLayout(pkg, numa, plan.maxRanksPerPu(), llc);
     }
 
     /** Every rank in one package and one NUMA node. */

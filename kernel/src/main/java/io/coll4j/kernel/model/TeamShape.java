@@ -12,11 +12,19 @@ package io.coll4j.kernel.model;
  * @param ranksPerPu      ranks sharing the busiest PU: 1 when every rank has a PU of its own, more on an
  *                        oversubscribed team, whose ranks take turns on their PU (a wait for a rank that is not
  *                        running costs a scheduler hand-over, not a line transfer)
+ * @param llcGroups       last-level caches (L3 groups) holding the team's ranks: 1 when they all share one. A line
+ *                        a core evicts from its L2 goes to its own L3 (on a non-inclusive L3, as a victim), where a
+ *                        reader on another L3 must still fetch it from that cache ({@link #otherLlcPeerShare})
  */
-public record TeamShape(int ranks, int packages, int ranksPerPackage, int ranksPerPu) {
-    /** A team whose every rank has a PU of its own. */
+public record TeamShape(int ranks, int packages, int ranksPerPackage, int ranksPerPu, int llcGroups) {
+    /** A team whose every rank has a PU of its own, one last-level cache per package. */
     public TeamShape(int ranks, int packages, int ranksPerPackage) {
         this(ranks, packages, ranksPerPackage, 1);
+    }
+
+    /** One last-level cache per package (the layout of most servers; a topology without L3 information). */
+    public TeamShape(int ranks, int packages, int ranksPerPackage, int ranksPerPu) {
+        this(ranks, packages, ranksPerPackage, ranksPerPu, packages);
     }
 
     public TeamShape {
@@ -25,6 +33,9 @@ public record TeamShape(int ranks, int packages, int ranksPerPackage, int ranksP
         }
         if (ranks < 1) {
             throw new IllegalArgumentException("ranks must be >= 1, got " + ranks);
+        }
+        if (llcGroups < 1 || llcGroups > ranks) {
+            throw new IllegalArgumentException("llcGroups must be in 1.." + ranks + ", got " + llcGroups);
         }
         if (packages < 1 || packages > ranks) {
             throw new IllegalArgumentException("packages must be in 1.." + ranks + ", got " + packages);
@@ -55,13 +66,26 @@ public record TeamShape(int ranks, int packages, int ranksPerPackage, int ranksP
 
     /** This shape with {@code k} ranks on the busiest PU. */
     public TeamShape withRanksPerPu(int k) {
-        return new TeamShape(ranks, packages, ranksPerPackage, k);
+        return new TeamShape(ranks, packages, ranksPerPackage, k, llcGroups);
+    }
+
+    /**
+     * Share of a rank's peers that sit under another last-level cache: 0 when the team shares one, else the
+     * peers outside an even share of the ranks, (p − p/g)/(p − 1).
+     */
+    public double otherLlcPeerShare() {
+        if (ranks <= 1 || llcGroups <= 1) {
+            return 0;
+        }
+        double perGroup = (double) ranks / llcGroups;
+        return Math.min(1, (ranks - perGroup) / (ranks - 1));
     }
 
     @Override
     public String toString() {
         String s = packages == 1 ? ranks + " ranks on 1 package"
                 : ranks + " ranks on " + packages + " packages" + (twoLevel() ? " x " + ranksPerPackage : " (uneven)");
+        s = llcGroups > packages ? s + ", " + llcGroups + " L3s" : s;
         return ranksPerPu > 1 ? s + ", up to " + ranksPerPu + " per PU" : s;
     }
 }

@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 
 /**
@@ -52,10 +53,11 @@ public final class PushAllgather extends AbstractAlgorithm {
 
     /** The p − 1 blocks of my result the other ranks wrote into my buffer, still in their caches (beyond C: none). */
     @Override
-    public double consumeCost(MachineModel m, int p, long bytes) {
+    public double consumeCost(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
         long block = bytes / p;
         long ws = DirectAllgather.workingSet(p, block);
-        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, ws / p, ws);
+        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, ws / p, ws, shape.otherLlcPeerShare());
     }
 
     @Override

@@ -91,10 +91,11 @@ public final class PushAllreduce extends AbstractAlgorithm {
      * and every receive buffer, W/p bytes.
      */
     @Override
-    public double consumeCost(MachineModel m, int p, long bytes) {
+    public double consumeCost(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
         long block = (bytes + p - 1) / p;
         long ws = workingSet(p, bytes);
-        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, ws / p, ws);
+        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, ws / p, ws, shape.otherLlcPeerShare());
     }
 
     /**

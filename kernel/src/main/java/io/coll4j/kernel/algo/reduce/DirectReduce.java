@@ -7,6 +7,7 @@ import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 
 import java.lang.foreign.MemorySegment;
@@ -70,9 +71,10 @@ public final class DirectReduce extends AbstractAlgorithm {
 
     /** The root reads the p − 1 blocks of its result the other ranks folded into it (each touched p + 1 blocks). */
     @Override
-    public double consumeCost(MachineModel m, int p, long bytes) {
+    public double consumeCost(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
         long block = (bytes + p - 1) / p;
-        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, (p + 1L) * block, workingSet(p, bytes));
+        return p == 1 ? 0 : CopyCost.consumedPeerLines(m, bytes - block, (p + 1L) * block, workingSet(p, bytes), shape.otherLlcPeerShare());
     }
 
     @Override
