@@ -179,7 +179,7 @@ public final class Endpoint {
                 if (e != null) {
                     return new MessageStatus(e.source, e.tag, e.bytes);
                 }
-                check(w);
+                checkSometimes(w, idle);
                 idle(w, idle);
             }
         } catch (RuntimeException e) {
@@ -431,13 +431,8 @@ public final class Endpoint {
                         return r.finish();
                     }
                 }
-                if ((idle & (CLOCK_EVERY - 1)) == 0) {
-                    check(r);
-                    if (bounded && System.nanoTime() - deadline >= 0) {
-                        return false;
-                    }
-                } else if (context.isAborted()) {
-                    throw context.abortedException(rank);
+                if (checkSometimes(r, idle) && bounded && System.nanoTime() - deadline >= 0) {
+                    return false;
                 }
                 idle(r, idle);
             }
@@ -455,6 +450,21 @@ public final class Endpoint {
             throw failAndAbort(r, e);
         }
         context.waitStrategy().idle(idle);
+    }
+
+    /**
+     * {@link #check} at {@code count} 0 and every {@link #CLOCK_EVERY}th count (true then: the caller may read the
+     * clock too), the abort flag alone in between.
+     */
+    boolean checkSometimes(P2pRequest r, int count) {
+        if ((count & (CLOCK_EVERY - 1)) == 0) {
+            check(r);
+            return true;
+        }
+        if (context.isAborted()) {
+            throw context.abortedException(rank);
+        }
+        return false;
     }
 
     /** Abort, timeout and peers that returned: what ends a wait that nothing will complete. */
