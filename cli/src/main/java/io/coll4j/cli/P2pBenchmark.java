@@ -58,7 +58,8 @@ final class P2pBenchmark {
 
     /**
      * The default warm-up for {@code test} at {@code bytes}: 100 000 round trips for latency up to 8K, 100 above;
-     * for bandwidth 300 windows up to 8K (about 20 000 messages) and 4 above. OSU's 100 are over before C2 has
+     * for bandwidth 1000 windows up to 8K (64 000 messages; the loop method needs 600 calls, one window each, before
+     * C2 compiles it: with 300 the timed windows ran its C1 code, and before 2026-11-29 the interpreter) and 4 above. OSU's 100 are over before C2 has
      * compiled the send/recv path, and so were the 10 000 used before: with them the first 8-byte row read
      * 1.7-6.3 µs where the steady state is below 0.5 (-XX:+PrintCompilation: Endpoint.recv's C2 code arrived during
      * the timed loop; docs/measurements.md, 2026-11-29). The Open MPI reference ({@code scripts/ompi/ompi_p2p.c})
@@ -66,13 +67,18 @@ final class P2pBenchmark {
      */
     static long defaultWarmup(Test test, long bytes) {
         if (test.bandwidth()) {
-            return bytes > LARGE ? 4 : 300;
+            return bytes > LARGE ? 4 : 1000;
         }
         return bytes > LARGE ? 100 : 100_000;
     }
 
-    /** Warm-up iterations run per call of {@link #iterations}, so the loop method itself is compiled by invocation. */
-    private static final long WARMUP_CHUNK = 1000;
+    /**
+     * Warm-up iterations run per call of {@link #iterations} (round trips; windows for bandwidth, each 64+ calls),
+     * so the loop method itself is compiled by invocation count before the timed call.
+     */
+    private static long warmupChunk(Test test) {
+        return test.bandwidth() ? 1 : 1000;
+    }
 
     private final Test test;
     private final int ranks;
@@ -126,8 +132,9 @@ final class P2pBenchmark {
         // C2 code (one long loop in this method stayed interpreted: its back-edge count never reached an OSR
         // compilation within a row, and the interpreter's call per message was part of every latency read)
         if (active) {
-            for (long done = 0; done < skip; done += WARMUP_CHUNK) {
-                iterations(pp, send, recv, ack, reqs, me, peer, Math.min(WARMUP_CHUNK, skip - done));
+            long chunk = warmupChunk(test);
+            for (long done = 0; done < skip; done += chunk) {
+                iterations(pp, send, recv, ack, reqs, me, peer, Math.min(chunk, skip - done));
             }
         }
         rank.barrier();
