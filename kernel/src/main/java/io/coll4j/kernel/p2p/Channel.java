@@ -135,7 +135,7 @@ final class Channel extends ChannelReceiverSide {
 }
 
 /*
- * The Channel object's fields, in three groups 128 bytes apart (HotSpot lays a superclass's fields out before its
+ * The Channel object's fields, in three groups 128 bytes apart (and from the objects before and after it) (HotSpot lays a superclass's fields out before its
  * subclass's, so the padding classes between them keep the groups on separate cache lines and line pairs): the
  * read-only ones (the segment and its geometry), the sender's (tail, headSeen) and the receiver's (head). Before,
  * the three counters shared one line: the receiver's poll read head from the line the sender had just written tail
@@ -143,8 +143,14 @@ final class Channel extends ChannelReceiverSide {
  * back when the receiver's consume wrote head (docs/design.md, "Point-to-point", and measurements.md, 2026-11-29).
  */
 
-/** Read-only after construction (both sides read them). */
-abstract class ChannelFixed {
+/** Padding before the read-only fields: the object allocated before this one is the sender's, maybe written hot. */
+abstract class ChannelPad0 {
+    @SuppressWarnings("unused")
+    private long o00, o01, o02, o03, o04, o05, o06, o07, o08, o09, o10, o11, o12, o13, o14, o15;
+}
+
+/** Read-only after construction (both sides read them: the receiver at every poll). */
+abstract class ChannelFixed extends ChannelPad0 {
     final int source;
     final int dest;
     final MemorySegment seg;
