@@ -6,8 +6,8 @@
  *                        the mean over the pairs)
  *   bw:   rank 0 MPI_Isend x window, rank 1 MPI_Irecv x window, MPI_Waitall, a 4-byte answer; bytes*window*iters/elapsed
  *   bibw: both ranks MPI_Irecv x window then MPI_Isend x window, MPI_Waitall; both directions count
- * The same default iterations and warm-ups as collbench (latency 10000/1000 iterations, 10000/100 warm-up above 8K;
- * bandwidth 100/20 iterations, 300/4 warm-up windows, window 64). Rows in collbench's point-to-point CSV.
+ * The same default iterations and warm-ups as collbench (latency 10000/1000 iterations, 100000/100 warm-up above 8K;
+ * bandwidth 100/20 iterations, 1000/4 warm-up windows, window 64). Rows in collbench's point-to-point CSV.
  * Usage: mpirun -np 2 ompi_p2p latency 0 4194304 [rounds]
  */
 #include <mpi.h>
@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
         for (long size = minb; ; size = size ? size * 2 : 1) {
             int band = bw || bibw;
             long iters = band ? (size > LARGE ? 20 : 100) : (size > LARGE ? 1000 : 10000);
-            long skip = band ? (size > LARGE ? 4 : 300) : (size > LARGE ? 100 : 10000);
+            long skip = band ? (size > LARGE ? 4 : 1000) : (size > LARGE ? 100 : 100000);
             double start = 0;
             MPI_Barrier(MPI_COMM_WORLD);
             for (long i = 0; i < skip + iters; i++) {

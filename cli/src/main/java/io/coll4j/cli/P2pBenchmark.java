@@ -1,6 +1,5 @@
 package io.coll4j.cli;
 
-import io.coll4j.MessageRequest;
 import io.coll4j.PointToPoint;
 import io.coll4j.Rank;
 import io.coll4j.Request;
@@ -10,7 +9,6 @@ import io.coll4j.WaitStrategy;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -59,16 +57,27 @@ final class P2pBenchmark {
     }
 
     /**
-     * The default warm-up for {@code test} at {@code bytes}: 10000 round trips for latency up to 8K (OSU's 100 are
-     * over before C2 has compiled the loop: the first rows of a sweep read 5-10x slow), 100 above; for bandwidth 300
-     * windows up to 8K (about 20 000 messages) and 4 above. The Open MPI reference ({@code scripts/ompi/ompi_p2p.c})
+     * The default warm-up for {@code test} at {@code bytes}: 100 000 round trips for latency up to 8K, 100 above;
+     * for bandwidth 1000 windows up to 8K (64 000 messages; the loop method needs 600 calls, one window each, before
+     * C2 compiles it: with 300 the timed windows ran its C1 code, and before 2026-11-29 the interpreter) and 4 above. OSU's 100 are over before C2 has
+     * compiled the send/recv path, and so were the 10 000 used before: with them the first 8-byte row read
+     * 1.7-6.3 µs where the steady state is below 0.5 (-XX:+PrintCompilation: Endpoint.recv's C2 code arrived during
+     * the timed loop; docs/measurements.md, 2026-11-29). The Open MPI reference ({@code scripts/ompi/ompi_p2p.c})
      * uses the same counts.
      */
     static long defaultWarmup(Test test, long bytes) {
         if (test.bandwidth()) {
-            return bytes > LARGE ? 4 : 300;
+            return bytes > LARGE ? 4 : 1000;
         }
-        return bytes > LARGE ? 100 : 10000;
+        return bytes > LARGE ? 100 : 100_000;
+    }
+
+    /**
+     * Warm-up iterations run per call of {@link #iterations} (round trips; windows for bandwidth, each 64+ calls),
+     * so the loop method itself is compiled by invocation count before the timed call.
+     */
+    private static long warmupChunk(Test test) {
+        return test.bandwidth() ? 1 : 1000;
     }
 
     private final Test test;
@@ -117,50 +126,21 @@ final class P2pBenchmark {
         int me = rank.id();
         int peer = me ^ 1;
         boolean active = peer < ranks && (test == Test.MULTI_LAT || me < 2);
-        List<MessageRequest> reqs = new ArrayList<>(2 * window);
+        Request[] reqs = new Request[test == Test.BIBW ? 2 * window : window];
         rank.barrier();
-        long start = 0;
-        for (long i = 0; i < skip + iters; i++) {
-            if (i == skip) {
-                rank.barrier();
-                start = System.nanoTime();
+        // the warm-up in chunks: the loop method is then compiled by invocation and the timed call below runs its
+        // C2 code (one long loop in this method stayed interpreted: its back-edge count never reached an OSR
+        // compilation within a row, and the interpreter's call per message was part of every latency read)
+        if (active) {
+            long chunk = warmupChunk(test);
+            for (long done = 0; done < skip; done += chunk) {
+                iterations(pp, send, recv, ack, reqs, me, peer, Math.min(chunk, skip - done));
             }
-            if (!active) {
-                continue;
-            }
-            switch (test) {
-                case LATENCY, MULTI_LAT -> {
-                    if ((me & 1) == 0) {
-                        pp.send(send, peer, 1);
-                        pp.recv(recv, peer, 1);
-                    } else {
-                        pp.recv(recv, peer, 1);
-                        pp.send(send, peer, 1);
-                    }
-                }
-                case BW -> {
-                    reqs.clear();
-                    for (int w = 0; w < window; w++) {
-                        reqs.add(me == 0 ? pp.isend(send, 1, 100) : pp.irecv(recv, 0, 100));
-                    }
-                    Request.awaitAll(reqs.toArray(new Request[0]));
-                    if (me == 0) {
-                        pp.recv(ack, 1, 101);
-                    } else {
-                        pp.send(ack, 0, 101);
-                    }
-                }
-                case BIBW -> {
-                    reqs.clear();
-                    for (int w = 0; w < window; w++) {
-                        reqs.add(pp.irecv(recv, peer, 10));
-                    }
-                    for (int w = 0; w < window; w++) {
-                        reqs.add(pp.isend(send, peer, 10));
-                    }
-                    Request.awaitAll(reqs.toArray(new Request[0]));
-                }
-            }
+        }
+        rank.barrier();
+        long start = System.nanoTime();
+        if (active) {
+            iterations(pp, send, recv, ack, reqs, me, peer, iters);
         }
         long elapsed = System.nanoTime() - start;
         // every pair's own latency, averaged over the pairs (osu_multi_lat); the others' time is rank 0's
@@ -173,6 +153,50 @@ final class P2pBenchmark {
         double mb = test == Test.BIBW ? 2.0 * bytes * window * iters / 1e6 : (double) bytes * window * iters / 1e6;
         return new Row(test, ranks, bytes, iters, test.bandwidth() ? window : 1, round, test.bandwidth()
                 ? elapsed / 1e3 / iters / window : lat, test.bandwidth() ? mb / seconds : bytes / lat, valid, pp.eagerLimit());
+    }
+
+    /** {@code n} iterations of the test (ping-pongs or windows) between this rank and {@code peer}. */
+    private void iterations(PointToPoint pp, MemorySegment send, MemorySegment recv, MemorySegment ack, Request[] reqs,
+                            int me, int peer, long n) {
+        switch (test) {
+            case LATENCY, MULTI_LAT -> {
+                if ((me & 1) == 0) {
+                    for (long i = 0; i < n; i++) {
+                        pp.send(send, peer, 1);
+                        pp.recv(recv, peer, 1);
+                    }
+                } else {
+                    for (long i = 0; i < n; i++) {
+                        pp.recv(recv, peer, 1);
+                        pp.send(send, peer, 1);
+                    }
+                }
+            }
+            case BW -> {
+                for (long i = 0; i < n; i++) {
+                    for (int w = 0; w < window; w++) {
+                        reqs[w] = me == 0 ? pp.isend(send, 1, 100) : pp.irecv(recv, 0, 100);
+                    }
+                    Request.awaitAll(reqs);
+                    if (me == 0) {
+                        pp.recv(ack, 1, 101);
+                    } else {
+                        pp.send(ack, 0, 101);
+                    }
+                }
+            }
+            case BIBW -> {
+                for (long i = 0; i < n; i++) {
+                    for (int w = 0; w < window; w++) {
+                        reqs[w] = pp.irecv(recv, peer, 10);
+                    }
+                    for (int w = 0; w < window; w++) {
+                        reqs[window + w] = pp.isend(send, peer, 10);
+                    }
+                    Request.awaitAll(reqs);
+                }
+            }
+        }
     }
 
     /** One message each way with a pattern, checked byte by byte; the verdict is rank 0's and every pair's. */

@@ -25,7 +25,7 @@ import java.lang.invoke.VarHandle;
  * message carries a reference to the sender's request in {@link #refs}, a plain array element written before the
  * stamp's release and read after its acquire (as {@code TeamContext}'s buffer slots).
  */
-final class Channel {
+final class Channel extends ChannelReceiverSide {
     /** Slots per ring: messages in flight per pair before a sender queues (a power of two; OSU's bandwidth window fits). */
     static final int SLOTS = 64;
     static final long SLOT_STRIDE = 128;
@@ -36,25 +36,9 @@ final class Channel {
     private static final long DATA = HEAD_LINE + 128;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    final int source;
-    final int dest;
-    final MemorySegment seg;
-    private final long dataStride;
-    /** Per slot: the rendezvous sender's request (see class comment). */
-    final Object[] refs = new Object[SLOTS];
-
-    /** Sender only: messages written. */
-    private long tail;
-    /** Sender only: the receiver's head as last read (the ring is full when tail − headSeen = SLOTS). */
-    private long headSeen;
-    /** Receiver only: messages consumed. */
-    private long head;
-
     Channel(Arena arena, int source, int dest, long eagerMax) {
-        this.source = source;
-        this.dest = dest;
-        this.dataStride = (eagerMax + 63) & ~63L;
-        this.seg = arena.allocate(DATA + SLOTS * dataStride, 4096);
+        super(source, dest, (eagerMax + 63) & ~63L,
+                arena.allocate(DATA + SLOTS * ((eagerMax + 63) & ~63L), 4096));
     }
 
     /** Bytes of native memory one channel takes with eager messages of at most {@code eagerMax} bytes. */
@@ -147,5 +131,79 @@ final class Channel {
         // release: pairs with hasRoom()'s getAcquire; everything this receiver read of the slot happens-before the
         // sender's reuse of it
         LONG.setRelease(seg, HEAD_LINE, head);
+    }
+}
+
+/*
+ * The Channel object's fields, in three groups 128 bytes apart (and from the objects before and after it) (HotSpot lays a superclass's fields out before its
+ * subclass's, so the padding classes between them keep the groups on separate cache lines and line pairs): the
+ * read-only ones (the segment and its geometry), the sender's (tail, headSeen) and the receiver's (head). Before,
+ * the three counters shared one line: the receiver's poll read head from the line the sender had just written tail
+ * into, so every message paid a second, serialised line transfer before its stamp could even be read, and one more
+ * back when the receiver's consume wrote head (docs/design.md, "Point-to-point", and measurements.md, 2026-11-29).
+ */
+
+/** Padding before the read-only fields: the object allocated before this one is the sender's, maybe written hot. */
+abstract class ChannelPad0 {
+    @SuppressWarnings("unused")
+    private long o00, o01, o02, o03, o04, o05, o06, o07, o08, o09, o10, o11, o12, o13, o14, o15;
+}
+
+/** Read-only after construction (both sides read them: the receiver at every poll). */
+abstract class ChannelFixed extends ChannelPad0 {
+    final int source;
+    final int dest;
+    final MemorySegment seg;
+    final long dataStride;
+    /** Per slot: the rendezvous sender's request (see Channel's class comment). */
+    final Object[] refs = new Object[Channel.SLOTS];
+
+    ChannelFixed(int source, int dest, long dataStride, MemorySegment seg) {
+        this.source = source;
+        this.dest = dest;
+        this.dataStride = dataStride;
+        this.seg = seg;
+    }
+}
+
+abstract class ChannelPad1 extends ChannelFixed {
+    @SuppressWarnings("unused")
+    private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+
+    ChannelPad1(int source, int dest, long dataStride, MemorySegment seg) {
+        super(source, dest, dataStride, seg);
+    }
+}
+
+/** The sender's counters: written by the sender only. */
+abstract class ChannelSenderSide extends ChannelPad1 {
+    /** Messages written. */
+    long tail;
+    /** The receiver's head as last read (the ring is full when tail − headSeen = SLOTS). */
+    long headSeen;
+
+    ChannelSenderSide(int source, int dest, long dataStride, MemorySegment seg) {
+        super(source, dest, dataStride, seg);
+    }
+}
+
+abstract class ChannelPad2 extends ChannelSenderSide {
+    @SuppressWarnings("unused")
+    private long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+
+    ChannelPad2(int source, int dest, long dataStride, MemorySegment seg) {
+        super(source, dest, dataStride, seg);
+    }
+}
+
+/** The receiver's counter: written by the receiver only, followed by padding against the next object. */
+abstract class ChannelReceiverSide extends ChannelPad2 {
+    /** Messages consumed. */
+    long head;
+    @SuppressWarnings("unused")
+    private long r00, r01, r02, r03, r04, r05, r06, r07, r08, r09, r10, r11, r12, r13, r14, r15;
+
+    ChannelReceiverSide(int source, int dest, long dataStride, MemorySegment seg) {
+        super(source, dest, dataStride, seg);
     }
 }

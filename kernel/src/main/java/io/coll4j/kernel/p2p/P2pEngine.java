@@ -21,7 +21,8 @@ public final class P2pEngine {
     private final int size;
     private final long eagerMax;
     private final AtomicReferenceArray<Channel> channels;
-    private final Endpoint[] endpoints;
+    /** Each created by its rank's thread at its first call (see {@link #endpoint}). */
+    private final AtomicReferenceArray<Endpoint> endpoints;
 
     public P2pEngine(TeamContext context) {
         this(context, Long.getLong("coll4j.p2p.eagerMax", MachineModel.P2P_EAGER_MAX_BYTES));
@@ -35,10 +36,7 @@ public final class P2pEngine {
         this.size = context.size();
         this.eagerMax = eagerMax;
         this.channels = new AtomicReferenceArray<>(size * size);
-        this.endpoints = new Endpoint[size];
-        for (int r = 0; r < size; r++) {
-            endpoints[r] = new Endpoint(this, r);
-        }
+        this.endpoints = new AtomicReferenceArray<>(size);
     }
 
     /** The team's engine, created at its first use. */
@@ -46,8 +44,21 @@ public final class P2pEngine {
         return context.attachment(P2pEngine.class, () -> new P2pEngine(context));
     }
 
+    /**
+     * Rank {@code rank}'s endpoint, created at the first call: by that rank's own thread ({@code Rank.p2p()} checks
+     * the caller), so the endpoint, its requests and queues, which that thread writes at every message, sit in its
+     * own allocation buffer and share no cache line with another rank's (created together by one thread they were
+     * neighbours on the heap).
+     */
     public Endpoint endpoint(int rank) {
-        return endpoints[rank];
+        Endpoint e = endpoints.get(rank);
+        if (e == null) {
+            e = new Endpoint(this, rank);
+            if (!endpoints.compareAndSet(rank, null, e)) {
+                e = endpoints.get(rank);
+            }
+        }
+        return e;
     }
 
     /** The largest message sent eagerly (the eager/rendezvous crossover) in bytes. */

@@ -26,6 +26,8 @@ public abstract sealed class P2pRequest implements MessageRequest permits SendRe
     boolean done;
     /** When a wait on it first found it incomplete (0: not yet): the team timeout runs from here. */
     long since;
+    /** isDone calls that found it incomplete: the clock is read at the first and every 64th (Endpoint.checkSometimes). */
+    int polls;
     /** The status of the matched message (a receive) or of the sent one. */
     int statusSource = -1;
     int statusTag = -1;
@@ -105,7 +107,7 @@ public abstract sealed class P2pRequest implements MessageRequest permits SendRe
             if (complete() || (ep.progress() && complete())) {
                 return finish();
             }
-            ep.check(this);
+            ep.checkSometimes(this, polls++);
             return false;
         } catch (RuntimeException e) {
             throw fail(e);

@@ -24,6 +24,7 @@ public final class RecvRequest extends P2pRequest {
         this.matched = false;
         this.probe = false;
         this.since = 0;
+        this.polls = 0;
         this.next = null;
     }
 

@@ -42,6 +42,7 @@ public final class SendRequest extends P2pRequest {
         this.done = false;
         this.transmitted = false;
         this.since = 0;
+        this.polls = 0;
         this.next = null;
         this.statusSource = dest;
         this.statusTag = tag;
