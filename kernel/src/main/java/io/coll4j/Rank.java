@@ -745,17 +745,7 @@ public final class Rank implements AutoCloseable {
      * of a team spanning processes, whose hierarchical collectives fold AVG as SUM across every process.
      */
     private void average(Collective c, Op op, MemorySegment recv, long count, DType dtype) {
-        if (op != Op.AVG) {
-            return;
-        }
-        long n = switch (c) {
-            case SCAN -> callId() + 1;
-            case EXSCAN -> callId();
-            default -> callSize();
-        };
-        if (recv != null && n > 0) {
-            Averages.divide(dtype, recv, 0, count, n);
-        }
+        io.coll4j.kernel.nb.Averaging.divide(c, op, dtype, callId(), callSize(), recv, 0, count);
     }
 
     /** The reducer of the UserOp this call runs with; {@link Op#USER} without one is the caller's mistake. */
@@ -1320,13 +1310,21 @@ public final class Rank implements AutoCloseable {
 
     /** Runs {@code collective} with {@code op} as the call's reducer (the lambda is not a hot path: user ops fold in plain Java). */
     private void withUserOp(UserOp op, Runnable collective) {
+        withUserOp(op, () -> {
+            collective.run();
+            return null;
+        });
+    }
+
+    /** {@link #withUserOp(UserOp, Runnable)} of a call that returns its request (or a chain's stage). */
+    <T> T withUserOp(UserOp op, java.util.function.Supplier<T> collective) {
         checkCaller();
         if (op == null) {
             throw new IllegalArgumentException("op must not be null");
         }
         userOp = op;
         try {
-            collective.run();
+            return collective.get();
         } finally {
             userOp = null;
         }
@@ -1645,6 +1643,69 @@ public final class Rank implements AutoCloseable {
                 VectorCall.copyOf(0, sendCounts, sendDispls, recvCounts, recvDispls));
     }
 
+    // ---- user-defined ops on requests: as blocking, the UserOp's function in ascending rank order (the
+    // exchange folds every rank's contribution left to right), on whichever thread progresses the request
+
+    /** Non-blocking {@link #reduce(MemorySegment, MemorySegment, long, UserOp, int)}. */
+    public Request ireduce(MemorySegment send, MemorySegment recv, long count, UserOp op, int root) {
+        return withUserOp(op, () -> ireduce(send, recv, count, op.dtype(), Op.USER, root));
+    }
+
+    /** Non-blocking {@link #allreduce(MemorySegment, MemorySegment, long, UserOp)}. */
+    public Request iallreduce(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return withUserOp(op, () -> iallreduce(send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** Non-blocking {@link #reduceScatter(MemorySegment, MemorySegment, long, UserOp)}. */
+    public Request ireduceScatter(MemorySegment send, MemorySegment recv, long recvCount, UserOp op) {
+        return withUserOp(op, () -> ireduceScatter(send, recv, recvCount, op.dtype(), Op.USER));
+    }
+
+    /** Non-blocking {@link #reduceScatterV(MemorySegment, MemorySegment, long[], UserOp)}. */
+    public Request ireduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, UserOp op) {
+        return withUserOp(op, () -> ireduceScatterV(send, recv, recvCounts, op.dtype(), Op.USER));
+    }
+
+    /** Non-blocking {@link #scan(MemorySegment, MemorySegment, long, UserOp)}. */
+    public Request iscan(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return withUserOp(op, () -> iscan(send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** Non-blocking {@link #exscan(MemorySegment, MemorySegment, long, UserOp)}. */
+    public Request iexscan(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return withUserOp(op, () -> iexscan(send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** Persistent {@link #reduce(MemorySegment, MemorySegment, long, UserOp, int)} bound to its buffers. */
+    public PersistentRequest reduceInit(MemorySegment send, MemorySegment recv, long count, UserOp op, int root) {
+        return withUserOp(op, () -> reduceInit(send, recv, count, op.dtype(), Op.USER, root));
+    }
+
+    /** Persistent {@link #allreduce(MemorySegment, MemorySegment, long, UserOp)} bound to its buffers. */
+    public PersistentRequest allreduceInit(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return withUserOp(op, () -> allreduceInit(send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** Persistent {@link #reduceScatter(MemorySegment, MemorySegment, long, UserOp)} bound to its buffers. */
+    public PersistentRequest reduceScatterInit(MemorySegment send, MemorySegment recv, long recvCount, UserOp op) {
+        return withUserOp(op, () -> reduceScatterInit(send, recv, recvCount, op.dtype(), Op.USER));
+    }
+
+    /** Persistent {@link #reduceScatterV(MemorySegment, MemorySegment, long[], UserOp)} bound to its buffers and counts. */
+    public PersistentRequest reduceScatterVInit(MemorySegment send, MemorySegment recv, long[] recvCounts, UserOp op) {
+        return withUserOp(op, () -> reduceScatterVInit(send, recv, recvCounts, op.dtype(), Op.USER));
+    }
+
+    /** Persistent {@link #scan(MemorySegment, MemorySegment, long, UserOp)} bound to its buffers. */
+    public PersistentRequest scanInit(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return withUserOp(op, () -> scanInit(send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** Persistent {@link #exscan(MemorySegment, MemorySegment, long, UserOp)} bound to its buffers. */
+    public PersistentRequest exscanInit(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return withUserOp(op, () -> exscanInit(send, recv, count, op.dtype(), Op.USER));
+    }
+
     /** Persistent {@link #barrier()} (see {@link PersistentRequest}); issued like a non-blocking call. */
     public PersistentRequest barrierInit() {
         checkCaller();
@@ -1846,7 +1907,6 @@ public final class Rank implements AutoCloseable {
 
     private Request issue(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root,
                           VectorCall call) {
-        refuseOnRequests(op);
         if (span != null) {
             return spannedRequest(c, send, recv, count, dtype, op, root, call, false);
         }
@@ -1854,7 +1914,8 @@ public final class Rank implements AutoCloseable {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, recv, call);
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, recv, call,
+                requestReducer(op));
         return io.coll4j.kernel.nb.CollectiveRequest.oneShot(engine, x, id);
     }
 
@@ -1870,7 +1931,6 @@ public final class Rank implements AutoCloseable {
 
     private PersistentRequest init(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                    int root, VectorCall call) {
-        refuseOnRequests(op);
         if (span != null) {
             return spannedRequest(c, send, recv, count, dtype, op, root, call, true);
         }
@@ -1878,7 +1938,8 @@ public final class Rank implements AutoCloseable {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, true, send, recv, call);
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, true, send, recv, call,
+                requestReducer(op));
         return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine, x, id);
     }
 
@@ -1927,6 +1988,7 @@ public final class Rank implements AutoCloseable {
     private List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count,
                                                   DType dtype, Op op, int root, String what,
                                                   io.coll4j.kernel.nb.VectorCall v) {
+        refuseAcrossProcesses(op, what);
         boolean ordered = c.reduces() && inRankOrder(op);
         if (!span.even() && (ordered || !UNEVEN_REQUESTS.contains(c))) {
             // the request schedules of these assume one T in every process (their blocks and counts per process)
@@ -1962,7 +2024,7 @@ public final class Rank implements AutoCloseable {
                                                                 long count, DType t, Op o, int r,
                                                                 io.coll4j.kernel.nb.VectorCall v) {
                 return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
-                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v), id);
+                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v, null), id);
             }
         };
         if (ordered) {
@@ -2095,26 +2157,31 @@ public final class Rank implements AutoCloseable {
 
     /** Joins a chain's collective stage under the next issue number; the chain posts it when the stage is reached. */
     io.coll4j.kernel.nb.CollectiveRequest joinStage(Collective c, MemorySegment send, MemorySegment recv, long count,
-                                                     DType dtype, Op op, int root) {
-        refuseOnRequests(op);
+                                                     DType dtype, Op op, int root, UserOp user) {
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
         MemorySegment r = c == Collective.REDUCE && id != root ? null : recv;
-        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, r);
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, r, null,
+                op == Op.USER ? user.reducer() : null);
         return io.coll4j.kernel.nb.CollectiveRequest.unposted(engine, x, id);
     }
 
+    /** The reducer a request of {@code op} folds with: the call's UserOp's for USER (set by its overload), else the engine's. */
+    private Reducer requestReducer(Op op) {
+        return op == Op.USER ? userReducer() : null;
+    }
+
     /**
-     * AVG and user ops are blocking-only: the requests fold with {@code Reducers.of} and have no step after
-     * the fold to divide in, nor a user reducer. Checked where every non-blocking, persistent and chained
-     * call passes (validate, issue, init, joinStage), before anything is shared.
+     * AVG and user ops on a request of a team spanning processes: its stages run after the call returned, when the
+     * UserOp the leaders' MPI upcall and folds read is no longer the call's, and no stage divides AVG's sum.
+     * Checked before anything is shared; {@code what} names the form the user called.
      */
-    private static void refuseOnRequests(Op op) {
+    private static void refuseAcrossProcesses(Op op, String what) {
         if (op == Op.AVG || op == Op.USER) {
-            throw new IllegalArgumentException("op " + op.cliName() + " is not available on nonblocking and persistent"
-                    + " collectives (for avg: sum, then Averages.divide after wait())");
+            throw new UnsupportedOperationException("op " + op.cliName() + " is not available on " + what + " of a team"
+                    + " spanning processes; the blocking form takes it (for avg: sum, then Averages.divide after await())");
         }
     }
 
@@ -2156,7 +2223,9 @@ public final class Rank implements AutoCloseable {
         Arguments.dtype(dtype);
         if (c.reduces()) {
             Arguments.op(op, dtype);
-            refuseOnRequests(op);
+            if (op == Op.USER && userOp == null) {
+                userReducer();      // its message: Op.USER without the overload that takes the UserOp
+            }
         }
         if (c.rooted()) {
             Arguments.root(root, callSize());
