@@ -79,7 +79,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * collective with its interrupt status already set gets the same exception at its first wait that is
  * not satisfied at once.
  */
-public final class Rank implements AutoCloseable {
+public final class Rank implements AutoCloseable, ArrayCollectives {
     private final Team team;
     private final int id;
     private final TeamContext context;
@@ -521,75 +521,7 @@ public final class Rank implements AutoCloseable {
         execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, sendCount * dtype.size() * localSize());
     }
 
-    // ------------------------------------------------------------------ collectives on arrays
-    //
-    // One array form per collective, over Object: send and recv are double[], float[], int[] or long[] (F64,
-    // F32, I32, I64), both of one type, resolved per call by ArrayKind (mpiJava takes its buffers as Object
-    // too). A second form takes element offsets and a count, for a part of an array. Other dtypes use the
-    // segment forms (MemorySegment.ofArray, or the ByteBuffer forms below).
-
-    /** {@link #bcast(MemorySegment, long, DType, int)} of a whole array. */
-    public void bcast(Object buf, int root) {
-        ArrayKind k = ArrayKind.of("buf", buf);
-        bcast(k.segment("buf", buf), ArrayKind.length(buf), k.dtype(), root);
-    }
-
-    /** {@link #bcast(MemorySegment, long, DType, int)} of elements {@code [offset, offset + count)} of an array. */
-    public void bcast(Object buf, int offset, int count, int root) {
-        ArrayKind k = ArrayKind.of("buf", buf);
-        bcast(k.range("buf", buf, offset, count), count, k.dtype(), root);
-    }
-
-    /** {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} of {@code send.length} elements; {@code recv} may be null off the root. */
-    public void reduce(Object send, Object recv, Op op, int root) {
-        ArrayKind k = ArrayKind.of("send", send);
-        reduce(k.segment("send", send), k.optional("recv", recv), ArrayKind.length(send), k.dtype(), op, root);
-    }
-
-    /** {@link #reduce(Object, Object, Op, int)} of {@code count} elements from the offsets. */
-    public void reduce(Object send, int sendOffset, Object recv, int recvOffset, int count, Op op, int root) {
-        ArrayKind k = ArrayKind.of("send", send);
-        reduce(k.range("send", send, sendOffset, count), k.optionalRange("recv", recv, recvOffset, count), count,
-                k.dtype(), op, root);
-    }
-
-    /** {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
-    public void allreduce(Object send, Object recv, Op op) {
-        ArrayKind k = ArrayKind.of("send", send);
-        allreduce(k.segment("send", send), k.segment("recv", recv), ArrayKind.length(send), k.dtype(), op);
-    }
-
-    /** {@link #allreduce(Object, Object, Op)} of {@code count} elements from the offsets (same array and offset: in place). */
-    public void allreduce(Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
-        ArrayKind k = ArrayKind.of("send", send);
-        allreduce(k.range("send", send, sendOffset, count), k.range("recv", recv, recvOffset, count), count, k.dtype(), op);
-    }
-
-    /** {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} with {@code recvCount = recv.length}. */
-    public void reduceScatter(Object send, Object recv, Op op) {
-        ArrayKind k = ArrayKind.of("send", send);
-        reduceScatter(k.segment("send", send), k.segment("recv", recv), ArrayKind.length(recv), k.dtype(), op);
-    }
-
-    /** {@link #reduceScatter(Object, Object, Op)} of {@code size() × recvCount} elements of send from its offset. */
-    public void reduceScatter(Object send, int sendOffset, Object recv, int recvOffset, int recvCount, Op op) {
-        ArrayKind k = ArrayKind.of("send", send);
-        reduceScatter(k.range("send", send, sendOffset, (long) recvCount * size()), k.range("recv", recv, recvOffset, recvCount),
-                recvCount, k.dtype(), op);
-    }
-
-    /** {@link #allgather(MemorySegment, MemorySegment, long, DType)} with {@code sendCount = send.length}. */
-    public void allgather(Object send, Object recv) {
-        ArrayKind k = ArrayKind.of("send", send);
-        allgather(k.segment("send", send), k.segment("recv", recv), ArrayKind.length(send), k.dtype());
-    }
-
-    /** {@link #allgather(Object, Object)} of {@code sendCount} elements into {@code size() × sendCount} of recv from the offsets. */
-    public void allgather(Object send, int sendOffset, Object recv, int recvOffset, int sendCount) {
-        ArrayKind k = ArrayKind.of("send", send);
-        allgather(k.range("send", send, sendOffset, sendCount), k.range("recv", recv, recvOffset, (long) sendCount * size()),
-                sendCount, k.dtype());
-    }
+    // collectives on double[], float[], long[] and int[] arrays: ArrayCollectives' typed overloads
 
     // ---- one number: allreduce of a scalar, through a per-rank 8-byte native cell (no allocation per call)
 
@@ -1353,118 +1285,6 @@ public final class Rank implements AutoCloseable {
         CollectiveAlgorithm a = forced != null ? forced : select(c, selectCount, dtype, op, selectBytes);
         executeBlocks(a, c, send, recv, count, dtype, op, root, signatureCount, sendCounts, sendDispls, recvCounts,
                 recvDispls);
-    }
-
-    // array forms of the vocabulary: one method per collective over Object (see "collectives on arrays");
-    // the v-variants' int[] counts are copied to long[] per call
-
-    /** {@link #gather(MemorySegment, MemorySegment, long, DType, int)} of {@code send.length} elements; {@code recv} may be null off the root. */
-    public void gather(Object send, Object recv, int root) {
-        ArrayKind k = ArrayKind.of("send", send);
-        gather(null, k.segment("send", send), k.optional("recv", recv), ArrayKind.length(send), k.dtype(), root);
-    }
-
-    /** {@link #gather(Object, Object, int)} of {@code count} elements from send's offset into {@code size() × count} of recv from its offset. */
-    public void gather(Object send, int sendOffset, Object recv, int recvOffset, int count, int root) {
-        ArrayKind k = ArrayKind.of("send", send);
-        gather(null, k.range("send", send, sendOffset, count), k.optionalRange("recv", recv, recvOffset, (long) count * size()),
-                count, k.dtype(), root);
-    }
-
-    /** {@link #scatter(MemorySegment, MemorySegment, long, DType, int)} of {@code recv.length} elements per rank; {@code send} may be null off the root. */
-    public void scatter(Object send, Object recv, int root) {
-        ArrayKind k = ArrayKind.of("recv", recv);
-        scatter(null, k.optional("send", send), k.segment("recv", recv), ArrayKind.length(recv), k.dtype(), root);
-    }
-
-    /** {@link #scatter(Object, Object, int)} of {@code count} elements per rank from the offsets. */
-    public void scatter(Object send, int sendOffset, Object recv, int recvOffset, int count, int root) {
-        ArrayKind k = ArrayKind.of("recv", recv);
-        scatter(null, k.optionalRange("send", send, sendOffset, (long) count * size()), k.range("recv", recv, recvOffset, count),
-                count, k.dtype(), root);
-    }
-
-    /** {@link #gatherv(MemorySegment, long, MemorySegment, long[], long[], DType, int)} of {@code send.length} elements. */
-    public void gatherv(Object send, Object recv, int[] recvCounts, int[] displs, int root) {
-        ArrayKind k = ArrayKind.of("send", send);
-        gatherv(null, k.segment("send", send), ArrayKind.length(send), k.optional("recv", recv), Arguments.widen(recvCounts),
-                Arguments.widen(displs), k.dtype(), root);
-    }
-
-    /** {@link #scatterv(MemorySegment, long[], long[], MemorySegment, long, DType, int)} into {@code recv.length} elements. */
-    public void scatterv(Object send, int[] sendCounts, int[] displs, Object recv, int root) {
-        ArrayKind k = ArrayKind.of("recv", recv);
-        scatterv(null, k.optional("send", send), Arguments.widen(sendCounts), Arguments.widen(displs), k.segment("recv", recv),
-                ArrayKind.length(recv), k.dtype(), root);
-    }
-
-    /** {@link #allgatherv(MemorySegment, long, MemorySegment, long[], long[], DType)} of {@code send.length} elements. */
-    public void allgatherv(Object send, Object recv, int[] recvCounts, int[] displs) {
-        ArrayKind k = ArrayKind.of("send", send);
-        allgatherv(null, k.segment("send", send), ArrayKind.length(send), k.segment("recv", recv), Arguments.widen(recvCounts),
-                Arguments.widen(displs), k.dtype());
-    }
-
-    /** {@link #reduceScatterV(MemorySegment, MemorySegment, long[], DType, Op)} of arrays. */
-    public void reduceScatterV(Object send, Object recv, int[] recvCounts, Op op) {
-        ArrayKind k = ArrayKind.of("send", send);
-        reduceScatterV(null, k.segment("send", send), k.segment("recv", recv), Arguments.widen(recvCounts), k.dtype(), op);
-    }
-
-    /** {@link #alltoall(MemorySegment, MemorySegment, long, DType)} with {@code count = send.length / size()} (must divide; same array: in place). */
-    public void alltoall(Object send, Object recv) {
-        ArrayKind k = ArrayKind.of("send", send);
-        alltoall(null, k.segment("send", send), k.segment("recv", recv), alltoallCount(send), k.dtype());
-    }
-
-    /**
-     * {@link #alltoall(Object, Object)} of {@code count} elements per peer: {@code size() × count} elements of
-     * send from its offset, of recv from its offset (the same array and offset: in place).
-     */
-    public void alltoall(Object send, int sendOffset, Object recv, int recvOffset, int count) {
-        ArrayKind k = ArrayKind.of("send", send);
-        long total = (long) count * size();
-        alltoall(null, k.range("send", send, sendOffset, total), k.range("recv", recv, recvOffset, total), count, k.dtype());
-    }
-
-    /** {@link #alltoallv(MemorySegment, long[], long[], MemorySegment, long[], long[], DType)} of arrays (same array: in place). */
-    public void alltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls) {
-        ArrayKind k = ArrayKind.of("send", send);
-        alltoallv(null, k.segment("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), k.segment("recv", recv),
-                Arguments.widen(recvCounts), Arguments.widen(recvDispls), k.dtype());
-    }
-
-    /** {@link #scan(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
-    public void scan(Object send, Object recv, Op op) {
-        scanArrays(Collective.SCAN, send, 0, recv, 0, ArrayKind.length(send), op);
-    }
-
-    /** {@link #scan(Object, Object, Op)} of {@code count} elements from the offsets. */
-    public void scan(Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
-        scanArrays(Collective.SCAN, send, sendOffset, recv, recvOffset, count, op);
-    }
-
-    /** {@link #exscan(MemorySegment, MemorySegment, long, DType, Op)} of {@code send.length} elements (same array: in place). */
-    public void exscan(Object send, Object recv, Op op) {
-        scanArrays(Collective.EXSCAN, send, 0, recv, 0, ArrayKind.length(send), op);
-    }
-
-    /** {@link #exscan(Object, Object, Op)} of {@code count} elements from the offsets. */
-    public void exscan(Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
-        scanArrays(Collective.EXSCAN, send, sendOffset, recv, recvOffset, count, op);
-    }
-
-    private void scanArrays(Collective c, Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
-        ArrayKind k = ArrayKind.of("send", send);
-        scan(null, c, k.range("send", send, sendOffset, count), k.range("recv", recv, recvOffset, count), count, k.dtype(), op);
-    }
-
-    private long alltoallCount(Object send) {
-        long n = ArrayKind.length(send);
-        if (n % callSize() != 0) {
-            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + callSize());
-        }
-        return n / callSize();
     }
 
     // ------------------------------------------------------------------ non-blocking, persistent and chained collectives
@@ -2482,7 +2302,7 @@ public final class Rank implements AutoCloseable {
     }
 
     /** The team size a call's arguments are checked against: global on a spanned entry, local otherwise. */
-    private int callSize() {
+    int callSize() {
         return spanned() ? size() : localSize();
     }
 
@@ -2513,7 +2333,6 @@ public final class Rank implements AutoCloseable {
             span.span().carry(Signature.descriptor(c, dtype, op, root), count);
         }
     }
-
 
     /**
      * A plan of a spanning team runs the hierarchical collective of its kind (the plan's algorithm is the local
