@@ -324,14 +324,15 @@ abstract class RankEngine {
     }
 
     /**
-     * AVG and user ops on a request of a team spanning processes: its stages run after the call returned, when the
-     * UserOp the leaders' MPI upcall and folds read is no longer the call's, and no stage divides AVG's sum.
-     * Checked before anything is shared; {@code what} names the form the user called.
+     * User ops on a request or chain of a team spanning processes: its stages run after the call returned, when the
+     * UserOp that the leaders' folds and MPI's upcall read is no longer the call's. Checked before anything is
+     * shared; {@code what} names the form the user called.
      */
     static void refuseAcrossProcesses(Op op, String what) {
-        if (op == Op.AVG || op == Op.USER) {
-            throw new UnsupportedOperationException("op " + op.cliName() + " is not available on " + what + " of a team"
-                    + " spanning processes; the blocking form takes it (for avg: sum, then Averages.divide after await())");
+        if (op == Op.USER) {
+            throw new UnsupportedOperationException("op user is not available on " + what + " of a team spanning"
+                    + " processes: its stages run after the call returned, outside the UserOp's call; the blocking form"
+                    + " takes it");
         }
     }
 

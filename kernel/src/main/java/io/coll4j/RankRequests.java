@@ -580,6 +580,25 @@ abstract class RankRequests extends RankVocabulary {
     List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count,
                                                   DType dtype, Op op, int root, String what,
                                                   io.coll4j.kernel.nb.VectorCall v) {
+        List<SpanRequest.Stage> stages = leaderStages(c, send, recv, count, dtype, op, root, what, v);
+        if (op != Op.AVG) {
+            return stages;
+        }
+        // every schedule folds AVG as SUM (op.foldOp()); this rank divides its own result once its last stage is
+        // done here, as the blocking call divides after its algorithm (Averaging: the same count of contributions)
+        MemorySegment out = c == Collective.REDUCE && id() != root ? null : recv;
+        long n = c == Collective.REDUCE_SCATTER_V ? v.recvCounts()[id()] : count;
+        int me = id();
+        int p = size();
+        List<SpanRequest.Stage> divided = new java.util.ArrayList<>(stages);
+        divided.add(new SpanRequest.Step(() -> io.coll4j.kernel.nb.Averaging.divide(c, op, dtype, me, p, out, 0, n)));
+        return divided;
+    }
+
+    /** The leader algorithm's stages of {@code c} (or, folding in rank order, the leaders' chain), AVG as SUM. */
+    private List<SpanRequest.Stage> leaderStages(Collective c, MemorySegment send, MemorySegment recv, long count,
+                                                 DType dtype, Op op, int root, String what,
+                                                 io.coll4j.kernel.nb.VectorCall v) {
         refuseAcrossProcesses(op, what);
         boolean ordered = c.reduces() && inRankOrder(op);
         if (!span.even() && (ordered || !UNEVEN_REQUESTS.contains(c))) {
