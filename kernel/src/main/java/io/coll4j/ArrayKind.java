@@ -6,10 +6,10 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The Java array types the array forms of {@link Rank}'s collectives take, and the dtype each one carries:
- * {@code double[]} F64, {@code float[]} F32, {@code int[]} I32, {@code long[]} I64. One collective has one
- * array method over {@code Object} (as mpiJava's buffers), which resolves the kind here per call, instead of
- * one method per collective and type. Other dtypes (F16, BF16, U32, U64, pairs) have no array type of their
- * own — a {@code short[]} could be either half type — and use the segment forms.
+ * {@code double[]} F64, {@code float[]} F32, {@code int[]} I32, {@code long[]} I64. {@link ArrayCollectives}'
+ * typed overloads fix the type at compile time; {@link ArrayCalls} resolves the kind here once per call, so the
+ * plumbing is written once for the four types. Other dtypes (F16, BF16, U32, U64, pairs) have no array type of
+ * their own — a {@code short[]} could be either half type — and use the segment forms.
  */
 enum ArrayKind {
     F64(double[].class, DType.F64), F32(float[].class, DType.F32), I32(int[].class, DType.I32), I64(long[].class, DType.I64);

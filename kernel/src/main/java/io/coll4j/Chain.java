@@ -5,6 +5,7 @@ import io.coll4j.kernel.nb.CollectiveRequest;
 import io.coll4j.kernel.span.SpanRequest;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.UserOp;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ import java.util.List;
 public final class Chain {
     /** One stage as declared: a collective's arguments, or a local step. */
     private record Declared(Collective collective, MemorySegment send, MemorySegment recv, long count, DType dtype,
-                            Op op, int root, Runnable local, boolean early) {
+                            Op op, int root, Runnable local, boolean early, UserOp user) {
     }
 
     /** The local step of a pipeline chunk: elements {@code [first, first + count)} of the receive buffer are final. */
@@ -57,7 +58,17 @@ public final class Chain {
 
     private Chain add(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         rank.validate(c, send, recv, count, dtype, op, root);
-        stages.add(new Declared(c, send, recv, count, dtype, op, root, null, false));
+        stages.add(new Declared(c, send, recv, count, dtype, op, root, null, false, null));
+        return this;
+    }
+
+    /** A reduction with a user-defined op: validated as by the rank's UserOp overload, folded with {@code op}'s function. */
+    private Chain add(Collective c, MemorySegment send, MemorySegment recv, long count, UserOp op, int root) {
+        rank.withUserOp(op, () -> {
+            rank.validate(c, send, recv, count, op.dtype(), Op.USER, root);
+            return null;
+        });
+        stages.add(new Declared(c, send, recv, count, op.dtype(), Op.USER, root, null, false, op));
         return this;
     }
 
@@ -81,6 +92,21 @@ public final class Chain {
         return add(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1);
     }
 
+    /** {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} with a user-defined op (rank order, as blocking). */
+    public Chain reduce(MemorySegment send, MemorySegment recv, long count, UserOp op, int root) {
+        return add(Collective.REDUCE, send, recv, count, op, root);
+    }
+
+    /** {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    public Chain allreduce(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return add(Collective.ALLREDUCE, send, recv, count, op, -1);
+    }
+
+    /** {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    public Chain reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, UserOp op) {
+        return add(Collective.REDUCE_SCATTER, send, recv, recvCount, op, -1);
+    }
+
     public Chain allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         return add(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1);
     }
@@ -90,7 +116,7 @@ public final class Chain {
         if (localStep == null) {
             throw new IllegalArgumentException("localStep must not be null");
         }
-        stages.add(new Declared(null, null, null, 0, null, null, -1, localStep, false));
+        stages.add(new Declared(null, null, null, 0, null, null, -1, localStep, false, null));
         return this;
     }
 
@@ -115,9 +141,9 @@ public final class Chain {
             long n = Math.min(per, count - first);
             MemorySegment s = send.asSlice(first * es, n * es);
             MemorySegment r = send == recv ? s : recv.asSlice(first * es, n * es);
-            stages.add(new Declared(Collective.ALLREDUCE, s, r, n, dtype, op, -1, null, true));
+            stages.add(new Declared(Collective.ALLREDUCE, s, r, n, dtype, op, -1, null, true, null));
             long f = first;
-            stages.add(new Declared(null, null, null, 0, null, null, -1, () -> afterChunk.accept(f, n), false));
+            stages.add(new Declared(null, null, null, 0, null, null, -1, () -> afterChunk.accept(f, n), false, null));
             if (count == 0) {
                 break;
             }
@@ -145,7 +171,8 @@ public final class Chain {
             if (d.local() != null) {
                 run.add(new ChainRequest.Stage(null, d.local(), false));
             } else {
-                CollectiveRequest r = rank.joinStage(d.collective(), d.send(), d.recv(), d.count(), d.dtype(), d.op(), d.root());
+                CollectiveRequest r = rank.joinStage(d.collective(), d.send(), d.recv(), d.count(), d.dtype(), d.op(), d.root(),
+                        d.user());
                 run.add(new ChainRequest.Stage(r, null, d.early()));
             }
         }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -94,12 +95,47 @@ class ArrayAndBufferFormsTest {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                         () -> rank.allreduce(send, 3, recv, 0, 3, Op.SUM));
                 assertTrue(e.getMessage().startsWith("send"), e.getMessage());
-                e = assertThrows(IllegalArgumentException.class, () -> rank.allreduce(send, new float[5], Op.SUM));
-                assertTrue(e.getMessage().contains("recv is a float[]"), e.getMessage());
-                e = assertThrows(IllegalArgumentException.class, () -> rank.allreduce(new short[2], new short[2], Op.SUM));
-                assertTrue(e.getMessage().contains("not a numeric array"), e.getMessage());
+                e = assertThrows(IllegalArgumentException.class, () -> rank.allreduce(send, null, Op.SUM));
+                assertTrue(e.getMessage().contains("recv must not be null"), e.getMessage());
             });
         }
+    }
+
+    /**
+     * The array forms are typed: a matched pair compiles, a mismatched pair or an element type without an array
+     * form does not (they were one {@code Object} method each and failed at run time). Compiled with this JDK's
+     * javac against the library's classes; the matched control proves the class path, so the refusals are the
+     * overloads'.
+     */
+    @Test
+    void mismatchedArrayTypesDoNotCompile() throws Exception {
+        ReadmeExampleTest.Result ok = compile(List.of("rank.allreduce(new double[2], new double[2], Op.SUM);"
+                + " rank.gather(new int[1], null, 0); rank.scan(new long[3], 1, new long[3], 0, 2, Op.SUM);"));
+        assertEquals(0, ok.rc(), ok.out());
+        List<String> bad = List.of("rank.allreduce(new double[2], new float[2], Op.SUM);",
+                "rank.allreduce(new short[2], new short[2], Op.SUM);",
+                "rank.bcast((Object) new double[2], 0);",
+                "rank.alltoallv(new int[2], new int[2], new int[2], new long[2], new int[2], new int[2]);");
+        ReadmeExampleTest.Result refused = compile(bad);
+        assertTrue(refused.rc() != 0, refused.out());
+        for (String m : List.of("allreduce(double[],float[],Op)", "allreduce(short[],short[],Op)", "bcast(Object,int)",
+                "alltoallv(int[],int[],int[],long[],int[],int[])")) {
+            assertTrue(refused.out().contains("no suitable method found for " + m), m + ":\n" + refused.out());
+        }
+    }
+
+    /** javac's result for a class with one method per call, each on a {@code Rank rank}. */
+    private static ReadmeExampleTest.Result compile(List<String> calls) throws Exception {
+        StringBuilder src = new StringBuilder("import io.coll4j.Rank;\nimport io.coll4j.reductions.Op;\nclass Use {\n");
+        for (int i = 0; i < calls.size(); i++) {
+            src.append("    static void f").append(i).append("(Rank rank) { ").append(calls.get(i)).append(" }\n");
+        }
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("coll4j-typed");
+        java.nio.file.Path file = dir.resolve("Use.java");
+        java.nio.file.Files.writeString(file, src.append("}\n"));
+        String javac = System.getProperty("java.home") + "/bin/javac";
+        return ReadmeExampleTest.run(List.of(javac, "-proc:none", "-d", dir.resolve("classes").toString(), "-cp",
+                ReadmeExampleTest.libraryClassPath(), file.toString()), 120);
     }
 
     @Test

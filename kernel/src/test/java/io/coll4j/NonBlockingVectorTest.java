@@ -399,9 +399,9 @@ class NonBlockingVectorTest {
     void badArgumentsAreRefusedBeforeAnythingIsShared() {
         run(2, 1024, rank -> {
             long[] c = {1, 1};
-            IllegalArgumentException avg = assertThrows(IllegalArgumentException.class,
-                    () -> rank.ireduceScatterV(rank.allocate(16), rank.allocate(8), c, DType.F64, Op.AVG));
-            assertTrue(avg.getMessage().contains("not available on nonblocking and persistent"), avg.getMessage());
+            IllegalArgumentException user = assertThrows(IllegalArgumentException.class,
+                    () -> rank.ireduceScatterV(rank.allocate(16), rank.allocate(8), c, DType.F64, Op.USER));
+            assertTrue(user.getMessage().contains("UserOp"), user.getMessage());
             assertThrows(IllegalArgumentException.class,
                     () -> rank.iallgatherv(rank.allocate(8), 1, rank.allocate(8), c, new long[]{0, 1}, DType.F64));
             assertThrows(IllegalArgumentException.class,

@@ -259,10 +259,10 @@ class OpsAndTypesCollectivesTest {
                 assertTrue(e.getMessage().contains("pair"), e.getMessage());
                 e = assertThrows(IllegalArgumentException.class, () -> rank.allreduce(s, d, 4, DType.I64, Op.USER));
                 assertTrue(e.getMessage().contains("UserOp"), e.getMessage());
-                e = assertThrows(IllegalArgumentException.class, () -> rank.iallreduce(s, d, 4, DType.F32, Op.AVG));
-                assertTrue(e.getMessage().contains("nonblocking"), e.getMessage());
-                e = assertThrows(IllegalArgumentException.class, () -> rank.iscan(s, d, 4, DType.F64, Op.AVG));
-                assertTrue(e.getMessage().contains("nonblocking"), e.getMessage());
+                e = assertThrows(IllegalArgumentException.class, () -> rank.iallreduce(s, d, 4, DType.I64, Op.USER));
+                assertTrue(e.getMessage().contains("UserOp"), e.getMessage());
+                e = assertThrows(IllegalArgumentException.class, () -> rank.scanInit(s, d, 4, DType.F64, Op.USER));
+                assertTrue(e.getMessage().contains("UserOp"), e.getMessage());
                 e = assertThrows(IllegalArgumentException.class, () -> rank.allreduceShared(s, 4, DType.F32, Op.AVG));
                 assertTrue(e.getMessage().contains("allreduceShared"), e.getMessage());
                 // the call after the errors still works

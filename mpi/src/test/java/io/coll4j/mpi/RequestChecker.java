@@ -13,7 +13,8 @@ import java.util.Arrays;
 
 /**
  * One rank's side of the cross-process suite for non-blocking and persistent collectives (SpanRequest):
- * iallreduce, ireduce (roots on local rank 0 and not), ireduceScatter (f64 SUM of inexact values, i64 MAX), iallgather and ibcast (roots in every
+ * iallreduce, ireduce (roots on local rank 0 and not), ireduceScatter (f64 SUM of inexact values, i64 MAX; i64 AVG for
+ * the three), iallgather and ibcast (roots in every
  * process), ibarrier, counts 0, 1, odd and 3p+1, in place and not, heap and native, each result bitwise the
  * blocking spanned collective's on the same inputs (the blocking ones are checked against the reference by
  * the core suite) — except an inexact fold over three or more processes, where MPI's non-blocking collectives
@@ -50,6 +51,10 @@ final class RequestChecker {
             reduce(DType.F64, Op.SUM, n, 0, n == 1);
             reduceScatter(DType.F64, Op.SUM, n);
             reduceScatter(DType.I64, Op.MAX, n);
+            // AVG: the leaders' stages fold SUM, a last step divides each rank's result (exact in i64: bitwise)
+            allreduce(DType.I64, Op.AVG, n, n == 7);
+            reduce(DType.I64, Op.AVG, n, p - 1, false);
+            reduceScatter(DType.I64, Op.AVG, n);
             bcast(DType.I64, n, (int) (n % p));
             bcast(DType.F64, n, p - 1);
         }

@@ -20,8 +20,10 @@ import java.util.function.LongBinaryOperator;
  * they split only between elements, so an op over records wider than one number picks a dtype of the
  * record's size (a complex f64 is one 16-byte element, e.g. {@link DType#F64_I64} storage).
  *
- * <p>The function runs on the calling rank's thread, on segments of the team's arena and of the caller;
- * it must not keep them. It runs through plain Java calls, not the vector kernels.
+ * <p>The function runs on the calling rank's thread — on a non-blocking, persistent or chained request, on
+ * whichever thread progresses it (any rank's waiting thread or the team's progress thread) — on segments of the
+ * team's arena and of the caller; it must not keep them. It runs through plain Java calls, not the vector
+ * kernels.
  *
  * <p>On a team spanning processes ({@code Team.Builder.mpi()}) a commutative op is also run by MPI, which
  * combines the processes' partial results: MPI calls the function through an upcall stub with {@code dst} and

@@ -122,7 +122,7 @@ public final class Exchange {
     private static final java.lang.invoke.VarHandle STAMP = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
 
     Exchange(long id, int creator, int p, Collective collective, long count, DType dtype, Op op, int root,
-             boolean persistent, long maxSliceBytes, Copy copy, boolean claimParts, VectorCall call) {
+             boolean persistent, long maxSliceBytes, Copy copy, boolean claimParts, VectorCall call, Reducer user) {
         this.claimParts = claimParts;
         this.id = id;
         this.creator = creator;
@@ -135,7 +135,8 @@ public final class Exchange {
         this.persistent = persistent;
         this.copy = copy;
         this.es = dtype == null ? 1 : dtype.size();
-        this.reducer = collective.reduces() ? Reducers.of(dtype, op) : null;
+        // AVG folds as SUM and is divided per output range (Averaging); USER folds with the creator's UserOp
+        this.reducer = !collective.reduces() ? null : op == Op.USER ? requireUser(user) : Reducers.of(dtype, op.foldOp());
         this.send = new MemorySegment[p];
         this.recv = new MemorySegment[p];
         this.joinedBy = new AtomicLongArray(p);
@@ -179,6 +180,18 @@ public final class Exchange {
                     : collective == Collective.ALLTOALL ? itemsPerBlock * pairs(p) : itemsPerBlock;
             this.counters = new RoundCounters(p, items);
         }
+    }
+
+    private static Reducer requireUser(Reducer user) {
+        if (user == null) {
+            throw new IllegalArgumentException("op user stands for a UserOp: call the overload that takes the UserOp");
+        }
+        return user;
+    }
+
+    /** AVG's division of rank {@code q}'s {@code n} result elements at byte {@code off} of {@code dst}, once folded. */
+    private void average(int q, MemorySegment dst, long off, long n) {
+        Averaging.divide(collective, op, dtype, q, p, dst, off, n);
     }
 
     /** Collectives whose sliced items are (block q, slice j): one block per rank, cut into slices. */
@@ -377,6 +390,7 @@ public final class Exchange {
                         w.source(s, staging, half + s * stageStride);
                     }
                     foldStaged(w, recv[q], 0, n);
+                    average(q, recv[q], 0, n);
                 }
             }
             case BCAST -> {
@@ -394,6 +408,7 @@ public final class Exchange {
                     w.source(s, staging, half + s * stageStride + q * n * es);
                 }
                 foldStaged(w, recv[q], 0, n);
+                average(q, recv[q], 0, n);
             }
             case GATHER -> {
                 if (q == root) {
@@ -415,6 +430,7 @@ public final class Exchange {
                         w.source(s, staging, half + s * stageStride);
                     }
                     w.fold(reducer, dtype, recv[q], 0, k, n);
+                    average(q, recv[q], 0, n);
                 }
             }
             case BARRIER -> { }
@@ -438,7 +454,7 @@ public final class Exchange {
     /** Executes sliced item {@code i} (see the class comment for what each collective's item does). */
     private void item(ItemWorker w, long i) {
         if (vector != null) {
-            vector.item(w, i, send, recv, reducer, dtype, op, copy);
+            vector.item(w, i, send, recv, reducer, dtype, op, copy);   // VectorBlocks divides its reduce-scatter-v blocks
             return;
         }
         long q = 0;
@@ -458,11 +474,15 @@ public final class Exchange {
                 if (collective == Collective.REDUCE) {
                     w.dest(0, recv[root], first * es);
                     w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
+                    average(root, recv[root], first * es, n);
                 } else {
                     for (int d = 0; d < p; d++) {
                         w.dest(d, recv[d], first * es);
                     }
                     w.foldToAll(reducer, dtype, op, p, p, n, nonTemporal, copy);
+                    for (int d = 0; d < p; d++) {
+                        average(d, recv[d], first * es, n);
+                    }
                 }
             }
             case REDUCE_SCATTER -> {
@@ -472,6 +492,7 @@ public final class Exchange {
                 }
                 w.dest(0, recv[(int) q], first * es);
                 w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
+                average((int) q, recv[(int) q], first * es, n);
             }
             case BCAST -> {
                 for (int s = 0; s < p; s++) {
@@ -498,7 +519,12 @@ public final class Exchange {
                 long inB = (a * count + first) * es;
                 w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, bytes, nonTemporal);
             }
-            case SCAN, EXSCAN -> w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
+            case SCAN, EXSCAN -> {
+                w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
+                for (int r = 0; r < p; r++) {
+                    average(r, recv[r], first * es, n);
+                }
+            }
             case BARRIER -> { }
             default -> throw new IllegalStateException("no non-blocking schedule for " + collective);
         }

@@ -92,7 +92,11 @@ public final class ItemWorker {
         if (elements == 0 || nd == 0) {
             return;
         }
-        if (nonTemporal && StreamingFold.available()) {
+        // the native streaming fold knows F32..I64 and SUM..BXOR (NativeType, NativeOp); AVG folds as SUM
+        // (divided by the caller); any other dtype or op (a user op, MINLOC) folds through the reducer below
+        Op fold = op.foldOp();
+        boolean nativeOp = fold.ordinal() <= Op.BXOR.ordinal() && dtype.ordinal() <= DType.I64.ordinal();
+        if (nonTemporal && nativeOp && StreamingFold.available()) {
             StreamingFold f = streaming();
             for (int d = 0; d < nd; d++) {
                 f.destination(dsts[d], dstOffsets[d]);
@@ -101,7 +105,7 @@ public final class ItemWorker {
                 f.source(srcs[i], srcOffsets[i]);
             }
             // false: more memory sessions than the native call can hold; folded below instead
-            if (f.allNative() && f.run(NativeType.valueOf(dtype.name()), NativeOp.valueOf(op.name()), elements)) {
+            if (f.allNative() && f.run(NativeType.valueOf(dtype.name()), NativeOp.valueOf(fold.name()), elements)) {
                 f.clear();
                 return;
             }

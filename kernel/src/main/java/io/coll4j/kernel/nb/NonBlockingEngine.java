@@ -5,6 +5,7 @@ import io.coll4j.CollectiveMismatchException;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -89,17 +90,18 @@ public final class NonBlockingEngine implements AutoCloseable {
      */
     public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
                          MemorySegment send, MemorySegment recv) {
-        return join(id, rank, c, count, dtype, op, root, persistent, send, recv, null);
+        return join(id, rank, c, count, dtype, op, root, persistent, send, recv, null, null);
     }
 
     /**
      * {@link #join(long, int, Collective, long, DType, Op, int, boolean, MemorySegment, MemorySegment)} of a
      * v-collective ({@code count} 0), with this rank's counts and displacements; the last rank to join
      * checks every rank's against the others' (a {@link CollectiveMismatchException} for the team when they
-     * differ, before any rank can post).
+     * differ, before any rank can post). {@code user} is the call's UserOp's reducer when {@code op} is USER (the
+     * creator's folds: every rank must pass the same op, as in MPI), else null.
      */
     public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
-                         MemorySegment send, MemorySegment recv, VectorCall call) {
+                         MemorySegment send, MemorySegment recv, VectorCall call, Reducer user) {
         int i = (int) (id % WINDOW);
         long start = 0;
         Exchange e;
@@ -110,7 +112,7 @@ public final class NonBlockingEngine implements AutoCloseable {
             }
             if (e == null || (e.id == id - WINDOW && e.allJoined())) {
                 Exchange n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
-                        context.copy(), progressThread != null, call);
+                        context.copy(), progressThread != null, call, user);
                 if (slots.compareAndSet(i, e, n)) {
                     e = n;
                     break;
@@ -136,7 +138,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         }
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
             Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
-                    context.copy(), progressThread != null, call);
+                    context.copy(), progressThread != null, call, user);
             throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + ": rank "
                     + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
         }

@@ -162,6 +162,7 @@ final class VectorBlocks {
                 }
                 w.dest(0, recv[q], first * es);
                 w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
+                Averaging.divide(collective, op, dtype, q, p, recv[q], first * es, n);
             }
         }
     }
