@@ -68,7 +68,7 @@ final class Mapping {
     final long timeoutNanos;
     private final Arena arena;
     final MemorySegment seg;
-    /** Guards every queue and every channel's local counters: the span is MPI_THREAD_SERIALIZED-like. */
+    /** Guards every queue and every channel's local counters; held while operations move, never while waiting. */
     final ReentrantLock lock = new ReentrantLock();
     private final HashMap<Object, Queue> queues = new HashMap<>();
     private final ArrayList<Queue> active = new ArrayList<>();
@@ -128,11 +128,13 @@ final class Mapping {
         Path path = pathOf(job);
         long timeoutNanos = timeout.isZero() ? Long.MAX_VALUE : timeout.toNanos();
         long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
-        int channels = Integer.getInteger("coll4j.shm.channels", 64);
+        int fixed = SharedMemorySpan.CHANNELS + SharedMemorySpan.perLocalChannels(localRanks);
+        // the world span's channels, and room for the sub-teams' (every split takes its own)
+        int channels = Integer.getInteger("coll4j.shm.channels", Math.max(64, fixed + 48));
         long slot = Long.getLong("coll4j.shm.slotBytes", 256 * 1024);
         long mail = Long.getLong("coll4j.shm.mailBytes", 64 * 1024);
         try {
-            return index == 0 ? create(path, processes, localRanks, channels, slot, mail, timeoutNanos, deadline)
+            return index == 0 ? create(path, processes, localRanks, channels, fixed, slot, mail, timeoutNanos, deadline)
                     : join(path, processes, index, localRanks, timeoutNanos, deadline);
         } catch (IOException e) {
             throw new IllegalStateException("shared mapping " + path + ": " + e, e);
@@ -143,7 +145,7 @@ final class Mapping {
         return ProcessHandle.current().pid();
     }
 
-    private static Mapping create(Path path, int n, int localRanks, int channels, long slot, long mail, long timeoutNanos,
+    private static Mapping create(Path path, int n, int localRanks, int channels, int fixed, long slot, long mail, long timeoutNanos,
                                   long deadline) throws IOException {
         long size = CHANNELS_AT + channels * channelBytes(n, slot, mail);
         for (int attempt = 0; ; attempt++) {
@@ -168,7 +170,7 @@ final class Mapping {
             seg.set(ValueLayout.JAVA_INT, 12, channels);
             seg.set(ValueLayout.JAVA_INT, 16, (int) slot);
             seg.set(ValueLayout.JAVA_INT, 20, (int) mail);
-            seg.set(ValueLayout.JAVA_INT, 192, SharedMemorySpan.CHANNELS);   // 0..2: the world span's
+            seg.set(ValueLayout.JAVA_INT, 192, fixed);   // the world span's
             seg.set(ValueLayout.JAVA_LONG, PROC_LINES, pid());
             seg.set(ValueLayout.JAVA_INT, PROC_LINES + 8, 1);
             seg.set(ValueLayout.JAVA_INT, 64, 1);
@@ -311,7 +313,7 @@ final class Mapping {
 
     long channelBase(int c) {
         if (c >= channels) {
-            throw new IllegalStateException("shared mapping: all " + channels + " channels are used (every split takes three per color; "
+            throw new IllegalStateException("shared mapping: all " + channels + " channels are used (every split takes 3 + ranks per process per color; "
                     + "-Dcoll4j.shm.channels raises the number)");
         }
         return CHANNELS_AT + c * channelBytes;
@@ -321,7 +323,7 @@ final class Mapping {
     int reserveChannels(int k) {
         int base = (int) INT.getAndAdd(seg, 192L, k);
         if (base + k > channels) {
-            throw new IllegalStateException("shared mapping: all " + channels + " channels are used (every split takes three per color; "
+            throw new IllegalStateException("shared mapping: all " + channels + " channels are used (every split takes 3 + ranks per process per color; "
                     + "-Dcoll4j.shm.channels raises the number)");
         }
         return base;

@@ -11,7 +11,8 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@link ProcessSpan} between the JVM processes of one host through one file of /dev/shm mapped into each
@@ -23,8 +24,9 @@ import java.util.TreeSet;
  * order with the project's reducers (bitwise the same result in every process). Point-to-point messages go through a
  * mailbox per ordered pair of processes.
  *
- * <p>Threads: {@link ThreadLevel#SERIALIZED}: any thread may call, one operation's progress at a time under the
- * mapping's lock (no per-local-rank communicators, so the multi-leader allreduce is not chosen).
+ * <p>Threads: {@link ThreadLevel#MULTIPLE}: any thread may call at any time. Each call only queues its operation and
+ * moves queued operations under the mapping's lock, never holding it while it waits, so two threads in different
+ * communicators (sub-teams, the multi-leader allreduce's per-local-rank channels) never block each other.
  *
  * <p>Non-blocking forms: the operation is queued on its channel and moved only when this process polls — by its
  * {@link Pending#test()}, or while any blocking call of this mapping waits (as MPI progresses every request inside
@@ -40,8 +42,13 @@ import java.util.TreeSet;
 public final class SharedMemorySpan implements ProcessSpan {
     private static final int WORLD = 0;
     private static final int REQUESTS = 1;
-    /** Channels per span: world, requests, rooted. */
+    /** Channels per span: world, requests, rooted; then one per local rank (perLocalRank). */
     static final int CHANNELS = 3;
+
+    /** The per-local-rank channels of a span of {@code localRanks} ranks per process: none for one (or uneven: 1). */
+    static int perLocalChannels(int localRanks) {
+        return localRanks > 1 ? localRanks : 0;
+    }
 
     private final Mapping m;
     /** Global process index of each process of this span, and this process's index among them. */
@@ -56,17 +63,23 @@ public final class SharedMemorySpan implements ProcessSpan {
      * order (the root's thread posts its reduce before it contributes to any later local step).
      */
     private final Channel rooted;
+    /** Per local rank j, the channel of the multi-leader algorithms' communicator j (empty for one rank per process). */
+    private final Channel[] perLocal;
     private final boolean sub;
     private final String host;
     private boolean closed;
 
-    private SharedMemorySpan(Mapping m, int[] members, int me, int firstChannel, boolean sub) {
+    private SharedMemorySpan(Mapping m, int[] members, int me, int firstChannel, int localRanks, boolean sub) {
         this.m = m;
         this.members = members;
         this.me = me;
         this.world = new Channel(m, firstChannel);
         this.requests = new Channel(m, firstChannel + 1);
         this.rooted = new Channel(m, firstChannel + 2);
+        this.perLocal = new Channel[perLocalChannels(localRanks)];
+        for (int j = 0; j < perLocal.length; j++) {
+            perLocal[j] = new Channel(m, firstChannel + CHANNELS + j);
+        }
         this.sub = sub;
         this.host = localHost();
     }
@@ -82,7 +95,7 @@ public final class SharedMemorySpan implements ProcessSpan {
         for (int p = 0; p < processes; p++) {
             all[p] = p;
         }
-        SharedMemorySpan s = new SharedMemorySpan(m, all, index, 0, false);
+        SharedMemorySpan s = new SharedMemorySpan(m, all, index, 0, localRanks, false);
         boolean ok = false;
         try {
             // every process must give the team the same width: global ids are process × width + local id
@@ -134,7 +147,7 @@ public final class SharedMemorySpan implements ProcessSpan {
 
     @Override
     public ThreadLevel threadLevel() {
-        return ThreadLevel.SERIALIZED;
+        return ThreadLevel.MULTIPLE;
     }
 
     @Override
@@ -155,7 +168,11 @@ public final class SharedMemorySpan implements ProcessSpan {
 
     @Override
     public int perLocalRank(int localRank) {
-        throw new IllegalStateException("per-local-rank communicators need MPI_THREAD_MULTIPLE; the shared mapping is SERIALIZED");
+        if (localRank < 0 || localRank >= perLocal.length) {
+            throw new IllegalStateException("shared mapping: no per-local-rank communicator " + localRank + " (this span has "
+                    + perLocal.length + ")");
+        }
+        return CHANNELS + localRank;
     }
 
     /** The channel of a blocking reduce on {@code comm} ({@link #rooted} for the world). */
@@ -167,7 +184,12 @@ public final class SharedMemorySpan implements ProcessSpan {
         return switch (comm) {
             case WORLD -> world;
             case REQUESTS -> requests;
-            default -> throw new IllegalArgumentException("shared mapping: no communicator " + comm);
+            default -> {
+                if (comm >= CHANNELS && comm - CHANNELS < perLocal.length) {
+                    yield perLocal[comm - CHANNELS];
+                }
+                throw new IllegalArgumentException("shared mapping: no communicator " + comm);
+            }
         };
     }
 
@@ -477,21 +499,31 @@ public final class SharedMemorySpan implements ProcessSpan {
     @Override
     public ProcessSpan split(int color, int key, int localRanks) {
         int k = members.length;
-        long[] ck = new long[2 * k];
-        ck[2 * me] = color;
-        ck[2 * me + 1] = key;
-        allgather(WORLD, null, MemorySegment.ofArray(ck), 2, DType.I64);
-        TreeSet<Long> colors = new TreeSet<>();
+        long[] ck = new long[3 * k];
+        ck[3 * me] = color;
+        ck[3 * me + 1] = key;
+        ck[3 * me + 2] = localRanks;
+        allgather(WORLD, null, MemorySegment.ofArray(ck), 3, DType.I64);
+        // every color's channels, in color order: 3, plus one per local rank of its widest process
+        TreeMap<Long, Integer> colors = new TreeMap<>();
         for (int p = 0; p < k; p++) {
-            if (ck[2 * p] >= 0) {
-                colors.add(ck[2 * p]);
+            if (ck[3 * p] >= 0) {
+                colors.merge(ck[3 * p], perLocalChannels((int) ck[3 * p + 2]), Math::max);
             }
+        }
+        int first = 0;
+        int need = 0;
+        for (Map.Entry<Long, Integer> e : colors.entrySet()) {
+            if (e.getKey() < color) {
+                first += CHANNELS + e.getValue();
+            }
+            need += CHANNELS + e.getValue();
         }
         long[] base = {-1};
         String failure = null;
-        if (me == 0 && !colors.isEmpty()) {
+        if (me == 0 && need > 0) {
             try {
-                base[0] = m.reserveChannels(CHANNELS * colors.size());
+                base[0] = m.reserveChannels(need);
             } catch (IllegalStateException e) {
                 failure = e.getMessage();
             }
@@ -503,14 +535,13 @@ public final class SharedMemorySpan implements ProcessSpan {
         if (base[0] < 0) {
             throw new IllegalStateException(failure != null ? failure : "shared mapping: no channels left for a split");
         }
-        int g = colors.headSet((long) color).size();
         List<Integer> group = new ArrayList<>();
         for (int p = 0; p < k; p++) {
-            if (ck[2 * p] == color) {
+            if (ck[3 * p] == color) {
                 group.add(p);
             }
         }
-        group.sort((a, b) -> ck[2 * a + 1] != ck[2 * b + 1] ? Long.compare(ck[2 * a + 1], ck[2 * b + 1]) : Integer.compare(a, b));
+        group.sort((a, b) -> ck[3 * a + 1] != ck[3 * b + 1] ? Long.compare(ck[3 * a + 1], ck[3 * b + 1]) : Integer.compare(a, b));
         int[] sub = new int[group.size()];
         int mine = -1;
         for (int i = 0; i < sub.length; i++) {
@@ -520,7 +551,7 @@ public final class SharedMemorySpan implements ProcessSpan {
             }
         }
         m.retain();
-        return new SharedMemorySpan(m, sub, mine, (int) base[0] + CHANNELS * g, true);
+        return new SharedMemorySpan(m, sub, mine, (int) base[0] + first, colors.get((long) color) > 0 ? localRanks : 1, true);
     }
 
     /**
