@@ -113,8 +113,9 @@ public final class Team implements AutoCloseable {
         Placement placement = b.placement;
         if (sharing > 1 && placement.binds()) {
             // every process would bind its rank 0 to the same PU: leave placement to mpirun (--bind-to, --map-by)
-            io.coll4j.topology.Fallbacks.note("thread binding", sharing + " processes of the MPI job share host " + host()
-                    + ": rank threads are not bound (bind processes with mpirun --bind-to / --map-by)");
+            io.coll4j.topology.Fallbacks.note("thread binding", sharing + " processes of the job share host " + host()
+                    + ": rank threads are not bound (" + (b.mpi ? "bind processes with mpirun --bind-to / --map-by"
+                    : "bind processes with taskset or numactl") + ")");
             placement = Placement.NONE;
         }
         this.plan = placement.plan(topology, size);
