@@ -240,7 +240,12 @@ final class Ops {
                 }
             }
             long count = (b - a) / esize;
+            MemorySegment out = dst;
             long d = dstOff + (a - lo);
+            if (!dst.isNative()) {
+                out = ch.m.foldScratch(b - a);
+                d = 0;
+            }
             try {
                 // ascending process order, one pass over the first 16 sources, then dst with the next 15 [YHCCL §3.3]
                 int p = 0;
@@ -249,16 +254,19 @@ final class Ops {
                     srcs[k] = seg;
                     srcOffs[k] = data[p] + (a - from);
                 }
-                reducer.reduceMany(dst, d, srcs, srcOffs, k, count);
+                reducer.reduceMany(out, d, srcs, srcOffs, k, count);
                 while (p < members.length) {
-                    srcs[0] = dst;
+                    srcs[0] = out;
                     srcOffs[0] = d;
                     k = 1;
                     for (; p < members.length && k < srcs.length; p++, k++) {
                         srcs[k] = seg;
                         srcOffs[k] = data[p] + (a - from);
                     }
-                    reducer.reduceMany(dst, d, srcs, srcOffs, k, count);
+                    reducer.reduceMany(out, d, srcs, srcOffs, k, count);
+                }
+                if (out != dst) {
+                    MemorySegment.copy(out, d, dst, dstOff + (a - lo), b - a);
                 }
             } catch (RuntimeException e) {
                 // a user op's exception: the collective completes for the peers, and this call fails afterwards
