@@ -36,8 +36,8 @@ final class ProcessChildren {
         base.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         base.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         String cp = System.getProperty("java.class.path");
-        if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator)) {
-            base.addAll(List.of("-jar", cp));
+        if (isCollbenchJar(cp)) {
+            base.addAll(List.of("-jar", cp));   // as the script starts it (the manifest enables native access)
         } else {
             base.addAll(List.of("-cp", cp, CollBench.class.getName()));
         }
@@ -50,6 +50,19 @@ final class ProcessChildren {
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start());
         }
         return c;
+    }
+
+    /** Whether the class path is collbench's own jar (Main-Class CollBench), not e.g. a test runner's manifest-only jar. */
+    private static boolean isCollbenchJar(String cp) {
+        if (!cp.endsWith(".jar") || cp.contains(java.io.File.pathSeparator)) {
+            return false;
+        }
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(cp)) {
+            java.util.jar.Manifest m = jar.getManifest();
+            return m != null && CollBench.class.getName().equals(m.getMainAttributes().getValue("Main-Class"));
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     /** The arguments without the file-writing options (and their values). */
