@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Teams across JVM processes of this host without MPI ({@code Team.builder().processes(n, i).name(job)}, the shared
  * mapping): launches {@link CrossProcessDriver} in 2 and 3 child JVMs with {@code -Dcoll4j.test.shm=N:I:JOB} and
  * checks every blocking collective against the scalar reference (the core dtypes and ops, user ops, plans), the
- * requests (non-blocking and persistent), sub-teams, a mismatch (an exception, not a hang) and a kill -9 of one
+ * reproducible mode (the ascending global-rank fold, bitwise), the requests (non-blocking and persistent), sub-teams, a mismatch (an exception, not a hang) and a kill -9 of one
  * process during a loop (the survivors end within seconds with a TeamAbortedException naming its rank). After every
  * case no file of the job may be left in /dev/shm. Needs no MPI: the driver never touches it in this mode.
  */
@@ -122,6 +122,17 @@ class SharedMappingJobTest {
             assertEquals(0, j.exits()[i], j.all());
         }
         assertTrue(j.outputs()[0].contains("cross-process requests OK: 3 processes x 1 ranks"), j.all());
+        assertNothingLeft(job);
+    }
+
+    @Test
+    void reproducibleIsTheAscendingGlobalRankFoldBitwiseOnThreeProcesses() throws Exception {
+        String job = jobName("reproducible");
+        Job j = new Launch(3, job, "reproducible", "2").finish();
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, j.exits()[i], j.all());
+        }
+        assertTrue(j.outputs()[0].contains("cross-process reproducible OK: 3 processes x 2 ranks"), j.all());
         assertNothingLeft(job);
     }
 
