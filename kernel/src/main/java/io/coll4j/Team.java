@@ -99,13 +99,23 @@ public final class Team implements AutoCloseable {
         this.topology = b.topology != null ? b.topology : Topology.host();
         this.size = b.ranks > 0 ? b.ranks : topology.pus().size();
         this.timeout = b.timeout;
-        this.processSpan = b.span != null ? b.span : b.mpi ? io.coll4j.kernel.span.ProcessSpan.open(size, timeout) : null;
+        if (b.mpi && b.processes > 0) {
+            throw new IllegalArgumentException("mpi() and processes(n, index) are two ways to span processes; pick one");
+        }
+        if (b.processes > 1 && b.job == null) {
+            throw new IllegalArgumentException("processes(" + b.processes + ", " + b.processIndex + ") needs name(job): "
+                    + "the job name every process of the team shares");
+        }
+        this.processSpan = b.span != null ? b.span : b.mpi ? io.coll4j.kernel.span.ProcessSpan.open(size, timeout)
+                : b.processes > 1 ? io.coll4j.kernel.span.shm.SharedMemorySpan.open(b.job, b.processes, b.processIndex, size, timeout)
+                : null;
         int sharing = processesOnThisHost();
         Placement placement = b.placement;
         if (sharing > 1 && placement.binds()) {
             // every process would bind its rank 0 to the same PU: leave placement to mpirun (--bind-to, --map-by)
-            io.coll4j.topology.Fallbacks.note("thread binding", sharing + " processes of the MPI job share host " + host()
-                    + ": rank threads are not bound (bind processes with mpirun --bind-to / --map-by)");
+            io.coll4j.topology.Fallbacks.note("thread binding", sharing + " processes of the job share host " + host()
+                    + ": rank threads are not bound (" + (b.mpi ? "bind processes with mpirun --bind-to / --map-by"
+                    : "bind processes with taskset or numactl") + ")");
             placement = Placement.NONE;
         }
         this.plan = placement.plan(topology, size);
@@ -598,6 +608,10 @@ public final class Team implements AutoCloseable {
         private long maxSliceBytes;
         private boolean progressThread;
         private boolean mpi;
+        /** processes(n, index) and name(job): the shared-mapping span; 0 when not set. */
+        private int processes;
+        private int processIndex;
+        private String job;
         /** A sub-team's span across processes ({@link TeamSplit}), owned by the team built; null otherwise. */
         private io.coll4j.kernel.span.ProcessSpan span;
         private io.coll4j.kernel.span.HierarchicalCost spanCost;
@@ -734,6 +748,34 @@ public final class Team implements AutoCloseable {
          */
         public Builder mpi() {
             this.mpi = true;
+            return this;
+        }
+
+        /**
+         * Spans {@code processes} JVM processes of this host without MPI, {@link #ranks} thread ranks in each, through one
+         * file of /dev/shm mapped into every process (docs/design.md, "The shared-mapping span"): this process is number
+         * {@code index} (0 creates the mapping, the others join it, within the {@link #timeout}); every process passes
+         * the same {@link #name}. Rank ids and collectives are global as with {@link #mpi()}. {@code processes(1, 0)}
+         * is an ordinary team.
+         *
+         * @throws IllegalArgumentException when {@code index} is outside {@code 0 .. processes - 1}
+         */
+        public Builder processes(int processes, int index) {
+            if (processes < 1 || index < 0 || index >= processes) {
+                throw new IllegalArgumentException("processes(" + processes + ", " + index + "): need processes >= 1 and "
+                        + "0 <= index < processes");
+            }
+            this.processes = processes;
+            this.processIndex = index;
+            return this;
+        }
+
+        /**
+         * The job name the {@link #processes} share: the mapping is /dev/shm/coll4j-NAME-UID. Letters, digits, '.', '_'
+         * and '-'; one team at a time per name (a later team of the same name waits for the earlier one's file to go).
+         */
+        public Builder name(String job) {
+            this.job = Objects.requireNonNull(job, "name");
             return this;
         }
 

@@ -89,9 +89,17 @@ final class CollectiveCommands {
 
         @Override
         public Integer call() throws Exception {
+            // --processes N: this process (0) starts the others, which run the same command as processes 1 .. N-1
+            ProcessChildren children = ProcessChildren.start(run.spanning(), spec);
+            int rc;
             try (AutoCloseable recording = jfr.start()) {
-                return measure();
+                rc = measure();
+            } finally {
+                if (children != null) {
+                    children.finish(spec.commandLine().getErr());
+                }
             }
+            return rc == 0 && children != null && children.anyFailed() ? 1 : rc;
         }
 
         private Integer measure() throws IOException {
@@ -178,7 +186,7 @@ final class CollectiveCommands {
                         || a.equals(CollectiveBenchmark.NONBLOCKING) || a.equals(CollectiveBenchmark.PERSISTENT)
                         || (CollectiveBenchmark.hasSharedView(c) && a.equals(SharedViewAllgather.NAME)));
                 if (spans && !hierarchical) {
-                    throw new IllegalArgumentException("--mpi over " + team.processes() + " processes runs the hierarchical "
+                    throw new IllegalArgumentException("--mpi or --processes over " + team.processes() + " processes runs the hierarchical "
                             + "algorithms (leader, multi-leader; -a shared-view for allgather and allreduce, -a barrier beside them): no other -a");
                 }
                 long maxBytes = 0;

@@ -81,6 +81,10 @@ final class ExplainCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Collective c = Collective.parse(collective);
+        if (run.processes != null && run.processes > 1) {
+            throw new IllegalArgumentException("explain prices one process; --processes runs with the collective subcommands "
+                    + "(collbench " + c.cliName() + " --processes " + run.processes + ")");
+        }
         RunOptions.Setup setup = run.resolve(c);
         int p = setup.threads();
         PrintWriter out = spec.commandLine().getOut();

@@ -93,21 +93,68 @@ final class RunOptions {
             + "global rank 0 prints the table")
     boolean mpi;
 
+    @Option(names = "--processes", paramLabel = "N",
+            description = "span N JVM processes of this host without MPI: collbench starts N - 1 more JVMs itself (the same jar and "
+                    + "arguments), -t ranks in each, joined through one shared mapping in /dev/shm; process 0 (this one) prints the table")
+    Integer processes;
+
+    /** Set by the process that started this one (--processes): this one's index and the job name, INDEX:JOB. */
+    @Option(names = "--process-child", hidden = true, paramLabel = "INDEX:JOB")
+    String processChild;
+
+    /** The shared-mapping span of {@code --processes}: this process's index among {@code n}, and the job's name. */
+    record Spanning(int n, int index, String job) {
+    }
+
+    /** --processes N: process 0 (no --process-child) names the job after its pid, the children get it from it. */
+    Spanning spanning() {
+        return spanning(processes, processChild);
+    }
+
+    /** {@code --processes} and {@code --process-child} of any command: null for one process. */
+    static Spanning spanning(Integer processes, String processChild) {
+        if (processes == null || processes == 1) {
+            return null;
+        }
+        if (processes < 1 || processes > 32) {
+            throw new IllegalArgumentException("--processes must be 1 to 32, got " + processes);
+        }
+        if (processChild == null) {
+            return new Spanning(processes, 0, "collbench-" + ProcessHandle.current().pid());
+        }
+        int colon = processChild.indexOf(':');
+        return new Spanning(processes, Integer.parseInt(processChild.substring(0, colon)), processChild.substring(colon + 1));
+    }
+
     /** The validated run: everything a benchmark or explain needs before it builds the team. */
     record Setup(Collective collective, DType dtype, Op op, SizeRange range, Topology topology, int threads,
-                 Placement placement, MachineModel model, int root, boolean mpi, WaitStrategy waitStrategy) {
+                 Placement placement, MachineModel model, int root, boolean mpi, WaitStrategy waitStrategy, Spanning spanning) {
+        /** A run in one process or over MPI (no --processes). */
+        Setup(Collective collective, DType dtype, Op op, SizeRange range, Topology topology, int threads, Placement placement,
+              MachineModel model, int root, boolean mpi, WaitStrategy waitStrategy) {
+            this(collective, dtype, op, range, topology, threads, placement, model, root, mpi, waitStrategy, null);
+        }
+
         Team.Builder team(Duration timeout) {
             Team.Builder b = TeamInternals.model(Team.builder().ranks(threads).topology(topology).placement(placement), model)
                     .timeout(timeout);
             if (waitStrategy != null) {
                 b = b.waitStrategy(waitStrategy);
             }
+            if (spanning != null) {
+                return b.processes(spanning.n(), spanning.index()).name(spanning.job());
+            }
             return mpi ? b.mpi() : b;
+        }
+
+        /** Whether the team spans processes (--mpi or --processes). */
+        boolean spans() {
+            return mpi || spanning != null;
         }
 
         /** The same run with {@code m} as the team's model (explain --measure calibrates one in its run). */
         Setup withModel(MachineModel m) {
-            return new Setup(collective, dtype, op, range, topology, threads, placement, m, root, mpi, waitStrategy);
+            return new Setup(collective, dtype, op, range, topology, threads, placement, m, root, mpi, waitStrategy, spanning);
         }
 
         /** The sweep's sizes for collective {@code c}, each distinct once rounded to its shape. */
@@ -153,17 +200,24 @@ final class RunOptions {
         }
         // before anything is sized by p (the model, explain's pricing, the benchmark's buffers)
         Resources.threads(p, topo.pus().size());
-        if (c.rooted() && (root < 0 || (!mpi && root >= p))) {
+        if (processes != null && (processes < 1 || processes > 32)) {
+            throw new IllegalArgumentException("--processes must be 1 to 32, got " + processes);
+        }
+        if (processes != null && processes > 1 && mpi) {
+            throw new IllegalArgumentException("--processes N spans processes without MPI; --mpi spans an mpirun job: pick one");
+        }
+        boolean spans = mpi || (processes != null && processes > 1);
+        if (c.rooted() && (root < 0 || (!spans && root >= p))) {
             throw new IllegalArgumentException("--root " + root + " is out of range for " + p + " ranks (0.." + (p - 1) + ")");
         }
         Placement placement = where.placement();
-        if (!mpi) {
+        if (!spans) {
             placement.plan(topo, p);   // an explicit PU this machine lacks is refused before anything is built
         }
         MachineModel model = profile != null ? MachineModel.load(profile) : MachineModel.fromEnvironment(topo, env);
         // null: the team's default for its size (WaitStrategy.defaultFor)
         WaitStrategy w = wait == null || wait.equalsIgnoreCase("auto") ? null : WaitStrategy.parse(wait);
-        return new Setup(c, t, o, range, topo, p, placement, model, root, mpi, w);
+        return new Setup(c, t, o, range, topo, p, placement, model, root, mpi, w, spanning());
     }
 
     long iterationsFor(long bytes) {

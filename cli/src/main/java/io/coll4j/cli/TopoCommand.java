@@ -72,8 +72,16 @@ final class TopoCommand implements Callable<Integer> {
             + "and the MPI thread level (process 0 prints)")
     boolean mpi;
 
+    @Option(names = "--processes", paramLabel = "N", description = "also build a team over N JVM processes of this host, "
+            + "without MPI (collbench starts the other N - 1; a shared mapping in /dev/shm joins them), and print its layout "
+            + "and process-level path (process 0 prints)")
+    Integer processes;
+
+    @Option(names = "--process-child", hidden = true, paramLabel = "INDEX:JOB")
+    String processChild;
+
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         OutputFormat fmt = treeFormat(format.format());
         Placement placement = where.placement();
         if (threads != null && threads < 1) {
@@ -91,8 +99,15 @@ final class TopoCommand implements Callable<Integer> {
 
         PrintWriter out = spec.commandLine().getOut();
         java.util.Map<String, Object> processes = null;
-        if (mpi) {
-            try (io.coll4j.Team team = io.coll4j.Team.builder().ranks(ranks).topology(t).placement(placement).mpi().build()) {
+        RunOptions.Spanning spanning = RunOptions.spanning(this.processes, processChild);
+        if (mpi && spanning != null) {
+            throw new IllegalArgumentException("--processes N spans processes without MPI; --mpi spans an mpirun job: pick one");
+        }
+        if (mpi || spanning != null) {
+            ProcessChildren children = ProcessChildren.start(spanning, spec);
+            io.coll4j.Team.Builder b = io.coll4j.Team.builder().ranks(ranks).topology(t).placement(placement);
+            try (io.coll4j.Team team = (spanning != null ? b.processes(spanning.n(), spanning.index()).name(spanning.job())
+                    : b.mpi()).build()) {
                 if (team.processIndex() != 0) {
                     return 0;   // one report for the job
                 }
@@ -101,12 +116,16 @@ final class TopoCommand implements Callable<Integer> {
                 processes.put("ranks", team.globalSize());
                 processes.put("layout", Hierarchical.layout(team));
                 processes.put("transport", team.transport());
+            } finally {
+                if (children != null) {
+                    children.finish(spec.commandLine().getErr());
+                }
             }
         }
         if (fmt == OutputFormat.JSON) {
             java.util.Map<String, Object> j = json(t, plan, binder, threadCheck, memoryCheck, ntCopy);
             if (processes != null) {
-                j.put("mpi", processes);
+                j.put(mpi ? "mpi" : "sharedMapping", processes);
             }
             out.println(Json.pretty(j));
         } else {
@@ -114,7 +133,10 @@ final class TopoCommand implements Callable<Integer> {
             if (processes != null) {
                 out.println("processes: " + processes.get("processes") + " (" + processes.get("ranks") + " ranks): "
                         + processes.get("layout"));
-                out.println("mpi:       " + processes.get("transport"));
+                out.println((mpi ? "mpi:       " : "process level: ") + processes.get("transport"));
+            } else {
+                out.println("process level: one process (--processes N: N JVMs of this host through a shared mapping in "
+                        + "/dev/shm; --mpi: the processes of an mpirun job)");
             }
         }
         out.flush();

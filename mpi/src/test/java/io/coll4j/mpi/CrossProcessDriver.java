@@ -49,10 +49,47 @@ public final class CrossProcessDriver {
         return a;
     }
 
+    /**
+     * {@code mpi()}, or with {@code -Dcoll4j.test.shm=N:I:JOB} (SharedMappingJobTest) the shared-mapping span:
+     * {@code processes(N, I).name(JOB)}, no MPI.
+     */
+    static Team.Builder spanning(Team.Builder b) {
+        String shm = System.getProperty("coll4j.test.shm");
+        if (shm == null) {
+            return b.mpi();
+        }
+        String[] f = shm.split(":");
+        return b.processes(Integer.parseInt(f[0]), Integer.parseInt(f[1])).name(f[2]);
+    }
+
     public static void main(String[] args) {
         String mode = args[0];
         int t = Integer.parseInt(args[1]);
-        try (Team team = Team.builder().ranks(t).mpi().timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible")).build()) {
+        try (Team team = spanning(Team.builder().ranks(t)).timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible")).build()) {
+            if (mode.equals("loop")) {
+                // the fault case of SharedMappingJobTest: allreduce until the test kills one process (kill -9)
+                team.run(rank -> {
+                    double[] x = new double[1024];
+                    for (long i = 0; ; i++) {
+                        rank.allreduce(x, x, Op.SUM);
+                        if (i == 100 && rank.id() == 0) {
+                            System.out.println("looping in process " + team.processIndex());
+                        }
+                    }
+                });
+                return;
+            }
+            if (mode.equals("mismatch-kind")) {
+                // small calls of different kinds: process 0 barriers, the others broadcast one element
+                team.run(rank -> {
+                    if (team.processIndex() == 0) {
+                        rank.barrier();
+                    } else {
+                        rank.bcast(new long[1], 0);
+                    }
+                });
+                return;
+            }
             if (mode.equals("reproducible")) {
                 team.run(rank -> {
                     new Checker(rank).reproducible();

@@ -12,7 +12,9 @@ import java.util.ServiceLoader;
 /**
  * The processes a team spans and the inter-process collectives between them: coll4j's internal SPI to an
  * inter-process transport (docs/design.md, "Across processes"). {@code coll4j-mpi} implements it over MPI;
- * {@link #open} finds that implementation with {@link ServiceLoader}, so the kernel never links MPI.
+ * {@link #open} finds that implementation with {@link ServiceLoader}, so the kernel never links MPI. The kernel's
+ * own {@link io.coll4j.kernel.span.shm.SharedMemorySpan} implements it between the JVMs of one host through a
+ * shared mapping ({@code Team.Builder.processes(n, index)}).
  *
  * <p>Collectives take a communicator handle: {@link #world()} (every process, index = process index) or
  * {@link #perLocalRank(int)} (the processes' local rank j, for the multi-leader algorithms). Segments may
@@ -219,7 +221,11 @@ public interface ProcessSpan {
      */
     ProcessSpan split(int color, int key, int localRanks);
 
-    /** Ends every process of the job after printing {@code why} on stderr; does not return. */
+    /**
+     * Ends the job after printing {@code why} on stderr. MPI's ends every process and does not return; the shared
+     * mapping's ({@link io.coll4j.kernel.span.shm.SharedMemorySpan}) marks the mapping aborted, so every other
+     * process's wait throws within one liveness check, and returns: the caller then throws its own failure.
+     */
     void abort(String why);
 
     /**

@@ -1,0 +1,114 @@
+package io.coll4j.kernel.span.shm;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One communicator of a {@link SharedMemorySpan} in the mapping: a round counter pair per process (arrive, done),
+ * two data slots per process (rounds alternate between them), and a mailbox per ordered pair of processes for
+ * point-to-point messages. Counters are indexed by global process index; a channel belongs to one span for its
+ * whole life (its counters start at zero when the file is created), so rounds never need resetting.
+ *
+ * <p>A round r of a collective: each process waits until every peer has finished reading round r − 2 (its done
+ * count ≥ r − 1), so the slot of r's parity is free; copies its slice in and publishes arrive = r + 1; waits until
+ * every peer has arrived at r + 1; reads the slices it needs from their slots; publishes done = r + 1. With two
+ * slots a process copies slice k in while its peers still read slice k − 1: YHCCL's pipelined copy-in to shared
+ * slices [YHCCL §3.3].
+ */
+final class Channel {
+    final Mapping m;
+    final int id;
+    private final long base;
+    private final long ctrl;
+    private final int n;
+    /** The next round this process runs on this channel (guarded by the mapping's lock). */
+    long round;
+    /** Chunks this process has sent to / received from each process through the mailboxes (guarded by the lock). */
+    final long[] sent;
+    final long[] received;
+
+    Channel(Mapping m, int id) {
+        this.m = m;
+        this.id = id;
+        this.base = m.channelBase(id);
+        this.n = m.processes;
+        this.ctrl = (((long) n * 128 + (long) n * n * 128) + 4095) / 4096 * 4096;
+        this.sent = new long[n];
+        this.received = new long[n];
+    }
+
+    MemorySegment seg() {
+        return m.seg;
+    }
+
+    private long arriveAt(int p) {
+        return base + 128L * p;
+    }
+
+    private long doneAt(int p) {
+        return base + 128L * p + 64;
+    }
+
+    private long fullAt(int s, int d) {
+        return base + 128L * n + 128L * ((long) s * n + d);
+    }
+
+    private long ackAt(int s, int d) {
+        return fullAt(s, d) + 64;
+    }
+
+    long slot(int p, long round) {
+        return base + ctrl + (2L * p + (round & 1)) * m.slotBytes;
+    }
+
+    long mailbox(int s, int d) {
+        return base + ctrl + 2L * n * m.slotBytes + ((long) s * n + d) * m.mailBytes;
+    }
+
+    /** Publishes that this process's slice of round r − 1 is in its slot (release: pairs with the peers' getAcquire in allArrived). */
+    void arrive(int p, long value) {
+        Mapping.LONG.setRelease(m.seg, arriveAt(p), value);
+    }
+
+    /** Publishes that this process has read every slot of round value − 1 (release: pairs with allDone's getAcquire). */
+    void done(int p, long value) {
+        Mapping.LONG.setRelease(m.seg, doneAt(p), value);
+    }
+
+    /** Whether every member arrived at {@code value} (acquire: their slot contents are then visible). */
+    boolean allArrived(int[] members, long value) {
+        for (int p : members) {
+            if ((long) Mapping.LONG.getAcquire(m.seg, arriveAt(p)) < value) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether every member finished reading up to round value − 1 (acquire: their reads of this slot are over). */
+    boolean allDone(int[] members, long value) {
+        for (int p : members) {
+            if ((long) Mapping.LONG.getAcquire(m.seg, doneAt(p)) < value) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Chunks published by s for d (acquire: pairs with the sender's setRelease in publish, the data is then visible). */
+    long full(int s, int d) {
+        return (long) Mapping.LONG.getAcquire(m.seg, fullAt(s, d));
+    }
+
+    void publish(int s, int d, long value) {
+        Mapping.LONG.setRelease(m.seg, fullAt(s, d), value);
+    }
+
+    /** Chunks d has consumed from s (acquire: pairs with the receiver's setRelease in ack; the mailbox is free again). */
+    long acked(int s, int d) {
+        return (long) Mapping.LONG.getAcquire(m.seg, ackAt(s, d));
+    }
+
+    void ack(int s, int d, long value) {
+        Mapping.LONG.setRelease(m.seg, ackAt(s, d), value);
+    }
+}

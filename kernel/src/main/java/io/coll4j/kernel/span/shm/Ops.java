@@ -1,0 +1,494 @@
+package io.coll4j.kernel.span.shm;
+
+import io.coll4j.CollectiveMismatchException;
+import io.coll4j.reductions.Reducer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The operations of a {@link SharedMemorySpan}, each a {@link Mapping.Step}: moved as far as it goes without
+ * waiting by every poll (a blocking call polls until done; a Pending's test polls once).
+ *
+ * <p>Every collective is the same round protocol ({@link Channel}): each process has a byte stream (its contribution,
+ * possibly empty), cut into slices of a slot; in each round every process copies its next slice into its slot, and
+ * reads from its peers' slots what it needs. The rounds end when every stream is exhausted, which every process
+ * sees from the same slot headers. A reduction folds the slices of every process in ascending process order with
+ * the project's reducers, so every process computes bitwise the same result (reproducible mode holds).
+ */
+final class Ops {
+    private Ops() {
+    }
+
+    /** What a collective kind is called in a mismatch message; the index is the kind in a descriptor's top byte. */
+    static final String[] KINDS = {"?", "allreduce", "reduce", "reduce_scatter_block", "bcast", "allgather", "barrier",
+            "gatherv", "scatterv", "allgatherv", "alltoallv", "split"};
+    static final int ALLREDUCE = 1, REDUCE = 2, REDUCE_SCATTER = 3, BCAST = 4, ALLGATHER = 5, BARRIER = 6, GATHERV = 7,
+            SCATTERV = 8, ALLGATHERV = 9, ALLTOALLV = 10, SPLIT = 11;
+
+    /** A descriptor: kind, dtype, op, root and count, so two processes in different collectives notice on the first round. */
+    static long desc(int kind, int dtype, int op, int root, long count) {
+        return ((long) kind << 56) | ((long) (dtype & 0xff) << 48) | ((long) (op & 0xff) << 40) | ((long) (root & 0xff) << 32)
+                | (count & 0xffffffffL);
+    }
+
+    /** A stream made of pieces of segments (a header of counts, then blocks). */
+    static final class Pieces {
+        private final MemorySegment[] segs;
+        private final long[] offs;
+        private final long[] lens;
+        private int k;
+        long total;
+
+        Pieces(int capacity) {
+            segs = new MemorySegment[capacity];
+            offs = new long[capacity];
+            lens = new long[capacity];
+        }
+
+        static Pieces of(MemorySegment seg, long off, long len) {
+            return new Pieces(1).add(seg, off, len);
+        }
+
+        static Pieces empty() {
+            return new Pieces(0);
+        }
+
+        Pieces add(MemorySegment seg, long off, long len) {
+            if (len > 0) {
+                segs[k] = seg;
+                offs[k] = off;
+                lens[k] = len;
+                k++;
+                total += len;
+            }
+            return this;
+        }
+
+        /** Copies bytes [from, from + n) of the stream to dst. */
+        void fill(long from, MemorySegment dst, long dstOff, long n) {
+            long at = 0;
+            for (int i = 0; i < k && n > 0; i++) {
+                long end = at + lens[i];
+                if (from < end) {
+                    long skip = from - at;
+                    long c = Math.min(n, lens[i] - skip);
+                    MemorySegment.copy(segs[i], offs[i] + skip, dst, dstOff, c);
+                    from += c;
+                    dstOff += c;
+                    n -= c;
+                }
+                at = end;
+            }
+        }
+    }
+
+    /** The counts as a stream header: n longs in native order (read back with {@link #header}). */
+    static MemorySegment header(long[] counts) {
+        return MemorySegment.ofArray(counts.clone());
+    }
+
+    static long[] header(MemorySegment seg, long at, int n) {
+        long[] c = new long[n];
+        MemorySegment.copy(seg, ValueLayout.JAVA_LONG, at, c, 0, n);
+        return c;
+    }
+
+    /** A collective: the round protocol over the span's channel. */
+    abstract static class Coll extends Mapping.Step {
+        final Channel ch;
+        final int me;
+        final long desc;
+        final Pieces mine;
+        final long cap;
+        private boolean writing = true;
+        private long myOff;
+        final long[] off;
+        final long[] n;
+        final long[] total;
+        /** Where each process's slice of the current round starts in the mapping. */
+        final long[] data;
+
+        Coll(Channel ch, int[] members, int me, long desc, Pieces mine, String what) {
+            this.ch = ch;
+            this.members = members;
+            this.me = me;
+            this.desc = desc;
+            this.mine = mine;
+            this.what = what;
+            // a slice is a multiple of 64 bytes: every dtype's elements stay whole in every slice
+            this.cap = (ch.m.slotBytes - Mapping.SLOT_HEADER) & ~63L;
+            int p = members.length;
+            off = new long[p];
+            n = new long[p];
+            total = new long[p];
+            data = new long[p];
+        }
+
+        @Override
+        final boolean step() {
+            MemorySegment seg = ch.seg();
+            int self = members[me];
+            for (; ; ) {
+                long r = ch.round;
+                if (writing) {
+                    // the slot of r's parity is free once every peer has read round r - 2
+                    if (r >= 2 && !ch.allDone(members, r - 1)) {
+                        return false;
+                    }
+                    long slot = ch.slot(self, r);
+                    long c = Math.min(cap, mine.total - myOff);
+                    seg.set(ValueLayout.JAVA_LONG, slot, desc);
+                    seg.set(ValueLayout.JAVA_LONG, slot + 8, mine.total);
+                    seg.set(ValueLayout.JAVA_LONG, slot + 16, myOff);
+                    seg.set(ValueLayout.JAVA_LONG, slot + 24, c);
+                    if (c > 0) {
+                        mine.fill(myOff, seg, slot + Mapping.SLOT_HEADER, c);
+                    }
+                    myOff += c;
+                    ch.arrive(self, r + 1);
+                    writing = false;
+                }
+                if (!ch.allArrived(members, r + 1)) {
+                    return false;
+                }
+                boolean last = true;
+                for (int p = 0; p < members.length; p++) {
+                    long slot = ch.slot(members[p], r);
+                    long d = seg.get(ValueLayout.JAVA_LONG, slot);
+                    if (d != desc) {
+                        throw mismatch(p, d);
+                    }
+                    total[p] = seg.get(ValueLayout.JAVA_LONG, slot + 8);
+                    off[p] = seg.get(ValueLayout.JAVA_LONG, slot + 16);
+                    n[p] = seg.get(ValueLayout.JAVA_LONG, slot + 24);
+                    data[p] = slot + Mapping.SLOT_HEADER;
+                    last &= off[p] + n[p] >= total[p];
+                }
+                consume(seg);
+                ch.done(self, r + 1);
+                ch.round = r + 1;
+                writing = true;
+                if (last) {
+                    finish();
+                    return true;
+                }
+            }
+        }
+
+        private CollectiveMismatchException mismatch(int p, long d) {
+            return new CollectiveMismatchException("shared mapping: process " + ch.m.index + " called " + describe(desc)
+                    + " while process " + members[p] + " called " + describe(d) + " (collectives must be called in the same "
+                    + "order with matching arguments in every process)");
+        }
+
+        static String describe(long d) {
+            int kind = (int) (d >>> 56);
+            String name = kind > 0 && kind < KINDS.length ? KINDS[kind] : "an unknown call (" + Long.toHexString(d) + ")";
+            return name + " (dtype " + ((d >>> 48) & 0xff) + ", op " + ((d >>> 40) & 0xff) + ", root " + ((d >>> 32) & 0xff)
+                    + ", count " + (d & 0xffffffffL) + ")";
+        }
+
+        /** Reads this round's slices (off, n, total, data of every process are set). */
+        abstract void consume(MemorySegment seg);
+
+        void finish() {
+        }
+    }
+
+    /**
+     * The reductions: every process streams its whole contribution (equal lengths), and folds, slice by slice, the
+     * range [lo, hi) of the stream it owns into {@code dst} at {@code dst + (position - lo)}, in ascending process order.
+     */
+    static final class Fold extends Coll {
+        private final MemorySegment dst;
+        private final long dstOff;
+        private final long lo;
+        private final long hi;
+        private final Reducer reducer;
+        private final int esize;
+        private final MemorySegment[] srcs;
+        private final long[] srcOffs;
+        private RuntimeException userError;
+
+        Fold(Channel ch, int[] members, int me, long desc, Pieces mine, String what, MemorySegment dst, long dstOff,
+             long lo, long hi, Reducer reducer, int esize) {
+            super(ch, members, me, desc, mine, what);
+            this.dst = dst;
+            this.dstOff = dstOff;
+            this.lo = lo;
+            this.hi = hi;
+            this.reducer = reducer;
+            this.esize = esize;
+            int k = Math.min(members.length, Reducer.MAX_SOURCES);
+            this.srcs = new MemorySegment[k];
+            this.srcOffs = new long[k];
+        }
+
+        @Override
+        void consume(MemorySegment seg) {
+            long from = off[0];
+            long a = Math.max(from, lo);
+            long b = Math.min(from + n[0], hi);
+            if (a >= b || userError != null) {
+                return;
+            }
+            for (int p = 1; p < members.length; p++) {
+                if (off[p] != from || n[p] != n[0]) {
+                    throw new IllegalStateException("shared mapping: " + what + ": process " + members[p]
+                            + " contributed a different length");
+                }
+            }
+            long count = (b - a) / esize;
+            MemorySegment out = dst;
+            long d = dstOff + (a - lo);
+            if (!dst.isNative()) {
+                out = ch.m.foldScratch(b - a);
+                d = 0;
+            }
+            try {
+                // ascending process order, one pass over the first 16 sources, then dst with the next 15 [YHCCL §3.3]
+                int p = 0;
+                int k = 0;
+                for (; p < members.length && k < srcs.length; p++, k++) {
+                    srcs[k] = seg;
+                    srcOffs[k] = data[p] + (a - from);
+                }
+                reducer.reduceMany(out, d, srcs, srcOffs, k, count);
+                while (p < members.length) {
+                    srcs[0] = out;
+                    srcOffs[0] = d;
+                    k = 1;
+                    for (; p < members.length && k < srcs.length; p++, k++) {
+                        srcs[k] = seg;
+                        srcOffs[k] = data[p] + (a - from);
+                    }
+                    reducer.reduceMany(out, d, srcs, srcOffs, k, count);
+                }
+                if (out != dst) {
+                    MemorySegment.copy(out, d, dst, dstOff + (a - lo), b - a);
+                }
+            } catch (RuntimeException e) {
+                // a user op's exception: the collective completes for the peers, and this call fails afterwards
+                userError = e;
+            }
+        }
+
+        @Override
+        void finish() {
+            if (userError != null) {
+                error = new IllegalStateException(what + ": the user op threw " + userError, userError);
+            }
+        }
+    }
+
+    /** bcast: the root streams, the others copy. */
+    static final class Bcast extends Coll {
+        private final MemorySegment buf;
+        private final int root;
+
+        Bcast(Channel ch, int[] members, int me, long desc, MemorySegment buf, long bytes, int root) {
+            super(ch, members, me, desc, me == root ? Pieces.of(buf, 0, bytes) : Pieces.empty(), "bcast");
+            this.buf = buf;
+            this.root = root;
+        }
+
+        @Override
+        void consume(MemorySegment seg) {
+            if (me != root && n[root] > 0) {
+                MemorySegment.copy(seg, data[root], buf, off[root], n[root]);
+            }
+        }
+    }
+
+    /** gatherv, allgatherv, allgather: every process streams its block; the root (or everyone) copies each to its place. */
+    static final class Gather extends Coll {
+        private final MemorySegment recv;
+        private final long[] displs;
+        private final long[] counts;
+        private final int root;
+        private final boolean inPlace;
+
+        /** {@code root < 0}: every process receives (allgatherv). */
+        Gather(Channel ch, int[] members, int me, long desc, Pieces mine, String what, MemorySegment recv, long[] counts,
+               long[] displs, int root, boolean inPlace) {
+            super(ch, members, me, desc, mine, what);
+            this.recv = recv;
+            this.counts = counts;
+            this.displs = displs;
+            this.root = root;
+            this.inPlace = inPlace;
+        }
+
+        @Override
+        void consume(MemorySegment seg) {
+            if (root >= 0 && me != root) {
+                return;
+            }
+            for (int p = 0; p < members.length; p++) {
+                if (n[p] == 0 || (p == me && inPlace)) {
+                    continue;
+                }
+                if (total[p] > counts[p]) {
+                    throw new IllegalStateException("shared mapping: " + what + ": process " + members[p] + " sent "
+                            + total[p] + " bytes where " + counts[p] + " were expected");
+                }
+                MemorySegment.copy(seg, data[p], recv, displs[p] + off[p], n[p]);
+            }
+        }
+    }
+
+    /**
+     * scatterv and alltoallv: process p streams a header of its n send counts, then its blocks for processes 0..n-1;
+     * process q finds its block at 8n + (the counts before q) in the stream of each sender and copies it.
+     */
+    static final class Scatter extends Coll {
+        private final MemorySegment recv;
+        private final long[] recvDispls;
+        /** The only sender (scatterv), or -1 (alltoallv: every process sends). */
+        private final int root;
+        private final long[] start;
+        private final long[] len;
+        private final Runnable atFinish;
+
+        Scatter(Channel ch, int[] members, int me, long desc, Pieces mine, String what, MemorySegment recv, long[] recvDispls,
+                int root, Runnable atFinish) {
+            super(ch, members, me, desc, mine, what);
+            this.recv = recv;
+            this.recvDispls = recvDispls;
+            this.root = root;
+            this.atFinish = atFinish;
+            start = new long[members.length];
+            len = new long[members.length];
+        }
+
+        @Override
+        void consume(MemorySegment seg) {
+            int k = members.length;
+            for (int p = 0; p < k; p++) {
+                if ((root >= 0 && (p != root || me == root)) || n[p] == 0) {
+                    continue;
+                }
+                if (off[p] == 0) {
+                    long[] c = header(seg, data[p], k);
+                    long s = 8L * k;
+                    for (int q = 0; q < me; q++) {
+                        s += c[q];
+                    }
+                    start[p] = s;
+                    len[p] = c[me];
+                }
+                long a = Math.max(off[p], start[p]);
+                long b = Math.min(off[p] + n[p], start[p] + len[p]);
+                if (a < b) {
+                    MemorySegment.copy(seg, data[p] + (a - off[p]), recv, recvDispls[root >= 0 ? 0 : p] + (a - start[p]), b - a);
+                }
+            }
+        }
+
+        /** The bytes process p's stream held for this one. */
+        long received(int p) {
+            return len[p];
+        }
+
+        @Override
+        void finish() {
+            if (atFinish != null) {
+                atFinish.run();
+            }
+        }
+    }
+
+    /** A point-to-point message from this process to {@code dest} through their mailbox, in slices. */
+    static final class Send extends Mapping.Step {
+        private final Channel ch;
+        private final int self;
+        private final int dest;
+        private final MemorySegment buf;
+        private final long bytes;
+        private long sentBytes;
+        private boolean any;
+
+        Send(Channel ch, int self, int dest, MemorySegment buf, long bytes) {
+            this.ch = ch;
+            this.self = self;
+            this.dest = dest;
+            this.buf = buf;
+            this.bytes = bytes;
+            this.members = new int[]{self, dest};
+            this.what = "send to process " + dest;
+        }
+
+        @Override
+        boolean step() {
+            MemorySegment seg = ch.seg();
+            long cap = (ch.m.mailBytes - Mapping.SLOT_HEADER) & ~63L;
+            while (!any || sentBytes < bytes) {
+                long k = ch.sent[dest];
+                if (ch.acked(self, dest) < k) {
+                    return false;   // the receiver has not taken the previous slice yet
+                }
+                long at = ch.mailbox(self, dest);
+                long c = Math.min(cap, bytes - sentBytes);
+                seg.set(ValueLayout.JAVA_LONG, at, bytes);
+                seg.set(ValueLayout.JAVA_LONG, at + 8, sentBytes);
+                seg.set(ValueLayout.JAVA_LONG, at + 16, c);
+                if (c > 0) {
+                    MemorySegment.copy(buf, sentBytes, seg, at + Mapping.SLOT_HEADER, c);
+                }
+                sentBytes += c;
+                any = true;
+                ch.sent[dest] = k + 1;
+                ch.publish(self, dest, k + 1);
+            }
+            return true;
+        }
+    }
+
+    /** A point-to-point message from {@code source} into {@code buf}. */
+    static final class Recv extends Mapping.Step {
+        private final Channel ch;
+        private final int self;
+        private final int source;
+        private final MemorySegment buf;
+        private final long bytes;
+        private long got;
+        private boolean any;
+
+        Recv(Channel ch, int self, int source, MemorySegment buf, long bytes) {
+            this.ch = ch;
+            this.self = self;
+            this.source = source;
+            this.buf = buf;
+            this.bytes = bytes;
+            this.members = new int[]{self, source};
+            this.what = "recv from process " + source;
+        }
+
+        @Override
+        boolean step() {
+            MemorySegment seg = ch.seg();
+            while (!any || got < bytes) {
+                long k = ch.received[source];
+                if (ch.full(source, self) <= k) {
+                    return false;
+                }
+                long at = ch.mailbox(source, self);
+                long total = seg.get(ValueLayout.JAVA_LONG, at);
+                long c = seg.get(ValueLayout.JAVA_LONG, at + 16);
+                if (total != bytes) {
+                    throw new IllegalStateException("shared mapping: recv of " + bytes + " bytes from process " + source
+                            + ", which sent " + total);
+                }
+                if (c > 0) {
+                    MemorySegment.copy(seg, at + Mapping.SLOT_HEADER, buf, seg.get(ValueLayout.JAVA_LONG, at + 8), c);
+                }
+                got += c;
+                any = true;
+                ch.received[source] = k + 1;
+                ch.ack(source, self, k + 1);
+            }
+            return true;
+        }
+    }
+}
