@@ -99,22 +99,13 @@ public final class Team implements AutoCloseable {
         this.topology = b.topology != null ? b.topology : Topology.host();
         this.size = b.ranks > 0 ? b.ranks : topology.pus().size();
         this.timeout = b.timeout;
-        if (b.mpi && b.processes > 0) {
-            throw new IllegalArgumentException("mpi() and processes(n, index) are two ways to span processes; pick one");
-        }
-        if (b.processes > 1 && b.job == null) {
-            throw new IllegalArgumentException("processes(" + b.processes + ", " + b.processIndex + ") needs name(job): "
-                    + "the job name every process of the team shares");
-        }
-        this.processSpan = b.span != null ? b.span : b.mpi ? io.coll4j.kernel.span.ProcessSpan.open(size, timeout)
-                : b.processes > 1 ? io.coll4j.kernel.span.shm.SharedMemorySpan.open(b.job, b.processes, b.processIndex, size, timeout)
-                : null;
+        this.processSpan = b.span != null ? b.span : b.processLevel.open(size, timeout);
         int sharing = processesOnThisHost();
         Placement placement = b.placement;
         if (sharing > 1 && placement.binds()) {
             // every process would bind its rank 0 to the same PU: leave placement to mpirun (--bind-to, --map-by)
             io.coll4j.topology.Fallbacks.note("thread binding", sharing + " processes of the job share host " + host()
-                    + ": rank threads are not bound (" + (b.mpi ? "bind processes with mpirun --bind-to / --map-by"
+                    + ": rank threads are not bound (" + (b.processLevel.mpi() ? "bind processes with mpirun --bind-to / --map-by"
                     : "bind processes with taskset or numactl") + ")");
             placement = Placement.NONE;
         }
@@ -607,11 +598,8 @@ public final class Team implements AutoCloseable {
         private io.coll4j.kernel.algo.Schedule schedule;
         private long maxSliceBytes;
         private boolean progressThread;
-        private boolean mpi;
-        /** processes(n, index) and name(job): the shared-mapping span; 0 when not set. */
-        private int processes;
-        private int processIndex;
-        private String job;
+        /** How the team spans processes: mpi(), or processes(n, index) with name(job), or not at all. */
+        private final ProcessLevel processLevel = new ProcessLevel();
         /** A sub-team's span across processes ({@link TeamSplit}), owned by the team built; null otherwise. */
         private io.coll4j.kernel.span.ProcessSpan span;
         private io.coll4j.kernel.span.HierarchicalCost spanCost;
@@ -747,7 +735,7 @@ public final class Team implements AutoCloseable {
          *                               was not started by mpirun, naming what
          */
         public Builder mpi() {
-            this.mpi = true;
+            processLevel.mpi = true;
             return this;
         }
 
@@ -761,12 +749,7 @@ public final class Team implements AutoCloseable {
          * @throws IllegalArgumentException when {@code index} is outside {@code 0 .. processes - 1}
          */
         public Builder processes(int processes, int index) {
-            if (processes < 1 || index < 0 || index >= processes) {
-                throw new IllegalArgumentException("processes(" + processes + ", " + index + "): need processes >= 1 and "
-                        + "0 <= index < processes");
-            }
-            this.processes = processes;
-            this.processIndex = index;
+            processLevel.processes(processes, index);
             return this;
         }
 
@@ -775,7 +758,7 @@ public final class Team implements AutoCloseable {
          * and '-'; one team at a time per name (a later team of the same name waits for the earlier one's file to go).
          */
         public Builder name(String job) {
-            this.job = Objects.requireNonNull(job, "name");
+            processLevel.job = Objects.requireNonNull(job, "name");
             return this;
         }
 
