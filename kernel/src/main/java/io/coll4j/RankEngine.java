@@ -589,6 +589,9 @@ abstract class RankEngine {
      */
     void spanCheck(Collective c, long count, DType dtype, Op op, int root, long bytes) {
         checkInterruptedAcrossProcesses(c);
+        if (!SpanCheck.enabled()) {
+            return;
+        }
         // a user op's MPI op is the user's (no word can travel inside its payload), and a reduce whose root is not
         // its process's local rank 0 calls MPI from the root's thread there (LeaderReduce), not the carrying one:
         // both take the separate check at every size, in every process alike (the decision depends on the call)
@@ -678,7 +681,9 @@ abstract class RankEngine {
     void mpiAllreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkInterruptedAcrossProcesses(Collective.ALLREDUCE);
         io.coll4j.kernel.span.ProcessSpan s = span.span();
-        s.carry(Signature.descriptor(Collective.ALLREDUCE, dtype, op, -1), count);   // checked with its payload
+        if (SpanCheck.enabled()) {
+            s.carry(Signature.descriptor(Collective.ALLREDUCE, dtype, op, -1), count);   // checked with its payload
+        }
         s.allreduce(s.world(), Aliasing.sameStart(send, recv) ? null : send, recv, count, dtype, op);
     }
 

@@ -80,6 +80,14 @@ public final class SpanCheck {
         return h ^ (h >>> 29);
     }
 
+    /**
+     * False under {@code -Dcoll4j.mpi.check=never}: no call checks, separately or with a word carried in its payload
+     * (the carried word lengthens a small call's MPI message; never leaves MPI's call exactly the user's).
+     */
+    public static boolean enabled() {
+        return THRESHOLD != Long.MAX_VALUE;
+    }
+
     /** True when a call moving {@code bytes} per rank checks (never for a team inside one process). */
     public static boolean due(long bytes) {
         return bytes >= THRESHOLD;
