@@ -286,8 +286,10 @@ abstract class RankEngine {
     }
 
     /**
-     * {@code stages} with {@link SpanCheck} run by the leader just before its first round's MPI call: in the order
-     * of the MPI calls (SpanQueue), so every process's leader meets it at the same point of its sequence.
+     * {@code stages} with {@link SpanCheck} posted by the leader just before its first round's MPI call: in the order
+     * of the MPI calls (SpanQueue), so every process's leader meets it at the same point of its sequence. The check
+     * is non-blocking like the call ({@link SpanCheck#post}); the round completes when both have, the check tested
+     * first, so a mismatch is reported before the call's result is used.
      */
     List<SpanRequest.Stage> checked(List<SpanRequest.Stage> stages, long descriptor, long count) {
         List<SpanRequest.Stage> out = new java.util.ArrayList<>(stages.size());
@@ -295,11 +297,27 @@ abstract class RankEngine {
         for (SpanRequest.Stage s : stages) {
             if (s instanceof SpanRequest.Inter i) {
                 out.add(new SpanRequest.Inter(() -> {
-                    if (!done[0]) {
-                        done[0] = true;
-                        SpanCheck.verify(span, local, descriptor, count, span.span().requests());
+                    if (done[0]) {
+                        return i.post().get();
                     }
-                    return i.post().get();
+                    done[0] = true;
+                    io.coll4j.kernel.span.ProcessSpan.Pending check = SpanCheck.post(span, local, descriptor, count,
+                            span.span().requests());
+                    io.coll4j.kernel.span.ProcessSpan.Pending call = i.post().get();
+                    if (check == null) {
+                        return call;
+                    }
+                    return new io.coll4j.kernel.span.ProcessSpan.Pending() {
+                        private boolean checkDone;
+                        private boolean callDone;
+
+                        @Override
+                        public boolean test() {
+                            checkDone = checkDone || check.test();
+                            callDone = callDone || call == null || call.test();
+                            return checkDone && callDone;
+                        }
+                    };
                 }));
             } else {
                 out.add(s);

@@ -115,18 +115,57 @@ public final class SpanCheck {
         verify(g, local, descriptor, count, g.span().world());
     }
 
-    /** {@link #verify(SpanGroup, LocalOps, long, long)} over communicator {@code comm} (a request's: its MPI order). */
+    /** {@link #verify(SpanGroup, LocalOps, long, long)} over communicator {@code comm}. */
     public static void verify(SpanGroup g, LocalOps local, long descriptor, long count, int comm) {
         if (local.localId() != 0) {
             return;
         }
         g.span().uncarry();
         MemorySegment w = g.checkCell();
+        fill(w, descriptor, count);
+        g.span().allreduce(comm, null, w, 4, DType.I64, Op.MAX);
+        compare(g, w, descriptor, count);
+    }
+
+    /**
+     * The check of a request's call, posted without waiting: a non-blocking allreduce of the word on the requests'
+     * communicator {@code comm}, which the caller posts right before the request's own MPI call, in the same order in
+     * every process. Its {@link ProcessSpan.Pending#test} throws {@link CollectiveMismatchException} once the words
+     * are in and differ. A blocking check here made a request's progress wait for the other processes: a process
+     * that moved an un-awaited request at its team's close then sat in MPI_Allreduce while the others, whose
+     * request had not reached that stage, went on to MPI_Finalize (MpiJobTest's un-awaited requests). Null on the
+     * ranks other than local rank 0, which call no MPI.
+     */
+    public static ProcessSpan.Pending post(SpanGroup g, LocalOps local, long descriptor, long count, int comm) {
+        if (local.localId() != 0) {
+            return null;
+        }
+        // its own cell: requests overlap; MPI works on its staged copy, so a cell only the Pending holds is enough
+        MemorySegment w = java.lang.foreign.Arena.ofAuto().allocate(32, 8);
+        fill(w, descriptor, count);
+        ProcessSpan.Pending p = g.span().iallreduce(comm, null, w, 4, DType.I64, Op.MAX);
+        return new ProcessSpan.Pending() {
+            private boolean compared;
+
+            @Override
+            public boolean test() {
+                if (!compared && p.test()) {
+                    compared = true;
+                    compare(g, w, descriptor, count);
+                }
+                return compared;
+            }
+        };
+    }
+
+    private static void fill(MemorySegment w, long descriptor, long count) {
         w.setAtIndex(ValueLayout.JAVA_LONG, 0, descriptor);
         w.setAtIndex(ValueLayout.JAVA_LONG, 1, count);
         w.setAtIndex(ValueLayout.JAVA_LONG, 2, -descriptor);
         w.setAtIndex(ValueLayout.JAVA_LONG, 3, -count);
-        g.span().allreduce(comm, null, w, 4, DType.I64, Op.MAX);
+    }
+
+    private static void compare(SpanGroup g, MemorySegment w, long descriptor, long count) {
         long maxD = w.getAtIndex(ValueLayout.JAVA_LONG, 0);
         long maxC = w.getAtIndex(ValueLayout.JAVA_LONG, 1);
         long minD = -w.getAtIndex(ValueLayout.JAVA_LONG, 2);
