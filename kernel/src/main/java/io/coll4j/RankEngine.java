@@ -313,9 +313,13 @@ abstract class RankEngine {
 
                         @Override
                         public boolean test() {
-                            checkDone = checkDone || check.test();
+                            // the check strictly first: when the calls differ, MPI may fail the call itself (a truncated
+                            // message) before the check is in, and the mismatch is what the user must hear of
+                            if (!checkDone && !(checkDone = check.test())) {
+                                return false;
+                            }
                             callDone = callDone || call == null || call.test();
-                            return checkDone && callDone;
+                            return callDone;
                         }
                     };
                 }));
