@@ -5,12 +5,12 @@ import java.util.Arrays;
 /**
  * A Cartesian process grid over the ranks of a team ({@code MPI_Cart_create} without reordering): rank r sits at the
  * row-major coordinates of r in a grid of {@code dims}, each dimension periodic or not. It names each rank's neighbours
- * for the neighborhood collectives ({@link PointToPoint#neighborAllgather}, {@link PointToPoint#neighborAlltoall}) in
+ * for the neighborhood collectives ({@link Neighborhood}, {@link PointToPoint#neighborAllgather}) in
  * MPI's order: for every dimension d, the neighbour at −1 then the one at +1 ({@code MPI_Cart_shift(d, 1)}'s source and
  * destination); off a non-periodic edge the neighbour is {@link PointToPoint#PROC_NULL}. Immutable; one object may serve
  * every rank of the team.
  */
-public final class CartesianTopology {
+public final class CartesianTopology implements NeighborTopology {
     private final int[] dims;
     private final boolean[] periodic;
     private final int size;
@@ -44,6 +44,7 @@ public final class CartesianTopology {
     }
 
     /** The number of ranks the grid covers (the product of its dimensions). */
+    @Override
     public int size() {
         return size;
     }
@@ -106,6 +107,18 @@ public final class CartesianTopology {
             c[d] = keep;
         }
         return out;
+    }
+
+    /** {@link #neighbors}: a grid receives from the neighbours it sends to. */
+    @Override
+    public int[] sources(int rank) {
+        return neighbors(rank);
+    }
+
+    /** {@link #neighbors}. */
+    @Override
+    public int[] destinations(int rank) {
+        return neighbors(rank);
     }
 
     @Override

@@ -57,8 +57,6 @@ public final class PointToPoint {
     public static final int ANY_TAG = Endpoint.ANY;
     /** The missing neighbour off a non-periodic edge of a {@link CartesianTopology} ({@code MPI_PROC_NULL}). */
     public static final int PROC_NULL = -2;
-    /** The neighborhood collectives' tags: below every user tag and ANY_TAG, so no user receive matches them. */
-    private static final int NEIGHBOR_TAG = -1000;
 
     private final Rank rank;
     private final int id;
@@ -76,7 +74,7 @@ public final class PointToPoint {
 
     /** Sends the whole of {@code buf} to rank {@code dest} with {@code tag} ({@code MPI_Send}). */
     public void send(MemorySegment buf, int dest, int tag) {
-        check();
+        checkUsable();
         dest(dest);
         tag(tag);
         Arguments.readable("buf", buf, 0, id);
@@ -100,7 +98,7 @@ public final class PointToPoint {
      * @throws MessageTruncatedException when the message is longer than {@code buf}
      */
     public void recv(MemorySegment buf, int source, int tag, MessageStatus status) {
-        check();
+        checkUsable();
         source(source);
         recvTag(tag);
         Arguments.writable("buf", buf, 0, id);
@@ -117,7 +115,7 @@ public final class PointToPoint {
 
     /** {@code MPI_Isend} of the whole of {@code buf}: the buffer must not be written until the request is complete. */
     public MessageRequest isend(MemorySegment buf, int dest, int tag) {
-        check();
+        checkUsable();
         dest(dest);
         tag(tag);
         Arguments.readable("buf", buf, 0, id);
@@ -131,7 +129,7 @@ public final class PointToPoint {
 
     /** {@code MPI_Irecv} into {@code buf}: its {@link MessageRequest#status()} tells what came once complete. */
     public MessageRequest irecv(MemorySegment buf, int source, int tag) {
-        check();
+        checkUsable();
         source(source);
         recvTag(tag);
         Arguments.writable("buf", buf, 0, id);
@@ -149,7 +147,7 @@ public final class PointToPoint {
      */
     public void sendrecv(MemorySegment send, int dest, int sendTag, MemorySegment recv, int source, int recvTag,
                          MessageStatus status) {
-        check();
+        checkUsable();
         dest(dest);
         tag(sendTag);
         source(source);
@@ -176,7 +174,7 @@ public final class PointToPoint {
      * first bytes once the send is complete.
      */
     public void sendrecvReplace(MemorySegment buf, int dest, int sendTag, int source, int recvTag, MessageStatus status) {
-        check();
+        checkUsable();
         dest(dest);
         tag(sendTag);
         source(source);
@@ -198,7 +196,7 @@ public final class PointToPoint {
      * status, without receiving it ({@code MPI_Probe}): the next receive with the status's source and tag gets it.
      */
     public MessageStatus probe(int source, int tag) {
-        check();
+        checkUsable();
         source(source);
         recvTag(tag);
         return ep.probe(source, tag);
@@ -206,7 +204,7 @@ public final class PointToPoint {
 
     /** {@link #probe} without waiting: the status of a matching message, or null when none has arrived ({@code MPI_Iprobe}). */
     public MessageStatus iprobe(int source, int tag) {
-        check();
+        checkUsable();
         source(source);
         recvTag(tag);
         return ep.iprobe(source, tag);
@@ -219,7 +217,7 @@ public final class PointToPoint {
 
     /** Messages up to this many bytes are sent eagerly (the send completes at once); larger ones by rendezvous. */
     public long eagerLimit() {
-        check();
+        checkUsable();
         return P2pEngine.of(rank.context()).eagerMax();
     }
 
@@ -653,65 +651,30 @@ public final class PointToPoint {
     // ---------------------------------------------------------------- neighborhood collectives (MPI-3)
 
     /**
-     * {@code MPI_Neighbor_allgather} on a Cartesian grid: sends the whole of {@code send} to each of this rank's
-     * {@code topo.neighborCount()} neighbours and receives block i of {@code recv} ({@code send.byteSize()} bytes at
-     * {@code i × send.byteSize()}) from neighbour i, in {@link CartesianTopology#neighbors} order; a PROC_NULL
-     * neighbour's block is left as it is. Every rank of the team calls it with the same grid and block size. Built on
-     * this class's messages with the library's own tags (no user receive matches them, and neighbours that are the same
-     * rank in both directions of a dimension are told apart).
+     * This rank's neighborhood collectives on {@code topo} (a {@link CartesianTopology} or a {@link GraphTopology}
+     * covering the team): allgather, alltoall and their v-forms, blocking and non-blocking.
+     *
+     * @throws IllegalArgumentException when the topology does not cover exactly this team's ranks
      */
-    public void neighborAllgather(CartesianTopology topo, MemorySegment send, MemorySegment recv) {
-        neighbor(topo, send, recv, false);
+    public Neighborhood neighborhood(NeighborTopology topo) {
+        checkUsable();
+        return new Neighborhood(this, ep, id, size, topo);
     }
 
-    /**
-     * {@code MPI_Neighbor_alltoall} on a Cartesian grid: block i of {@code send} goes to neighbour i, block i of
-     * {@code recv} comes from neighbour i (blocks of {@code send.byteSize() / neighborCount} bytes, in
-     * {@link CartesianTopology#neighbors} order); a PROC_NULL neighbour's blocks are neither sent nor written.
-     */
-    public void neighborAlltoall(CartesianTopology topo, MemorySegment send, MemorySegment recv) {
-        neighbor(topo, send, recv, true);
+    /** {@code neighborhood(topo).allgather(send, recv)}: see {@link Neighborhood#allgather}. */
+    public void neighborAllgather(NeighborTopology topo, MemorySegment send, MemorySegment recv) {
+        neighborhood(topo).allgather(send, recv);
     }
 
-    private void neighbor(CartesianTopology topo, MemorySegment send, MemorySegment recv, boolean alltoall) {
-        check();
-        if (topo == null) {
-            throw new IllegalArgumentException("topo must not be null");
-        }
-        if (topo.size() != size) {
-            throw new IllegalArgumentException("the grid covers " + topo.size() + " ranks, the team has " + size);
-        }
-        int k = topo.neighborCount();
-        Arguments.readable("send", send, 0, id);
-        long block = alltoall ? send.byteSize() / k : send.byteSize();
-        if (alltoall && send.byteSize() % k != 0) {
-            throw new IllegalArgumentException("send has " + send.byteSize() + " bytes, not " + k + " equal blocks");
-        }
-        Arguments.writable("recv", recv, block * k, id);
-        if (io.coll4j.kernel.memory.Aliasing.overlap(send, send.byteSize(), recv, block * k)) {
-            throw new IllegalArgumentException("send and recv overlap");
-        }
-        int[] nb = topo.neighbors(id);
-        MessageRequest[] reqs = new MessageRequest[2 * k];
-        int n = 0;
-        for (int i = 0; i < k; i++) {
-            // neighbour 2d (at −1) sends to me along +1: its tag is that of direction 2d + 1, and the other way round
-            if (nb[i] != PROC_NULL) {
-                reqs[n++] = ep.irecv(recv.asSlice(i * block, block), block, nb[i], NEIGHBOR_TAG - (i ^ 1));
-            }
-        }
-        for (int i = 0; i < k; i++) {
-            if (nb[i] != PROC_NULL) {
-                MemorySegment b = alltoall ? send.asSlice(i * block, block) : send;
-                reqs[n++] = ep.isend(b, block, nb[i], NEIGHBOR_TAG - i);
-            }
-        }
-        Request.awaitAll(java.util.Arrays.copyOf(reqs, n));
+    /** {@code neighborhood(topo).alltoall(send, recv)}: see {@link Neighborhood#alltoall}. */
+    public void neighborAlltoall(NeighborTopology topo, MemorySegment send, MemorySegment recv) {
+        neighborhood(topo).alltoall(send, recv);
     }
 
     // ---------------------------------------------------------------- checks
 
-    private void check() {
+    /** On the rank's own thread, on a team where messages work, not aborted: every call's first check. */
+    void checkUsable() {
         rank.checkThread();
         if (ep == null) {
             throw new UnsupportedOperationException("point-to-point is not available on a team that spans processes yet");
