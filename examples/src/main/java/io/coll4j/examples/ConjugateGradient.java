@@ -34,11 +34,18 @@ import java.util.stream.IntStream;
  * synchronise exactly twice per iteration over the same four n³ arrays as the other versions (p in two
  * alternating buffers cost a fifth array and 20–30% at 128³, where the sweep runs from memory); parallel
  * streams pay three fork/joins (stencil+dot, update+dot, p update).
+ *
+ * <p>{@code coll4j-halo} is the distributed-memory form of the same solver: a thread updates its whole slab of p in
+ * place and then exchanges its edge planes with its neighbours as messages (one neighborhood alltoallv over the chain
+ * of non-empty slabs, {@link HaloExchange}); its stencil reads the received ghost planes, never a neighbour's p. It
+ * computes the same numbers (the ghost is the neighbour's p, bitwise) with a third synchronisation per iteration, the
+ * one a code whose ranks do not share the arrays needs.
  */
 @Command(name = "cg", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Conjugate gradient on the 3-D Poisson matrix (7-point stencil, matrix-free, zero Dirichlet boundary), "
                 + "b random with a fixed seed, x0 = 0, until ||r||/||b|| < tol.",
-                "Implementations: coll4j (two 8-byte allreduces per iteration), cyclicbarrier (the same SPMD code, partial sums in a "
+                "Implementations: coll4j (two 8-byte allreduces per iteration), coll4j-halo (the same plus the halo planes "
+                        + "exchanged as messages: a neighborhood alltoallv per iteration), cyclicbarrier (the same SPMD code, partial sums in a "
                         + "shared array and CyclicBarrier.await), streams (IntStream.range(0, n).parallel() over z-planes), single.",
                 "Warm-up: 60 untimed solves of a 16^3 grid per implementation.",
                 "Check: the true residual ||b - Ax||/||b|| is below 10 tol and the iteration count within 2%% (+1) of single's."})
@@ -85,7 +92,7 @@ public final class ConjugateGradient extends Workload {
 
     @Override
     protected List<String> allImpls() {
-        return List.of(Outcome.COLL4J, Outcome.CYCLIC_BARRIER, Outcome.STREAMS, Outcome.SINGLE);
+        return List.of(Outcome.COLL4J, Outcome.COLL4J_HALO, Outcome.CYCLIC_BARRIER, Outcome.STREAMS, Outcome.SINGLE);
     }
 
     @Override
@@ -187,6 +194,7 @@ public final class ConjugateGradient extends Workload {
     public Result solve(String impl, double[] rhs) throws Exception {
         return switch (impl) {
             case Outcome.COLL4J -> coll4j(rhs);
+            case Outcome.COLL4J_HALO -> coll4jHalo(rhs);
             case Outcome.CYCLIC_BARRIER -> cyclicBarrier(rhs);
             case Outcome.STREAMS -> streams(rhs);
             case Outcome.SINGLE -> single(rhs);
@@ -372,13 +380,7 @@ public final class ConjugateGradient extends Workload {
             team.run(rank -> {
                 CommClock clock = new CommClock();
                 clocks[rank.id()] = clock;
-                MemorySegment cell = rank.allocate(8);
-                CollectivePlan allreduce = rank.plan(Collective.ALLREDUCE, 1, DType.F64, Op.SUM);
-                ScalarSum sum = mine -> {
-                    cell.set(ValueLayout.JAVA_DOUBLE, 0, mine);
-                    allreduce.execute(cell, cell);
-                    return cell.get(ValueLayout.JAVA_DOUBLE, 0);
-                };
+                ScalarSum sum = scalarSum(rank);
                 rank.barrier();
                 long t0 = System.nanoTime();
                 int it = spmd(sh, rank.id(), rank.size(), sum, clock, rank.id() == 0 ? sh.laps : new IterationTimes());
@@ -390,6 +392,92 @@ public final class ConjugateGradient extends Workload {
             });
         }
         return new Result(sh.x, sh.iterations, clocks[0].seconds(), sh.seconds, sh.laps.medianSeconds());
+    }
+
+    /** The rank's 8-byte allreduce through a plan (the algorithm picked once) and one in-place cell. */
+    private static ScalarSum scalarSum(Rank rank) {
+        MemorySegment cell = rank.allocate(8);
+        CollectivePlan allreduce = rank.plan(Collective.ALLREDUCE, 1, DType.F64, Op.SUM);
+        return mine -> {
+            cell.set(ValueLayout.JAVA_DOUBLE, 0, mine);
+            allreduce.execute(cell, cell);
+            return cell.get(ValueLayout.JAVA_DOUBLE, 0);
+        };
+    }
+
+    private Result coll4jHalo(double[] rhs) {
+        Shared sh = new Shared(rhs);
+        CommClock[] clocks = new CommClock[threads];
+        try (Team team = team(threads).build()) {
+            team.run(rank -> {
+                CommClock clock = new CommClock();
+                clocks[rank.id()] = clock;
+                ScalarSum sum = scalarSum(rank);
+                HaloExchange halo = new HaloExchange(rank, n, sh.p);
+                rank.barrier();
+                long t0 = System.nanoTime();
+                int it = spmdHalo(sh, rank.id(), rank.size(), sum, halo, clock, rank.id() == 0 ? sh.laps : new IterationTimes());
+                rank.barrier();
+                if (rank.id() == 0) {
+                    sh.iterations = it;
+                    sh.seconds = since(t0);
+                }
+            });
+        }
+        return new Result(sh.x, sh.iterations, clocks[0].seconds(), sh.seconds, sh.laps.medianSeconds());
+    }
+
+    /** {@link #spmd} with the ghost planes received from the neighbours after every update of p. */
+    private int spmdHalo(Shared sh, int id, int threads, ScalarSum sum, HaloExchange halo, CommClock clock, IterationTimes laps)
+            throws Exception {
+        int plane = n * n;
+        int z0 = (int) ((long) n * id / threads);
+        int z1 = (int) ((long) n * (id + 1) / threads);
+        int from = z0 * plane;
+        int to = z1 * plane;
+        double[] r = sh.r;
+        double[] x = sh.x;
+        double[] q = sh.q;
+        double[] p = sh.p;
+        double[] ghosts = halo.ghosts();
+        clock.start();
+        halo.exchange();                        // p0 = b
+        clock.stop();
+        double mine = Poisson3d.dot(r, r, from, to);
+        clock.start();
+        double bb = sum.sum(mine);
+        clock.stop();
+        double rr = bb;
+        int it = 0;
+        laps.start();
+        while (it < maxIter && Math.sqrt(rr / bb) >= tol) {
+            double pq = 0;
+            for (int z = z0; z < z1; z++) {
+                double[] lo = z > z0 ? p : halo.hasBelow() ? ghosts : null;
+                int loOff = lo == p ? (z - 1) * plane : 0;
+                double[] hi = z < z1 - 1 ? p : halo.hasAbove() ? ghosts : null;
+                int hiOff = hi == p ? (z + 1) * plane : plane;
+                pq += Poisson3d.applyPlane(n, p, z * plane, lo, loOff, hi, hiOff, q, z * plane);
+            }
+            clock.start();
+            pq = sum.sum(pq);
+            clock.stop();
+            double alpha = rr / pq;
+            double rrNew = Poisson3d.updateXr(x, r, p, q, alpha, from, to);
+            clock.start();
+            rrNew = sum.sum(rrNew);
+            clock.stop();
+            double beta = rrNew / rr;
+            rr = rrNew;
+            // nobody reads my p now: the last exchange completed only once my edge planes had been received
+            Poisson3d.updateP(p, r, p, beta, from, to);
+            clock.start();
+            halo.exchange();
+            clock.stop();
+            it++;
+            laps.lap();
+        }
+        return it;
     }
 
     private Result cyclicBarrier(double[] rhs) throws Exception {

@@ -9,6 +9,8 @@ package io.coll4j.examples;
 public record Outcome(String impl, double seconds, double commSeconds, boolean ok, String metric) {
     /** Implementation names, as the CSV's {@code impl} column spells them. */
     public static final String COLL4J = "coll4j";
+    /** coll4j with the halo planes exchanged as messages (a neighborhood alltoallv) instead of computed privately. */
+    public static final String COLL4J_HALO = "coll4j-halo";
     public static final String CYCLIC_BARRIER = "cyclicbarrier";
     public static final String STREAMS = "streams";
     public static final String SMILE = "smile";
