@@ -43,6 +43,7 @@ import java.io.PrintWriter;
                 P2pCommands.Bw.class,
                 P2pCommands.Bibw.class,
                 P2pCommands.MultiLat.class,
+                P2pCommands.Neighbor.class,
                 P2pCommands.P2pSoak.class,
                 PlotCommand.class,
         })

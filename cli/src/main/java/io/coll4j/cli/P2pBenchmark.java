@@ -22,13 +22,16 @@ import java.util.List;
  * bandwidth = bytes × window × iterations / elapsed;</li>
  * <li>bibw: both ranks post a window of irecvs and one of isends and wait for all (the two directions count);</li>
  * <li>multi-lat: ranks 2k and 2k+1 ping-pong at once; the latency is the mean over the pairs.</li>
+ * <li>neighbor: every rank of a periodic ring does a neighborhood alltoall (a block of the size to each of its two
+ * neighbours, a block from each): the time per call, as OSU times a collective, and the bytes a rank receives per
+ * second.</li>
  * </ul>
  * One team per row set, bound as the collectives' rows are; after the timed loop one message of each direction is
  * checked byte by byte (the row's {@code valid}).
  */
 final class P2pBenchmark {
     enum Test {
-        LATENCY("latency"), BW("bw"), BIBW("bibw"), MULTI_LAT("multi-lat");
+        LATENCY("latency"), BW("bw"), BIBW("bibw"), MULTI_LAT("multi-lat"), NEIGHBOR("neighbor");
 
         final String cli;
 
@@ -69,6 +72,9 @@ final class P2pBenchmark {
         if (test.bandwidth()) {
             return bytes > LARGE ? 4 : 1000;
         }
+        if (test == Test.NEIGHBOR) {
+            return bytes > LARGE ? 100 : 20_000;
+        }
         return bytes > LARGE ? 100 : 100_000;
     }
 
@@ -104,12 +110,15 @@ final class P2pBenchmark {
         long max = sizes.stream().mapToLong(Long::longValue).max().orElse(0);
         try (Team team = builder.ranks(ranks).timeout(Duration.ofMinutes(10)).build()) {
             team.run(rank -> {
-                MemorySegment send = rank.allocate(Math.max(max, 8));
-                MemorySegment recv = rank.allocate(Math.max(max, 8));
+                // a neighborhood alltoall sends and receives two blocks of the size
+                int blocks = test == Test.NEIGHBOR ? 2 : 1;
+                MemorySegment send = rank.allocate(Math.max(blocks * max, 8));
+                MemorySegment recv = rank.allocate(Math.max(blocks * max, 8));
                 MemorySegment ack = rank.allocate(8);
                 for (int round = 1; round <= rounds; round++) {
                     for (long bytes : sizes) {
-                        Row row = row(rank, send.asSlice(0, bytes), recv.asSlice(0, bytes), ack.asSlice(0, 4), bytes, round);
+                        Row row = row(rank, send.asSlice(0, blocks * bytes), recv.asSlice(0, blocks * bytes), ack.asSlice(0, 4),
+                                bytes, round);
                         if (rank.id() == 0) {
                             sink.accept(row);
                         }
@@ -125,7 +134,8 @@ final class P2pBenchmark {
         long skip = warmup != null ? warmup : defaultWarmup(test, bytes);
         int me = rank.id();
         int peer = me ^ 1;
-        boolean active = peer < ranks && (test == Test.MULTI_LAT || me < 2);
+        boolean active = test == Test.NEIGHBOR || (peer < ranks && (test == Test.MULTI_LAT || me < 2));
+        io.coll4j.Neighborhood ring = test == Test.NEIGHBOR ? pp.neighborhood(ring(ranks)) : null;
         Request[] reqs = new Request[test == Test.BIBW ? 2 * window : window];
         rank.barrier();
         // the warm-up in chunks: the loop method is then compiled by invocation and the timed call below runs its
@@ -134,13 +144,13 @@ final class P2pBenchmark {
         if (active) {
             long chunk = warmupChunk(test);
             for (long done = 0; done < skip; done += chunk) {
-                iterations(pp, send, recv, ack, reqs, me, peer, Math.min(chunk, skip - done));
+                iterations(pp, ring, send, recv, ack, reqs, me, peer, Math.min(chunk, skip - done));
             }
         }
         rank.barrier();
         long start = System.nanoTime();
         if (active) {
-            iterations(pp, send, recv, ack, reqs, me, peer, iters);
+            iterations(pp, ring, send, recv, ack, reqs, me, peer, iters);
         }
         long elapsed = System.nanoTime() - start;
         // every pair's own latency, averaged over the pairs (osu_multi_lat); the others' time is rank 0's
@@ -148,17 +158,27 @@ final class P2pBenchmark {
         if (test == Test.MULTI_LAT) {
             lat = rank.allreduce(active && (me & 1) == 0 ? lat : 0.0, io.coll4j.reductions.Op.SUM) / (ranks / 2);
         }
-        boolean valid = check(rank, pp, send, recv, bytes, active, peer);
+        if (test == Test.NEIGHBOR) {
+            lat = elapsed / 1e3 / iters;
+        }
+        boolean valid = ring != null ? checkRing(rank, ring, send, recv, bytes) : check(rank, pp, send, recv, bytes, active, peer);
         double seconds = elapsed / 1e9;
-        double mb = test == Test.BIBW ? 2.0 * bytes * window * iters / 1e6 : (double) bytes * window * iters / 1e6;
+        double mb = test == Test.BIBW || test == Test.NEIGHBOR ? 2.0 * bytes * window * iters / 1e6
+                : (double) bytes * window * iters / 1e6;
         return new Row(test, ranks, bytes, iters, test.bandwidth() ? window : 1, round, test.bandwidth()
-                ? elapsed / 1e3 / iters / window : lat, test.bandwidth() ? mb / seconds : bytes / lat, valid, pp.eagerLimit());
+                ? elapsed / 1e3 / iters / window : lat, test.bandwidth() || test == Test.NEIGHBOR ? mb / seconds : bytes / lat,
+                valid, pp.eagerLimit());
     }
 
     /** {@code n} iterations of the test (ping-pongs or windows) between this rank and {@code peer}. */
-    private void iterations(PointToPoint pp, MemorySegment send, MemorySegment recv, MemorySegment ack, Request[] reqs,
-                            int me, int peer, long n) {
+    private void iterations(PointToPoint pp, io.coll4j.Neighborhood ring, MemorySegment send, MemorySegment recv,
+                            MemorySegment ack, Request[] reqs, int me, int peer, long n) {
         switch (test) {
+            case NEIGHBOR -> {
+                for (long i = 0; i < n; i++) {
+                    ring.alltoall(send, recv);
+                }
+            }
             case LATENCY, MULTI_LAT -> {
                 if ((me & 1) == 0) {
                     for (long i = 0; i < n; i++) {
@@ -197,6 +217,31 @@ final class P2pBenchmark {
                 }
             }
         }
+    }
+
+    /** The periodic ring of {@code ranks}: each rank's neighbours are the ranks before and after it. */
+    static io.coll4j.CartesianTopology ring(int ranks) {
+        return io.coll4j.CartesianTopology.of(new int[]{ranks}, new boolean[]{true});
+    }
+
+    /** One neighborhood alltoall with a pattern, every block checked byte by byte on every rank. */
+    private static boolean checkRing(Rank rank, io.coll4j.Neighborhood ring, MemorySegment send, MemorySegment recv, long bytes) {
+        int me = rank.id();
+        int[] nb = ring.topology().sources(me);
+        for (int b = 0; b < 2; b++) {
+            for (long i = 0; i < bytes; i++) {
+                send.set(ValueLayout.JAVA_BYTE, b * bytes + i, (byte) (i * 13 + me * 3 + b));
+            }
+        }
+        ring.alltoall(send, recv);
+        boolean ok = true;
+        for (int b = 0; b < 2 && ok; b++) {
+            // block b came from neighbour b, which sent me its block b ^ 1 (the direction towards me)
+            for (long i = 0; i < bytes && ok; i++) {
+                ok = recv.get(ValueLayout.JAVA_BYTE, b * bytes + i) == (byte) (i * 13 + nb[b] * 3 + (b ^ 1));
+            }
+        }
+        return rank.allreduce(ok ? 0 : 1, io.coll4j.reductions.Op.SUM) == 0;
     }
 
     /** One message each way with a pattern, checked byte by byte; the verdict is rank 0's and every pair's. */

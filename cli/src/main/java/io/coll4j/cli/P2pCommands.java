@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code collbench latency | bw | bibw | multi-lat}: the OSU point-to-point micro-benchmarks on thread ranks
+ * {@code collbench latency | bw | bibw | multi-lat | neighbor}: the OSU point-to-point micro-benchmarks on thread ranks
  * ({@link P2pBenchmark} has the timing), with OSU's names, default sizes, iterations and window, and the collectives'
  * table / CSV / JSON output. {@code --rounds N} repeats the sweep (a row per round) for side-by-side comparisons.
  */
@@ -141,7 +141,7 @@ final class P2pCommands {
                 default -> {
                     out.printf(Locale.ROOT, "# collbench %s: %d ranks%s, OSU timing (%s), load average %s%n", t.cli, p,
                             t.bandwidth() ? ", window " + window() : "", t.bandwidth()
-                                    ? "bytes x window x iterations / elapsed" : "half round trip", la);
+                                    ? "bytes x window x iterations / elapsed" : t == P2pBenchmark.Test.NEIGHBOR ? "time per call" : "half round trip", la);
                     out.printf(Locale.ROOT, "%5s %12s %10s %14s %16s %6s%n", "round", "bytes", "iters", "latency(us)",
                             "bandwidth(MB/s)", "valid");
                 }
@@ -245,6 +245,24 @@ final class P2pCommands {
             }
             int n = Runtime.getRuntime().availableProcessors();
             return Math.max(2, n - n % 2);
+        }
+    }
+
+    @Command(name = "neighbor", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "Neighborhood alltoall on a periodic ring: every rank sends a block of the size to each of its two"
+                    + " neighbours and receives one from each (Neighborhood.alltoall); the time per call and the MB/s a rank receives.")
+    static final class Neighbor extends Base {
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks on the ring (default ${DEFAULT-VALUE})")
+        int threads;
+
+        @Override
+        P2pBenchmark.Test test() {
+            return P2pBenchmark.Test.NEIGHBOR;
+        }
+
+        @Override
+        int ranks() {
+            return threads;
         }
     }
 

@@ -8,7 +8,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code collbench latency | bw | bibw | multi-lat | p2p-soak}: rows, formats, validation and the bounded message soak. */
+/** {@code collbench latency | bw | bibw | multi-lat | neighbor | p2p-soak}: rows, formats, validation and the bounded message soak. */
 class P2pCliTest {
 
     private static List<String> rows(CliRun r) {
@@ -53,6 +53,20 @@ class P2pCliTest {
         assertEquals(2, rows(r).stream().filter(l -> l.trim().startsWith("1 ")).count(), r.out());
         CliRun c = CliRun.of("latency", "-m", "100:100", "-i", "10", "-x", "10", "--eager-limit", "64", "--format", "csv");
         assertTrue(rows(c).get(1).endsWith(",true,64"), c.out());            // 100 bytes went by rendezvous
+    }
+
+    @Test
+    void neighborhoodAlltoallOnARing() {
+        // 3 ranks: the two neighbours differ; 2: both neighbours are the same rank (told apart by direction)
+        for (String t : new String[]{"3", "2"}) {
+            CliRun r = CliRun.of("neighbor", "-t", t, "-m", "8:64K", "-f", "8192", "-i", "20", "-x", "10", "--format", "csv");
+            assertEquals(0, r.code(), r.err());
+            List<String> rows = rows(r);
+            assertEquals(3, rows.size(), r.out());                           // header, 8 B, 64 KiB
+            assertTrue(rows.get(1).startsWith("neighbor," + t + ",8,20,1,1,"), r.out());
+            assertTrue(rows.get(2).contains(",true,"), r.out());
+        }
+        assertEquals(2, CliRun.of("neighbor", "-t", "1").code());
     }
 
     @Test
