@@ -51,6 +51,12 @@ public final class Endpoint {
     private RecvRequest postedHead, postedTail;
     private Envelope unexpectedHead, unexpectedTail;
     private Envelope free;
+    /** Envelopes in {@link #free}. */
+    private int pooled;
+    /** Envelopes given a payload buffer from the team's arena. */
+    private int teamBuffers;
+    /** Envelopes (with their buffers) kept for reuse: a ring's worth of unexpected messages per peer is the usual backlog. */
+    static final int POOL_KEEP = Channel.SLOTS;
     private final SendRequest[] pendingHead, pendingTail;
     private int pending;
     private SendRequest blockingSend;
@@ -313,8 +319,9 @@ public final class Endpoint {
             if (e != null) {
                 free = e.next;
                 e.next = null;
+                pooled--;
             } else {
-                e = new Envelope();             // the pool grows with the backlog of unexpected messages, once
+                e = new Envelope();             // the pool grows with the backlog of unexpected messages, up to POOL_KEEP
             }
             e.source = source;
             e.tag = tag;
@@ -324,7 +331,7 @@ public final class Endpoint {
                 e.rendezvous = (SendRequest) ch.headRef();
             } else {
                 if (e.buffer == null) {
-                    e.buffer = context.arena().arena().allocate(eagerMax, 64);
+                    e.buffer = stashBuffer(e);
                 }
                 if (kind == InlineProtocol.KIND) {
                     InlineProtocol.stash(ch, e, bytes);
@@ -395,10 +402,39 @@ public final class Endpoint {
         matched(r, e.source, e.tag, e.bytes);
     }
 
+    /**
+     * A payload buffer for a new envelope: from the team's arena for the first {@link #POOL_KEEP} (kept, with their
+     * envelopes, until the team closes), beyond that from an automatic arena, so a burst of unexpected messages does
+     * not hold its native memory for the team's lifetime: such an envelope is dropped when its message is received,
+     * and the collector frees its buffer.
+     */
+    private MemorySegment stashBuffer(Envelope e) {
+        if (teamBuffers < POOL_KEEP) {
+            teamBuffers++;
+            return context.arena().arena().allocate(eagerMax, 64);
+        }
+        e.overflow = true;
+        return Arena.ofAuto().allocate(eagerMax, 64);
+    }
+
     private void recycle(Envelope e) {
         e.rendezvous = null;
+        if (e.overflow || (e.buffer == null && pooled >= 4 * POOL_KEEP)) {
+            return;                             // beyond the pool: left to the collector
+        }
         e.next = free;
         free = e;
+        pooled++;
+    }
+
+    /** Envelopes whose payload buffer lives in the team's arena (at most {@link #POOL_KEEP}), for tests. */
+    public int teamEnvelopeBuffers() {
+        return teamBuffers;
+    }
+
+    /** Envelopes in the free list, for tests. */
+    public int pooledEnvelopes() {
+        return pooled;
     }
 
     private void matched(RecvRequest r, int source, int tag, long bytes) {

@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * An arrived message no receive had matched yet (an entry of the unexpected queue [AMPI §5.2]). Pooled per rank,
  * with a buffer of the crossover's size for an eager payload allocated once, so a steady stream of unexpected
- * messages allocates nothing; a rendezvous message keeps only the sender's request.
+ * messages allocates nothing; a rendezvous message keeps only the sender's request. The pool keeps
+ * {@code Endpoint.POOL_KEEP} buffers; a deeper backlog's envelopes are dropped once received.
  */
 final class Envelope {
     int source;
@@ -16,6 +17,8 @@ final class Envelope {
     MemorySegment buffer;
     /** Rendezvous: the sender's request, whose buffer the matching receive copies from. */
     SendRequest rendezvous;
+    /** Its buffer is not the team arena's (the pool was full): the envelope is dropped, not pooled, once received. */
+    boolean overflow;
     /** Next in the unexpected queue or the free list. */
     Envelope next;
 }
