@@ -1,7 +1,6 @@
 package io.coll4j.kernel.p2p;
 
 import io.coll4j.CollectiveMismatchException;
-import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.Request;
 import io.coll4j.kernel.nb.FirstFailure;
 import io.coll4j.kernel.nb.RequestFuture;
@@ -207,12 +206,7 @@ public final class NeighborRequest implements Request {
     }
 
     private RequestFuture.Driver driver() {
-        return new RequestFuture.Driver() {
-            @Override
-            public boolean drivable() {
-                return ep.isOwnerThread();
-            }
-
+        return new OwnerDriver(ep) {
             @Override
             public void await() {
                 NeighborRequest.this.await();
@@ -224,25 +218,24 @@ public final class NeighborRequest implements Request {
             }
 
             @Override
-            public long timeoutNanos() {
-                return ep.timeoutNanos();
+            String describe() {
+                return what;
             }
 
             @Override
-            public RuntimeException foreignTimeout(long waitedNanos) {
+            List<Integer> waitsFor() {
                 List<Integer> missing = new ArrayList<>();
                 for (P2pRequest r : parts) {
                     if (!r.done) {
                         missing.addAll(r.waitsFor());
                     }
                 }
-                CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + what + " of rank " + ep.rank
-                        + " was waited on by thread " + Thread.currentThread().getName() + ", which is not that rank's and"
-                        + " cannot progress it, for " + waitedNanos / 1_000_000 + " ms (the team timeout) without"
-                        + " completing", missing);
-                RuntimeException first = failure.record(e);
-                ep.abort(e);
-                return first;
+                return missing;
+            }
+
+            @Override
+            RuntimeException record(RuntimeException e) {
+                return failure.record(e);
             }
         };
     }

@@ -1,6 +1,5 @@
 package io.coll4j.kernel.p2p;
 
-import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.MessageRequest;
 import io.coll4j.kernel.nb.FirstFailure;
 import io.coll4j.kernel.nb.RequestFuture;
@@ -150,12 +149,7 @@ public abstract sealed class P2pRequest implements MessageRequest permits SendRe
     }
 
     private RequestFuture.Driver driver() {
-        return new RequestFuture.Driver() {
-            @Override
-            public boolean drivable() {
-                return ep.isOwnerThread();
-            }
-
+        return new OwnerDriver(ep) {
             @Override
             public void await() {
                 P2pRequest.this.await();
@@ -167,19 +161,18 @@ public abstract sealed class P2pRequest implements MessageRequest permits SendRe
             }
 
             @Override
-            public long timeoutNanos() {
-                return ep.timeoutNanos();
+            String describe() {
+                return P2pRequest.this.describe();
             }
 
             @Override
-            public RuntimeException foreignTimeout(long waitedNanos) {
-                CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + describe() + " of rank "
-                        + ep.rank + " was waited on by thread " + Thread.currentThread().getName() + ", which is not that"
-                        + " rank's and cannot progress it, for " + waitedNanos / 1_000_000 + " ms (the team timeout)"
-                        + " without completing", waitsFor());
-                RuntimeException first = record(e);
-                ep.abort(e);
-                return first;
+            List<Integer> waitsFor() {
+                return P2pRequest.this.waitsFor();
+            }
+
+            @Override
+            RuntimeException record(RuntimeException e) {
+                return P2pRequest.this.record(e);
             }
         };
     }
