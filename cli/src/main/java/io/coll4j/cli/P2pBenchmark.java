@@ -143,6 +143,17 @@ final class P2pBenchmark {
         // compilation within a row, and the interpreter's call per message was part of every latency read)
         if (active) {
             long chunk = warmupChunk(test);
+            if (warmup == null && bytes > LARGE) {
+                // a large size's few warm-up iterations leave its protocol's code in the interpreter or C1 (4 windows
+                // of 64 KiB: its rendezvous path then cost ~25 µs a message, docs/measurements.md 2026-11-29): the
+                // small sizes' count first, on the smallest message that takes the same protocol
+                long path = Math.min(bytes, pp.eagerLimit() + 64);
+                long paths = defaultWarmup(test, LARGE);
+                for (long done = 0; done < paths; done += chunk) {
+                    iterations(pp, ring, send.asSlice(0, blocksOf(send, bytes) * path), recv.asSlice(0, blocksOf(recv, bytes) * path),
+                            ack, reqs, me, peer, Math.min(chunk, paths - done));
+                }
+            }
             for (long done = 0; done < skip; done += chunk) {
                 iterations(pp, ring, send, recv, ack, reqs, me, peer, Math.min(chunk, skip - done));
             }
@@ -217,6 +228,11 @@ final class P2pBenchmark {
                 }
             }
         }
+    }
+
+    /** Blocks of {@code bytes} in a row's buffer: two for a neighborhood alltoall, else one. */
+    private static long blocksOf(MemorySegment buf, long bytes) {
+        return bytes == 0 ? 1 : buf.byteSize() / bytes;
     }
 
     /** The periodic ring of {@code ranks}: each rank's neighbours are the ranks before and after it. */

@@ -41,7 +41,8 @@ final class P2pCommands {
         Long iterations;
 
         @Option(names = {"-x", "-w", "--warmup"}, paramLabel = "N",
-                description = "warm-up iterations (default: latency 100000, or 100 above 8K; bandwidth 1000 windows, or 4 above 8K: more than OSU's, for the JIT)")
+                description = "warm-up iterations (default: latency 100000, or 100 above 8K; bandwidth 1000 windows, or 4 above 8K: more than OSU's, for the JIT;"
+                        + " above 8K the 8K count runs first on the smallest message of the size's protocol)")
         Long warmup;
 
         @Option(names = "--rounds", paramLabel = "N", defaultValue = "1", description = "repeat the sweep N times, a row per round (default ${DEFAULT-VALUE})")
