@@ -1,13 +1,7 @@
 package io.coll4j;
 
-import io.coll4j.kernel.algo.CollectiveAlgorithm;
-import io.coll4j.kernel.memory.Aliasing;
-import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
-import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
-import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
-import io.coll4j.kernel.events.CollectiveCallEvent;
 import io.coll4j.kernel.nb.VectorCall;
 import io.coll4j.kernel.span.ChainAllreduce;
 import io.coll4j.kernel.span.ChainScan;
@@ -19,8 +13,6 @@ import io.coll4j.kernel.span.LeaderGatherv;
 import io.coll4j.kernel.span.LeaderScatterv;
 import io.coll4j.kernel.span.LeaderAlltoallv;
 import io.coll4j.kernel.span.LeaderScan;
-import io.coll4j.kernel.span.LeaderSharedAllgather;
-import io.coll4j.kernel.span.LeaderSharedAllreduce;
 import io.coll4j.kernel.span.LeaderScatter;
 import io.coll4j.kernel.span.LeaderReduceScatterV;
 import io.coll4j.kernel.span.LeaderAllreduce;
@@ -29,26 +21,16 @@ import io.coll4j.kernel.span.LeaderBcast;
 import io.coll4j.kernel.span.LeaderReduce;
 import io.coll4j.kernel.span.LeaderReduceScatter;
 import io.coll4j.kernel.span.LocalJoin;
-import io.coll4j.kernel.span.LocalOps;
 import io.coll4j.kernel.span.SpanQueue;
 import io.coll4j.kernel.span.SpanRequest;
-import io.coll4j.kernel.span.MultiLeaderAllreduce;
 import io.coll4j.kernel.span.SpanCheck;
 import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Averages;
-import io.coll4j.reductions.Reducer;
 import io.coll4j.reductions.UserOp;
-import io.coll4j.reductions.internal.Reducers;
-import io.coll4j.reductions.internal.ScalarReference;
-import io.coll4j.topology.BindResult;
-import io.coll4j.topology.Pu;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The non-blocking, persistent and chained forms of every collective: their issue into the team's
@@ -192,7 +174,7 @@ abstract class RankRequests extends RankVocabulary {
     CallArgs reduceArgs(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
         validate(Collective.REDUCE, send, recv, count, dtype, op, root);
-        return new CallArgs(Collective.REDUCE, send, callId() == root ? recv : null, count, dtype, op, root, null);
+        return new CallArgs(Collective.REDUCE, send, id() == root ? recv : null, count, dtype, op, root, null);
     }
 
     CallArgs allreduceArgs(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
@@ -215,35 +197,35 @@ abstract class RankRequests extends RankVocabulary {
 
     CallArgs gatherArgs(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
-        checkGather(send, recv, count, dtype, root);
-        return new CallArgs(Collective.GATHER, send, callId() == root ? recv : null, count, dtype, null, root, null);
+        VocabularyArguments.gather(send, recv, count, dtype, root, id(), size());
+        return new CallArgs(Collective.GATHER, send, id() == root ? recv : null, count, dtype, null, root, null);
     }
 
     CallArgs scatterArgs(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
-        checkScatter(send, recv, count, dtype, root);
-        return new CallArgs(Collective.SCATTER, callId() == root ? send : null, recv, count, dtype, null, root, null);
+        VocabularyArguments.scatter(send, recv, count, dtype, root, id(), size());
+        return new CallArgs(Collective.SCATTER, id() == root ? send : null, recv, count, dtype, null, root, null);
     }
 
     CallArgs alltoallArgs(MemorySegment send, MemorySegment recv, long count, DType dtype) {
         checkCaller();
-        checkAlltoall(send, recv, count, dtype);
+        VocabularyArguments.alltoall(send, recv, count, dtype, id(), size());
         return new CallArgs(Collective.ALLTOALL, send, recv, count, dtype, null, -1, null);
     }
 
     /** Scan or exscan ({@code c}). */
     CallArgs scanArgs(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
-        checkScan(send, recv, count, dtype, op);
+        VocabularyArguments.scan(send, recv, count, dtype, op, id());
         return new CallArgs(c, send, recv, count, dtype, op, -1, null);
     }
 
     CallArgs gathervArgs(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                                    long[] displs, DType dtype, int root) {
         checkCaller();
-        checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
+        VocabularyArguments.gatherv(send, sendCount, recv, recvCounts, displs, dtype, root, id(), size());
         // the root's arrays only at the root (ignored elsewhere, may be null there)
-        boolean atRoot = callId() == root;
+        boolean atRoot = id() == root;
         return new CallArgs(Collective.GATHERV, send, atRoot ? recv : null, 0, dtype, null, root,
                 VectorCall.copyOf(sendCount, null, null, atRoot ? recvCounts : null, atRoot ? displs : null));
     }
@@ -251,8 +233,8 @@ abstract class RankRequests extends RankVocabulary {
     CallArgs scattervArgs(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
                                     long recvCount, DType dtype, int root) {
         checkCaller();
-        checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
-        boolean atRoot = callId() == root;
+        VocabularyArguments.scatterv(send, sendCounts, displs, recv, recvCount, dtype, root, id(), size());
+        boolean atRoot = id() == root;
         return new CallArgs(Collective.SCATTERV, atRoot ? send : null, recv, 0, dtype, null, root,
                 VectorCall.copyOf(recvCount, atRoot ? sendCounts : null, atRoot ? displs : null, null, null));
     }
@@ -260,14 +242,14 @@ abstract class RankRequests extends RankVocabulary {
     CallArgs allgathervArgs(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                                       long[] displs, DType dtype) {
         checkCaller();
-        checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
+        VocabularyArguments.allgatherv(send, sendCount, recv, recvCounts, displs, dtype, id(), size());
         return new CallArgs(Collective.ALLGATHERV, send, recv, 0, dtype, null, -1,
                 VectorCall.copyOf(sendCount, null, null, recvCounts, displs));
     }
 
     CallArgs reduceScatterVArgs(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
         checkCaller();
-        checkReduceScatterV(send, recv, recvCounts, dtype, op);
+        VocabularyArguments.reduceScatterV(send, recv, recvCounts, dtype, op, id(), size());
         return new CallArgs(Collective.REDUCE_SCATTER_V, send, recv, 0, dtype, op, -1,
                 VectorCall.copyOf(0, null, null, recvCounts, null));
     }
@@ -275,7 +257,8 @@ abstract class RankRequests extends RankVocabulary {
     CallArgs alltoallvArgs(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                                      long[] recvCounts, long[] recvDispls, DType dtype) {
         checkCaller();
-        checkAlltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+        VocabularyArguments.alltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype, id(),
+                size());
         return new CallArgs(Collective.ALLTOALLV, send, recv, 0, dtype, null, -1,
                 VectorCall.copyOf(0, sendCounts, sendDispls, recvCounts, recvDispls));
     }
@@ -441,9 +424,12 @@ abstract class RankRequests extends RankVocabulary {
         }
         DType t = plan.dtype();
         return switch (plan.collective()) {
-            case GATHERV -> gathervInit(send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t, plan.root());
-            case SCATTERV -> scattervInit(send, sendCounts, sendDispls, recv, mine("recvCounts", recvCounts), t, plan.root());
-            case ALLGATHERV -> allgathervInit(send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t);
+            case GATHERV -> gathervInit(send, VocabularyArguments.mine("sendCounts", sendCounts, id(), size()), recv,
+                    recvCounts, recvDispls, t, plan.root());
+            case SCATTERV -> scattervInit(send, sendCounts, sendDispls, recv,
+                    VocabularyArguments.mine("recvCounts", recvCounts, id(), size()), t, plan.root());
+            case ALLGATHERV -> allgathervInit(send, VocabularyArguments.mine("sendCounts", sendCounts, id(), size()), recv,
+                    recvCounts, recvDispls, t);
             case REDUCE_SCATTER_V -> reduceScatterVInit(send, recv, recvCounts, t, plan.op());
             case ALLTOALLV -> alltoallvInit(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, t);
             default -> throw new IllegalArgumentException(plan.collective().cliName()
@@ -488,7 +474,7 @@ abstract class RankRequests extends RankVocabulary {
         }
         return switch (c) {
             case BARRIER -> init(new CallArgs(c, null, null, 0, null, null, -1, null));
-            case REDUCE -> init(new CallArgs(c, send, callId() == plan.root() ? recv : null, plan.count(), plan.dtype(),
+            case REDUCE -> init(new CallArgs(c, send, id() == plan.root() ? recv : null, plan.count(), plan.dtype(),
                     plan.op(), plan.root(), null));
             default -> init(new CallArgs(c, send, r, plan.count(), plan.dtype(), plan.op(), plan.root(), null));
         };
@@ -565,6 +551,51 @@ abstract class RankRequests extends RankVocabulary {
         long bytes = dtype == null ? 0 : count * dtype.size();
         return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what, c.cliName(), bytes)
                 : SpanRequest.oneShot(stages, spanQueue(), context, id, what, built.buffers(), c.cliName(), bytes);
+    }
+
+    /**
+     * {@code stages} with {@link SpanCheck} posted by the leader just before its first round's MPI call: in the order
+     * of the MPI calls (SpanQueue), so every process's leader meets it at the same point of its sequence. The check
+     * is non-blocking like the call ({@link SpanCheck#post}); the round completes when both have, the check tested
+     * first, so a mismatch is reported before the call's result is used.
+     */
+    List<SpanRequest.Stage> checked(List<SpanRequest.Stage> stages, long descriptor, long count) {
+        List<SpanRequest.Stage> out = new java.util.ArrayList<>(stages.size());
+        boolean[] done = {false};
+        for (SpanRequest.Stage s : stages) {
+            if (s instanceof SpanRequest.Inter i) {
+                out.add(new SpanRequest.Inter(() -> {
+                    if (done[0]) {
+                        return i.post().get();
+                    }
+                    done[0] = true;
+                    io.coll4j.kernel.span.ProcessSpan.Pending check = SpanCheck.post(span, local, descriptor, count,
+                            span.span().requests());
+                    io.coll4j.kernel.span.ProcessSpan.Pending call = i.post().get();
+                    if (check == null) {
+                        return call;
+                    }
+                    return new io.coll4j.kernel.span.ProcessSpan.Pending() {
+                        private boolean checkDone;
+                        private boolean callDone;
+
+                        @Override
+                        public boolean test() {
+                            // the check strictly first: when the calls differ, MPI may fail the call itself (a truncated
+                            // message) before the check is in, and the mismatch is what the user must hear of
+                            if (!checkDone && !(checkDone = check.test())) {
+                                return false;
+                            }
+                            callDone = callDone || call == null || call.test();
+                            return callDone;
+                        }
+                    };
+                }));
+            } else {
+                out.add(s);
+            }
+        }
+        return out;
     }
 
     /**
