@@ -211,19 +211,6 @@ abstract class RankEngine {
     }
 
     /**
-     * User ops on a request or chain of a team spanning processes: its stages run after the call returned, when the
-     * UserOp that the leaders' folds and MPI's upcall read is no longer the call's. Checked before anything is
-     * shared; {@code what} names the form the user called.
-     */
-    static void refuseAcrossProcesses(Op op, String what) {
-        if (op == Op.USER) {
-            throw new UnsupportedOperationException("op user is not available on " + what + " of a team spanning"
-                    + " processes: its stages run after the call returned, outside the UserOp's call; the blocking form"
-                    + " takes it");
-        }
-    }
-
-    /**
      * Whether a spanning call must fold in ascending global rank order (the chain): the team is reproducible,
      * or the op is a non-commutative UserOp, which implies it (UserOp).
      */
@@ -411,10 +398,5 @@ abstract class RankEngine {
         event.commit();
     }
 
-    // ------------------------------------------------------------------ across processes
-
-    /** The requests a sub-team across processes with different numbers of ranks per process takes (their schedules follow the layout). */
-    static final java.util.Set<Collective> UNEVEN_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
-            Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER);
 
 }

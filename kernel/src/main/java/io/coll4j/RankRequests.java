@@ -1,46 +1,27 @@
 package io.coll4j;
 
-import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.nb.VectorCall;
-import io.coll4j.kernel.span.ChainAllreduce;
-import io.coll4j.kernel.span.ChainScan;
-import io.coll4j.kernel.span.LeaderAllgather;
-import io.coll4j.kernel.span.LeaderAllgatherv;
-import io.coll4j.kernel.span.LeaderAlltoall;
-import io.coll4j.kernel.span.LeaderGather;
-import io.coll4j.kernel.span.LeaderGatherv;
-import io.coll4j.kernel.span.LeaderScatterv;
-import io.coll4j.kernel.span.LeaderAlltoallv;
-import io.coll4j.kernel.span.LeaderScan;
-import io.coll4j.kernel.span.LeaderScatter;
-import io.coll4j.kernel.span.LeaderReduceScatterV;
-import io.coll4j.kernel.span.LeaderAllreduce;
-import io.coll4j.kernel.span.LeaderBarrier;
-import io.coll4j.kernel.span.LeaderBcast;
-import io.coll4j.kernel.span.LeaderReduce;
-import io.coll4j.kernel.span.LeaderReduceScatter;
-import io.coll4j.kernel.span.LocalJoin;
-import io.coll4j.kernel.span.SpanQueue;
 import io.coll4j.kernel.span.SpanRequest;
-import io.coll4j.kernel.span.SpanCheck;
-import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.UserOp;
 
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * The non-blocking, persistent and chained forms of every collective: their issue into the team's
  * non-blocking engine (one exchange per call, matched across ranks by issue order), the v-variants' copied
- * counts, the user-op overloads, and on a team spanning processes the leader algorithms' stages run as a
- * {@code SpanRequest}.
+ * counts, the user-op overloads; on a team spanning processes each call's schedule across processes comes from
+ * the rank's {@link HierarchicalRequests} and runs as a {@code SpanRequest}.
  */
 abstract class RankRequests extends RankVocabulary {
+    /** The requests' compositions across processes (their non-blocking schedules); null on a team of one process. */
+    final HierarchicalRequests spanRequests;
+
     RankRequests(Team team, int id) {
         super(team, id);
+        this.spanRequests = span == null ? null : new HierarchicalRequests(this, span, local);
     }
 
     // ------------------------------------------------------------------ non-blocking, persistent and chained collectives
@@ -511,8 +492,8 @@ abstract class RankRequests extends RankVocabulary {
 
     /** Joins call {@code a} under the next issue number: the team's exchange, or across processes a SpanRequest. */
     private PersistentRequest join(CallArgs a, boolean persistent) {
-        if (span != null) {
-            return spannedRequest(a.c(), a.send(), a.recv(), a.count(), a.dtype(), a.op(), a.root(), a.call(), persistent);
+        if (spanRequests != null) {
+            return spanRequests.request(a.c(), a.send(), a.recv(), a.count(), a.dtype(), a.op(), a.root(), a.call(), persistent);
         }
         if (context.isAborted()) {
             throw context.abortedException(id);
@@ -522,238 +503,6 @@ abstract class RankRequests extends RankVocabulary {
                 a.send(), a.recv(), a.call(), requestReducer(a.op()));
         return persistent ? io.coll4j.kernel.nb.CollectiveRequest.persistent(engine, x, id)
                 : io.coll4j.kernel.nb.CollectiveRequest.oneShot(engine, x, id);
-    }
-
-    /**
-     * A non-blocking or persistent collective of a team that spans processes: the non-blocking schedule of its
-     * leader algorithm ({@link SpanRequest}), every collective and v-variant; on a team that folds in global rank
-     * order the reductions' chain of the leaders instead.
-     */
-    SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
-                                       int root, VectorCall call, boolean persistent) {
-        String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
-        // a one-shot request gives its staging buffers back when it completes; a persistent one keeps them
-        java.util.function.Supplier<List<SpanRequest.Stage>> schedule = () -> spannedStages(c, send, recv, count, dtype, op, root, what, call);
-        io.coll4j.kernel.span.RequestBuffers.Collected<List<SpanRequest.Stage>> built = persistent
-                ? new io.coll4j.kernel.span.RequestBuffers.Collected<>(schedule.get(), List.of())
-                : io.coll4j.kernel.span.RequestBuffers.collect(schedule);
-        List<SpanRequest.Stage> stages = built.value();
-        // the cross-process mismatch check: every one-shot request (the word the small blocking calls carry
-        // cannot travel with a request's MPI calls), a persistent request's first round (as a plan's first call);
-        // a v-variant's count word as its blocking call's (the hash of recvCounts where every rank knows them)
-        long word = count;
-        if (call != null && (c == Collective.ALLGATHERV || c == Collective.REDUCE_SCATTER_V)) {
-            word = Signature.countsWord(call.recvCounts());
-        }
-        if (persistent ? SpanCheck.dueForPlan() : SpanCheck.dueForRequest()) {
-            stages = checked(stages, Signature.descriptor(c, dtype, op, root), word);
-        }
-        long bytes = dtype == null ? 0 : count * dtype.size();
-        return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what, c.cliName(), bytes)
-                : SpanRequest.oneShot(stages, spanQueue(), context, id, what, built.buffers(), c.cliName(), bytes);
-    }
-
-    /**
-     * {@code stages} with {@link SpanCheck} posted by the leader just before its first round's MPI call: in the order
-     * of the MPI calls (SpanQueue), so every process's leader meets it at the same point of its sequence. The check
-     * is non-blocking like the call ({@link SpanCheck#post}); the round completes when both have, the check tested
-     * first, so a mismatch is reported before the call's result is used.
-     */
-    List<SpanRequest.Stage> checked(List<SpanRequest.Stage> stages, long descriptor, long count) {
-        List<SpanRequest.Stage> out = new java.util.ArrayList<>(stages.size());
-        boolean[] done = {false};
-        for (SpanRequest.Stage s : stages) {
-            if (s instanceof SpanRequest.Inter i) {
-                out.add(new SpanRequest.Inter(() -> {
-                    if (done[0]) {
-                        return i.post().get();
-                    }
-                    done[0] = true;
-                    io.coll4j.kernel.span.ProcessSpan.Pending check = SpanCheck.post(span, local, descriptor, count,
-                            span.span().requests());
-                    io.coll4j.kernel.span.ProcessSpan.Pending call = i.post().get();
-                    if (check == null) {
-                        return call;
-                    }
-                    return new io.coll4j.kernel.span.ProcessSpan.Pending() {
-                        private boolean checkDone;
-                        private boolean callDone;
-
-                        @Override
-                        public boolean test() {
-                            // the check strictly first: when the calls differ, MPI may fail the call itself (a truncated
-                            // message) before the check is in, and the mismatch is what the user must hear of
-                            if (!checkDone && !(checkDone = check.test())) {
-                                return false;
-                            }
-                            callDone = callDone || call == null || call.test();
-                            return callDone;
-                        }
-                    };
-                }));
-            } else {
-                out.add(s);
-            }
-        }
-        return out;
-    }
-
-    /**
-     * This rank's stages of collective {@code c} across processes (the leader algorithm's {@code schedule}), its
-     * local stages joined now under the next issue numbers: a request's, or a chain's collective stage.
-     */
-    List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
-                                          Op op, int root, String what) {
-        return spannedStages(c, send, recv, count, dtype, op, root, what, null);
-    }
-
-    /** {@link #spannedStages(Collective, MemorySegment, MemorySegment, long, DType, Op, int, String)} of a v-variant's {@code call}. */
-    List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count,
-                                                  DType dtype, Op op, int root, String what,
-                                                  io.coll4j.kernel.nb.VectorCall v) {
-        List<SpanRequest.Stage> stages = leaderStages(c, send, recv, count, dtype, op, root, what, v);
-        if (op != Op.AVG) {
-            return stages;
-        }
-        // every schedule folds AVG as SUM (op.foldOp()); this rank divides its own result once its last stage is
-        // done here, as the blocking call divides after its algorithm (Averaging: the same count of contributions)
-        MemorySegment out = c == Collective.REDUCE && id() != root ? null : recv;
-        long n = c == Collective.REDUCE_SCATTER_V ? v.recvCounts()[id()] : count;
-        int me = id();
-        int p = size();
-        List<SpanRequest.Stage> divided = new java.util.ArrayList<>(stages);
-        divided.add(new SpanRequest.Step(() -> io.coll4j.kernel.nb.Averaging.divide(c, op, dtype, me, p, out, 0, n)));
-        return divided;
-    }
-
-    /** The leader algorithm's stages of {@code c} (or, folding in rank order, the leaders' chain), AVG as SUM. */
-    private List<SpanRequest.Stage> leaderStages(Collective c, MemorySegment send, MemorySegment recv, long count,
-                                                 DType dtype, Op op, int root, String what,
-                                                 io.coll4j.kernel.nb.VectorCall v) {
-        refuseAcrossProcesses(op, what);
-        boolean ordered = c.reduces() && inRankOrder(op);
-        if (!span.even() && (ordered || !UNEVEN_REQUESTS.contains(c))) {
-            // the request schedules of these assume one T in every process (their blocks and counts per process)
-            throw new UnsupportedOperationException(what + (ordered ? " of a reproducible(true) team" : "") + " is not "
-                    + "available on a sub-team across processes whose processes hold different numbers of ranks; the "
-                    + "blocking form is, and the requests of barrier, bcast, reduce, allreduce, reduce-scatter and allgather");
-        }
-        // the most elements one MPI call moves: a process block (every process decides alike), or for reduce-scatter on
-        // processes holding different numbers of ranks the whole vector (the leaders allreduce it)
-        long perProcess = c == Collective.REDUCE_SCATTER && !span.even() ? count * size()
-                : c == Collective.ALLGATHER || c == Collective.REDUCE_SCATTER ? count * span.maxCount() : count;
-        if (perProcess > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(what + " across processes moves " + perProcess + " elements per process in "
-                    + "one MPI non-blocking call, more than MPI's int count allows; use the blocking form (it cuts chunks)");
-        }
-        long movedBytes = ordered ? orderedBytes(c, count, dtype, v) : bytesOfOneMpiCall(c, count, dtype);
-        if (movedBytes > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(what + " across processes spans " + movedBytes + " bytes in one MPI call (its "
-                    + "byte counts and displacements), more than MPI's int allows");
-        }
-        if (context.isAborted()) {
-            throw context.abortedException(id);
-        }
-        io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        LocalJoin join = new LocalJoin() {
-            @Override
-            public long reserve() {
-                return ++issued;
-            }
-
-            @Override
-            public io.coll4j.kernel.nb.CollectiveRequest joinAt(long n, Collective lc, MemorySegment ls, MemorySegment lr,
-                                                                long count, DType t, Op o, int r,
-                                                                io.coll4j.kernel.nb.VectorCall v) {
-                return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
-                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v, null), id);
-            }
-        };
-        if (ordered) {
-            return orderedStages(join, c, send, recv, count, dtype, op.foldOp(), root, v);
-        }
-        return switch (c) {
-            case BARRIER -> LeaderBarrier.schedule(span, local, join);
-            case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
-            case REDUCE -> LeaderReduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp(), root);
-            case ALLREDUCE -> LeaderAllreduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
-            case REDUCE_SCATTER -> LeaderReduceScatter.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
-            case ALLGATHER -> LeaderAllgather.schedule(span, local, join, send, recv, count, dtype);
-            case GATHER -> LeaderGather.schedule(span, local, join, send, recv, count, dtype, root);
-            case SCATTER -> LeaderScatter.schedule(span, local, join, send, recv, count, dtype, root);
-            case ALLTOALL -> LeaderAlltoall.schedule(span, local, join, send, recv, count, dtype);
-            case SCAN, EXSCAN -> LeaderScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype,
-                    op.foldOp());
-            case GATHERV -> LeaderGatherv.schedule(span, local, join, send, v.own(), recv, v.recvCounts(), v.recvDispls(), dtype,
-                    root);
-            case SCATTERV -> LeaderScatterv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv, v.own(),
-                    dtype, root);
-            case ALLGATHERV -> LeaderAllgatherv.schedule(span, local, join, send, v.own(), recv, v.recvCounts(),
-                    v.recvDispls(), dtype);
-            case REDUCE_SCATTER_V -> LeaderReduceScatterV.schedule(span, local, join, send, recv, v.recvCounts(), dtype,
-                    op.foldOp());
-            case ALLTOALLV -> LeaderAlltoallv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv,
-                    v.recvCounts(), v.recvDispls(), dtype);
-        };
-    }
-
-    /**
-     * A reduction's stages on a team that folds in global rank order: the non-blocking chain of the leaders
-     * (ChainAllreduce, ChainScan), bitwise the blocking call's. Reduce keeps the root's copy of the allreduced
-     * vector, reduce-scatter(-v) each rank's block of it, as the blocking forms do.
-     */
-    List<SpanRequest.Stage> orderedStages(LocalJoin join, Collective c, MemorySegment send, MemorySegment recv,
-                                                  long count, DType dtype, Op op, int root, io.coll4j.kernel.nb.VectorCall v) {
-        long es = dtype.size();
-        switch (c) {
-            case ALLREDUCE -> {
-                return ChainAllreduce.schedule(span, local, join, send, recv, count, dtype, op);
-            }
-            case REDUCE -> {
-                MemorySegment out = id() == root ? recv : SpanGroup.requestBuffer(count * es);
-                return ChainAllreduce.schedule(span, local, join, send, out, count, dtype, op);
-            }
-            case SCAN, EXSCAN -> {
-                return ChainScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype, op);
-            }
-            default -> {   // REDUCE_SCATTER, REDUCE_SCATTER_V: this rank's block of the whole
-                long[] counts = v != null ? v.recvCounts() : null;
-                long total = counts != null ? java.util.Arrays.stream(counts).sum() : count * size();
-                long at = counts != null ? java.util.Arrays.stream(counts).limit(id()).sum() : count * id();
-                long mine = counts != null ? counts[id()] : count;
-                MemorySegment all = SpanGroup.requestBuffer(total * es);
-                List<SpanRequest.Stage> s = new java.util.ArrayList<>(
-                        ChainAllreduce.schedule(span, local, join, send, all, total, dtype, op));
-                s.add(new SpanRequest.Step(() -> MemorySegment.copy(all, at * es, recv, 0, mine * es)));
-                return s;
-            }
-        }
-    }
-
-    /** The bytes of one point-to-point message of an ordered reduction's chain: the vector the chain folds. */
-    long orderedBytes(Collective c, long count, DType dtype, io.coll4j.kernel.nb.VectorCall v) {
-        long elements = switch (c) {
-            case REDUCE_SCATTER -> count * size();
-            case REDUCE_SCATTER_V -> java.util.Arrays.stream(v.recvCounts()).sum();
-            default -> count;
-        };
-        return elements * dtype.size();
-    }
-
-    /**
-     * The extent in bytes of the data-movement MPI call of collective {@code c}'s schedule (the whole buffer its
-     * byte displacements index; 0 for the typed calls): gather and scatter move P process blocks of T·count
-     * elements, alltoall P blocks of T·T·count per process, scan P process totals of count.
-     */
-    long bytesOfOneMpiCall(Collective c, long count, DType dtype) {
-        int t = localSize();
-        long processes = team.processes();
-        return switch (c) {
-            case GATHER, SCATTER -> count * dtype.size() * t * processes;
-            case ALLTOALL -> count * dtype.size() * t * t * processes;
-            case SCAN, EXSCAN -> count * dtype.size() * processes;
-            default -> 0;   // the v-variants: their MPI calls refuse a byte count beyond int (MPI_ERR_COUNT) when posted
-        };
     }
 
     /** Joins a chain's collective stage under the next issue number; the chain posts it when the stage is reached. */

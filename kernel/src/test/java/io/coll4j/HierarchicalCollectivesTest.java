@@ -21,10 +21,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A team spanning processes runs its collectives as compositions of its process's local collectives with the span
- * ({@link HierarchicalCollectives} over {@link LocalCollectives}). Here the "processes" are teams of this JVM joined as
- * one shared-mapping job ({@code processes(n, index).name(job)}, each built on a thread of its own): the compositions'
- * results at 1, 2 and 3 ranks per process, the MPI_Allreduce shortcut of one rank per process (a plan's later calls
- * included), and the error contract — a spanning call's arguments are checked against global ids and sizes, a
+ * ({@link HierarchicalCollectives} over {@link LocalCollectives}; the requests' schedules {@link HierarchicalRequests}).
+ * Here the "processes" are teams of this JVM joined as one shared-mapping job ({@code processes(n, index).name(job)},
+ * each built on a thread of its own): the compositions' results (blocking, non-blocking, persistent, chained) on 2
+ * processes of 1 and 2 ranks and 3 processes of 1, the MPI_Allreduce shortcut of one rank per process (a plan's later
+ * calls included), and the error contract — a spanning call's arguments are checked against global ids and sizes, a
  * one-process team's against its own, and a refused call leaves the team usable. The real multi-process runs are
  * coll4j-mpi's MpiJobTest and SharedMappingJobTest.
  */
@@ -127,6 +128,26 @@ class HierarchicalCollectivesTest {
         avg.set(ValueLayout.JAVA_DOUBLE, 0, me);
         rank.allreduce(avg, avg, 1, DType.F64, Op.AVG);
         assertEquals((p - 1) / 2.0, avg.get(ValueLayout.JAVA_DOUBLE, 0));
+        // the requests' compositions (HierarchicalRequests): non-blocking, persistent, and a chain's stage
+        MemorySegment nb = longs(rank, me + 1L, 1, 2);
+        rank.iallreduce(nb, nb, 3, DType.I64, Op.SUM).await();
+        assertArrayEquals(new long[]{(long) p * (p + 1) / 2, p, 2L * p}, read(nb, 3));
+        MemorySegment root = rank.allocate(8);
+        PersistentRequest persistent = rank.reduceInit(longs(rank, me + 1L), root, 1, DType.I64, Op.MAX, last);
+        for (int k = 0; k < 2; k++) {
+            persistent.start();
+            persistent.await();
+            if (me == last) {
+                assertEquals(p, read(root, 1)[0]);
+            }
+        }
+        MemorySegment chained = longs(rank, me + 1L);
+        MemorySegment gathered = rank.allocate(8L * p);
+        rank.chain().allreduce(chained, chained, 1, DType.I64, Op.SUM).allgather(chained, gathered, 1, DType.I64).start()
+                .await();
+        long[] sums = new long[p];
+        java.util.Arrays.fill(sums, (long) p * (p + 1) / 2);
+        assertArrayEquals(sums, read(gathered, p));
         // a plan: its first call is compared across processes; with one rank per process its later calls are
         // MPI_Allreduce itself (the span's allreduce)
         CollectivePlan plan = rank.plan(Collective.ALLREDUCE, 1, DType.I64, Op.SUM);
