@@ -59,11 +59,12 @@ final class HierarchicalRequests {
      * leader algorithm ({@link SpanRequest}), every collective and v-variant; on a team that folds in global rank
      * order the reductions' chain of the leaders instead.
      */
-    SpanRequest request(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
-                                       int root, VectorCall call, boolean persistent) {
+    SpanRequest request(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root,
+                        VectorCall call, boolean persistent) {
         String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
         // a one-shot request gives its staging buffers back when it completes; a persistent one keeps them
-        java.util.function.Supplier<List<SpanRequest.Stage>> schedule = () -> stages(c, send, recv, count, dtype, op, root, what, call);
+        java.util.function.Supplier<List<SpanRequest.Stage>> schedule =
+                () -> stages(c, send, recv, count, dtype, op, root, what, call);
         io.coll4j.kernel.span.RequestBuffers.Collected<List<SpanRequest.Stage>> built = persistent
                 ? new io.coll4j.kernel.span.RequestBuffers.Collected<>(schedule.get(), List.of())
                 : io.coll4j.kernel.span.RequestBuffers.collect(schedule);
@@ -133,14 +134,13 @@ final class HierarchicalRequests {
      * local stages joined now under the next issue numbers: a request's, or a chain's collective stage.
      */
     List<SpanRequest.Stage> stages(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
-                                          Op op, int root, String what) {
+                                   Op op, int root, String what) {
         return stages(c, send, recv, count, dtype, op, root, what, null);
     }
 
     /** {@link #stages(Collective, MemorySegment, MemorySegment, long, DType, Op, int, String)} of a v-variant's {@code call}. */
-    List<SpanRequest.Stage> stages(Collective c, MemorySegment send, MemorySegment recv, long count,
-                                                  DType dtype, Op op, int root, String what,
-                                                  io.coll4j.kernel.nb.VectorCall v) {
+    List<SpanRequest.Stage> stages(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
+                                   Op op, int root, String what, VectorCall v) {
         List<SpanRequest.Stage> stages = leaderStages(c, send, recv, count, dtype, op, root, what, v);
         if (op != Op.AVG) {
             return stages;
