@@ -2,6 +2,8 @@ package io.coll4j;
 
 import io.coll4j.reductions.Op;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * The array forms of {@link Rank}'s collectives behind {@link ArrayCollectives}' typed overloads: the arrays'
  * kind and dtype ({@link ArrayKind}), null and range checks naming the argument, the v-variants' {@code int[]}
@@ -67,63 +69,63 @@ final class ArrayCalls {
 
     static void gather(Rank r, Object send, Object recv, int root) {
         ArrayKind k = ArrayKind.of("send", send);
-        r.gather(null, k.segment("send", send), k.optional("recv", recv), ArrayKind.length(send), k.dtype(), root);
+        r.gather(k.segment("send", send), k.optional("recv", recv), ArrayKind.length(send), k.dtype(), root);
     }
 
     static void gather(Rank r, Object send, int sendOffset, Object recv, int recvOffset, int count, int root) {
         ArrayKind k = ArrayKind.of("send", send);
-        r.gather(null, k.range("send", send, sendOffset, count), k.optionalRange("recv", recv, recvOffset, (long) count * r.size()),
+        r.gather(k.range("send", send, sendOffset, count), k.optionalRange("recv", recv, recvOffset, (long) count * r.size()),
                 count, k.dtype(), root);
     }
 
     static void scatter(Rank r, Object send, Object recv, int root) {
         ArrayKind k = ArrayKind.of("recv", recv);
-        r.scatter(null, k.optional("send", send), k.segment("recv", recv), ArrayKind.length(recv), k.dtype(), root);
+        r.scatter(k.optional("send", send), k.segment("recv", recv), ArrayKind.length(recv), k.dtype(), root);
     }
 
     static void scatter(Rank r, Object send, int sendOffset, Object recv, int recvOffset, int count, int root) {
         ArrayKind k = ArrayKind.of("recv", recv);
-        r.scatter(null, k.optionalRange("send", send, sendOffset, (long) count * r.size()), k.range("recv", recv, recvOffset, count),
+        r.scatter(k.optionalRange("send", send, sendOffset, (long) count * r.size()), k.range("recv", recv, recvOffset, count),
                 count, k.dtype(), root);
     }
 
     static void gatherv(Rank r, Object send, Object recv, int[] recvCounts, int[] displs, int root) {
         ArrayKind k = ArrayKind.of("send", send);
-        r.gatherv(null, k.segment("send", send), ArrayKind.length(send), k.optional("recv", recv), Arguments.widen(recvCounts),
+        r.gatherv(k.segment("send", send), ArrayKind.length(send), k.optional("recv", recv), Arguments.widen(recvCounts),
                 Arguments.widen(displs), k.dtype(), root);
     }
 
     static void scatterv(Rank r, Object send, int[] sendCounts, int[] displs, Object recv, int root) {
         ArrayKind k = ArrayKind.of("recv", recv);
-        r.scatterv(null, k.optional("send", send), Arguments.widen(sendCounts), Arguments.widen(displs), k.segment("recv", recv),
+        r.scatterv(k.optional("send", send), Arguments.widen(sendCounts), Arguments.widen(displs), k.segment("recv", recv),
                 ArrayKind.length(recv), k.dtype(), root);
     }
 
     static void allgatherv(Rank r, Object send, Object recv, int[] recvCounts, int[] displs) {
         ArrayKind k = ArrayKind.of("send", send);
-        r.allgatherv(null, k.segment("send", send), ArrayKind.length(send), k.segment("recv", recv), Arguments.widen(recvCounts),
+        r.allgatherv(k.segment("send", send), ArrayKind.length(send), k.segment("recv", recv), Arguments.widen(recvCounts),
                 Arguments.widen(displs), k.dtype());
     }
 
     static void reduceScatterV(Rank r, Object send, Object recv, int[] recvCounts, Op op) {
         ArrayKind k = ArrayKind.of("send", send);
-        r.reduceScatterV(null, k.segment("send", send), k.segment("recv", recv), Arguments.widen(recvCounts), k.dtype(), op);
+        r.reduceScatterV(k.segment("send", send), k.segment("recv", recv), Arguments.widen(recvCounts), k.dtype(), op);
     }
 
     static void alltoall(Rank r, Object send, Object recv) {
         ArrayKind k = ArrayKind.of("send", send);
-        r.alltoall(null, k.segment("send", send), k.segment("recv", recv), alltoallCount(r, send), k.dtype());
+        r.alltoall(k.segment("send", send), k.segment("recv", recv), alltoallCount(r, send), k.dtype());
     }
 
     static void alltoall(Rank r, Object send, int sendOffset, Object recv, int recvOffset, int count) {
         ArrayKind k = ArrayKind.of("send", send);
         long total = (long) count * r.size();
-        r.alltoall(null, k.range("send", send, sendOffset, total), k.range("recv", recv, recvOffset, total), count, k.dtype());
+        r.alltoall(k.range("send", send, sendOffset, total), k.range("recv", recv, recvOffset, total), count, k.dtype());
     }
 
     static void alltoallv(Rank r, Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls) {
         ArrayKind k = ArrayKind.of("send", send);
-        r.alltoallv(null, k.segment("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), k.segment("recv", recv),
+        r.alltoallv(k.segment("send", send), Arguments.widen(sendCounts), Arguments.widen(sendDispls), k.segment("recv", recv),
                 Arguments.widen(recvCounts), Arguments.widen(recvDispls), k.dtype());
     }
 
@@ -145,14 +147,20 @@ final class ArrayCalls {
 
     private static void scanArrays(Rank r, Collective c, Object send, int sendOffset, Object recv, int recvOffset, int count, Op op) {
         ArrayKind k = ArrayKind.of("send", send);
-        r.scan(null, c, k.range("send", send, sendOffset, count), k.range("recv", recv, recvOffset, count), count, k.dtype(), op);
+        MemorySegment s = k.range("send", send, sendOffset, count);
+        MemorySegment d = k.range("recv", recv, recvOffset, count);
+        if (c == Collective.SCAN) {
+            r.scan(s, d, count, k.dtype(), op);
+        } else {
+            r.exscan(s, d, count, k.dtype(), op);
+        }
     }
 
     private static long alltoallCount(Rank r, Object send) {
         long n = ArrayKind.length(send);
-        if (n % r.callSize() != 0) {
-            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + r.callSize());
+        if (n % r.size() != 0) {
+            throw new IllegalArgumentException("send has " + n + " elements, not a multiple of the team size " + r.size());
         }
-        return n / r.callSize();
+        return n / r.size();
     }
 }

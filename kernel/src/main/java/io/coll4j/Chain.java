@@ -191,7 +191,7 @@ public final class Chain {
             if (d.local() != null) {
                 run.add(new SpanRequest.Step(d.local()));
             } else {
-                run.addAll(rank.spannedStages(d.collective(), d.send(), d.recv(), d.count(), d.dtype(), d.op(), d.root(),
+                run.addAll(rank.spanRequests.stages(d.collective(), d.send(), d.recv(), d.count(), d.dtype(), d.op(), d.root(),
                         "chained " + d.collective().cliName()));
                 run.add(new SpanRequest.Fence());
             }

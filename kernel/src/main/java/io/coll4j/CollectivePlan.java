@@ -25,7 +25,7 @@ public final class CollectivePlan {
     private final long bytes;
     private final CollectiveAlgorithm algorithm;
     private final boolean forcedHere;
-    /** Set by the owning rank's thread at the plan's first call on a team spanning processes (see Rank#executeSpanned). */
+    /** Set by the owning rank's thread at the plan's first call on a team spanning processes (see HierarchicalCollectives#execute). */
     private boolean spannedCalled;
 
     CollectivePlan(Rank rank, Collective collective, long count, DType dtype, Op op, int root, String algorithmName) {
@@ -105,7 +105,7 @@ public final class CollectivePlan {
     /** True at the first call only; read and written by the owning rank's thread. */
     /**
      * Set at the first call on a team spanning processes when this plan is MPI_Allreduce itself (see
-     * Rank#executeSpanned); read by the owning rank's thread only.
+     * HierarchicalCollectives#execute); read by the owning rank's thread only.
      */
     private boolean mpiDirect;
 

@@ -1,54 +1,14 @@
 package io.coll4j;
 
-import io.coll4j.kernel.algo.CollectiveAlgorithm;
-import io.coll4j.kernel.memory.Aliasing;
-import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
-import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
-import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.Signature;
-import io.coll4j.kernel.algo.TeamContext;
-import io.coll4j.kernel.events.CollectiveCallEvent;
-import io.coll4j.kernel.nb.VectorCall;
-import io.coll4j.kernel.span.ChainAllreduce;
-import io.coll4j.kernel.span.ChainScan;
-import io.coll4j.kernel.span.LeaderAllgather;
-import io.coll4j.kernel.span.LeaderAllgatherv;
-import io.coll4j.kernel.span.LeaderAlltoall;
-import io.coll4j.kernel.span.LeaderGather;
-import io.coll4j.kernel.span.LeaderGatherv;
-import io.coll4j.kernel.span.LeaderScatterv;
-import io.coll4j.kernel.span.LeaderAlltoallv;
-import io.coll4j.kernel.span.LeaderScan;
-import io.coll4j.kernel.span.LeaderSharedAllgather;
-import io.coll4j.kernel.span.LeaderSharedAllreduce;
-import io.coll4j.kernel.span.LeaderScatter;
-import io.coll4j.kernel.span.LeaderReduceScatterV;
-import io.coll4j.kernel.span.LeaderAllreduce;
-import io.coll4j.kernel.span.LeaderBarrier;
-import io.coll4j.kernel.span.LeaderBcast;
-import io.coll4j.kernel.span.LeaderReduce;
-import io.coll4j.kernel.span.LeaderReduceScatter;
-import io.coll4j.kernel.span.LocalJoin;
-import io.coll4j.kernel.span.LocalOps;
-import io.coll4j.kernel.span.SpanQueue;
-import io.coll4j.kernel.span.SpanRequest;
-import io.coll4j.kernel.span.MultiLeaderAllreduce;
-import io.coll4j.kernel.span.SpanCheck;
-import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Averages;
-import io.coll4j.reductions.Reducer;
-import io.coll4j.reductions.UserOp;
-import io.coll4j.reductions.internal.Reducers;
 import io.coll4j.reductions.internal.ScalarReference;
 import io.coll4j.topology.BindResult;
 import io.coll4j.topology.Pu;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One rank of a {@link Team}: the handle its thread calls collectives on. Every collective must be
@@ -80,11 +40,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * not satisfied at once.
  */
 public final class Rank extends RankRequests implements AutoCloseable, ArrayCollectives {
-    // The state and the call machinery are RankEngine's; the collectives beyond the first six, their user-op and
-    // shared-view forms and the local half of a spanning team's collectives RankVocabulary's; the non-blocking,
-    // persistent and chained forms RankRequests'. Their public methods are Rank's (inherited: the layers are
-    // package-private). Here: the rank's identity and thread, the first six collectives and their scalar and
-    // ByteBuffer forms, plans, sub-teams.
+    // The state and the call machinery are RankEngine's; the public collectives beyond the first six, their user-op
+    // and shared-view forms RankVocabulary's; the non-blocking, persistent and chained forms RankRequests'. Their
+    // public methods are Rank's (inherited: the layers are package-private). Here: the rank's identity and thread,
+    // the first six collectives and their scalar and ByteBuffer forms, plans, sub-teams. A blocking call is checked
+    // for its caller here and run by the rank's Collectives: LocalCollectives on a team of one process, the
+    // compositions of HierarchicalCollectives on one spanning processes.
 
     Rank(Team team, int id) {
         super(team, id);
@@ -242,27 +203,13 @@ public final class Rank extends RankRequests implements AutoCloseable, ArrayColl
     /** Waits until every rank has called barrier. */
     public void barrier() {
         checkCaller();
-        if (spanned()) {
-            flushSpanned();
-            spanCheck(Collective.BARRIER, 0, null, null, -1, 0);
-            LeaderBarrier.run(span, local);
-            return;
-        }
-        execute(Collective.BARRIER, null, null, 0, null, null, -1, 0);
+        collectives.barrier();
     }
 
     /** Copies {@code count} elements of the root's {@code buf} into every other rank's {@code buf}. */
     public void bcast(MemorySegment buf, long count, DType dtype, int root) {
         checkCaller();
-        if (spanned()) {
-            flushSpanned();
-            Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id(), size());
-            spanCheck(Collective.BCAST, count, dtype, null, root, count * dtype.size());
-            LeaderBcast.run(span, local, buf, count, dtype, root);
-            return;
-        }
-        Arguments.collective(Collective.BCAST, buf, buf, count, dtype, null, root, id, localSize());
-        execute(Collective.BCAST, buf, buf, count, dtype, null, root, count * dtype.size());
+        collectives.bcast(buf, count, dtype, root);
     }
 
     /**
@@ -271,131 +218,26 @@ public final class Rank extends RankRequests implements AutoCloseable, ArrayColl
      */
     public void reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
-        if (spanned()) {
-            flushSpanned();
-            Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id(), size());
-            requireUserOp(op);
-            spanCheck(Collective.REDUCE, count, dtype, op, root, count * dtype.size());
-            Op fold = op.foldOp();
-            if (inRankOrder(op)) {
-                // the fixed-order chain ends with the result everywhere: off the root it lands in a temporary
-                ChainAllreduce.run(span, local, send, id() == root ? recv : span.result(id, count * dtype.size()), count, dtype, fold);
-            } else {
-                LeaderReduce.run(span, local, send, recv, count, dtype, fold, root);
-            }
-            average(Collective.REDUCE, op, id() == root ? recv : null, count, dtype);
-            return;
-        }
-        Arguments.collective(Collective.REDUCE, send, recv, count, dtype, op, root, id, localSize());
-        execute(Collective.REDUCE, send, id == root ? recv : null, count, dtype, op, root, count * dtype.size());
+        collectives.reduce(send, recv, count, dtype, op, root);
     }
 
-    /**
-     * Validates a plan's call with the same validator as the collective's method ({@link Arguments#collective}), then
-     * runs the plan's algorithm. Kept under C2's FreqInlineSize (325 bytes of bytecode) so that it inlines into the
-     * caller's loop: at 328 bytes (one more call in the spanned branch) it did not, and the 8-byte allreduce across
-     * two processes took ~10 ns more. The spanned entry and the collectives that run through their own methods are
-     * calls of their own.
-     */
+    /** A plan's call: checked and run by the rank's {@link Collectives} (small, so that it inlines into the caller's loop). */
     void execute(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
         checkCaller();
-        if (spanned()) {
-            executeSpanned(plan, send, recv);
-            return;
-        }
-        Collective c = plan.collective();
-        switch (c) {
-            case GATHER, SCATTER, ALLTOALL, SCAN, EXSCAN, GATHERV, SCATTERV, ALLGATHERV, REDUCE_SCATTER_V, ALLTOALLV -> {
-                executeByMethod(plan, send, recv);
-                return;
-            }
-            default -> { }
-        }
-        long count = plan.count();
-        DType t = plan.dtype();
-        int root = plan.root();
-        Arguments.buffers(c, send, c == Collective.BCAST ? send : recv, count, t, root, id, localSize());
-        MemorySegment r = switch (c) {
-            case BARRIER -> null;
-            case BCAST -> send;
-            case REDUCE -> id == root ? recv : null;
-            default -> recv;
-        };
-        execute(plan.algorithm(), c, c == Collective.BARRIER ? null : send, r, count, t, plan.op(), root);
-    }
-
-    /** A plan of a collective whose method validates and runs it with the plan's algorithm. */
-    void executeByMethod(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
-        Collective c = plan.collective();
-        long count = plan.count();
-        DType t = plan.dtype();
-        CollectiveAlgorithm alg = plan.algorithm();
-        switch (c) {
-            case GATHER -> gather(alg, send, recv, count, t, plan.root());
-            case SCATTER -> scatter(alg, send, recv, count, t, plan.root());
-            case ALLTOALL -> alltoall(alg, send, recv, count, t);
-            case SCAN, EXSCAN -> scan(alg, c, send, recv, count, t, plan.op());
-            default -> throw new IllegalArgumentException(c.cliName() + " needs its count arrays: use "
-                    + "execute(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)");
-        }
+        collectives.execute(plan, send, recv);
     }
 
     /** A planned v-variant: validated as by its method, run with the plan's algorithm. */
     void executeVector(CollectivePlan plan, MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                        long[] recvCounts, long[] recvDispls) {
         checkCaller();
-        CollectiveAlgorithm alg = plan.algorithm();
-        DType t = plan.dtype();
-        switch (plan.collective()) {
-            case GATHERV -> gatherv(alg, send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t, plan.root());
-            case SCATTERV -> scatterv(alg, send, sendCounts, sendDispls, recv, mine("recvCounts", recvCounts), t, plan.root());
-            case ALLGATHERV -> allgatherv(alg, send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t);
-            case REDUCE_SCATTER_V -> reduceScatterV(alg, send, recv, recvCounts, t, plan.op());
-            case ALLTOALLV -> alltoallv(alg, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, t);
-            default -> throw new IllegalArgumentException(plan.collective().cliName()
-                    + " has no count arrays: use execute(send, recv)");
-        }
-    }
-
-    /** This rank's own count from a plan's array: its only entry, or entry {@code id} of a per-rank array. */
-    long mine(String name, long[] a) {
-        if (a == null || (a.length != 1 && a.length != callSize())) {
-            throw new IllegalArgumentException(name + " must hold this rank's count (one entry, or one per rank)");
-        }
-        return a.length == 1 ? a[0] : a[callId()];
+        collectives.executeVector(plan, send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
     }
 
     /** Reduces the {@code send} buffers of all ranks element-wise with {@code op}; every rank gets the result in {@code recv}. */
     public void allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
-        if (spanned()) {
-            flushSpanned();
-            Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id(), size());
-            if (isMpiAllreduce(op, count * dtype.size())) {
-                mpiAllreduce(send, recv, count, dtype, op);   // as a plan's later calls (mpiDirect)
-                return;
-            }
-            spannedAllreduce(send, recv, count, dtype, op);
-            return;
-        }
-        Arguments.collective(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, id, localSize());
-        execute(Collective.ALLREDUCE, send, recv, count, dtype, op, -1, count * dtype.size());
-    }
-
-    /** A spanning team's allreduce after its arguments were checked (by {@link #allreduce} or the plan). */
-    void spannedAllreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
-        requireUserOp(op);
-        long bytes = count * dtype.size();
-        spanCheck(Collective.ALLREDUCE, count, dtype, op, -1, bytes);
-        Op fold = op.foldOp();
-        if (inRankOrder(op)) {
-            ChainAllreduce.run(span, local, send, recv, count, dtype, fold);
-        } else if (span.multiLeader(bytes)) {
-            MultiLeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
-        } else {
-            LeaderAllreduce.run(span, local, send, recv, count, dtype, fold);
-        }
-        average(Collective.ALLREDUCE, op, recv, count, dtype);
+        collectives.allreduce(send, recv, count, dtype, op);
     }
 
     /**
@@ -404,21 +246,7 @@ public final class Rank extends RankRequests implements AutoCloseable, ArrayColl
      */
     public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         checkCaller();
-        if (spanned()) {
-            flushSpanned();
-            Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id(), size());
-            requireUserOp(op);
-            spanCheck(Collective.REDUCE_SCATTER, recvCount, dtype, op, -1, recvCount * dtype.size() * size());
-            if (inRankOrder(op)) {
-                chainScatter(send, recv, recvCount * size(), dtype, op, recvCount * id(), recvCount);
-            } else {
-                LeaderReduceScatter.run(span, local, send, recv, recvCount, dtype, op.foldOp());
-            }
-            average(Collective.REDUCE_SCATTER, op, recv, recvCount, dtype);
-            return;
-        }
-        Arguments.collective(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, id, localSize());
-        execute(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1, recvCount * dtype.size() * localSize());
+        collectives.reduceScatter(send, recv, recvCount, dtype, op);
     }
 
     /**
@@ -427,15 +255,7 @@ public final class Rank extends RankRequests implements AutoCloseable, ArrayColl
      */
     public void allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         checkCaller();
-        if (spanned()) {
-            flushSpanned();
-            Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id(), size());
-            spanCheck(Collective.ALLGATHER, sendCount, dtype, null, -1, sendCount * dtype.size() * size());
-            LeaderAllgather.run(span, local, send, recv, sendCount, dtype);
-            return;
-        }
-        Arguments.collective(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, id, localSize());
-        execute(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1, sendCount * dtype.size() * localSize());
+        collectives.allgather(send, recv, sendCount, dtype);
     }
 
     // collectives on double[], float[], long[] and int[] arrays: ArrayCollectives' typed overloads
@@ -589,7 +409,7 @@ public final class Rank extends RankRequests implements AutoCloseable, ArrayColl
             throw new IllegalArgumentException("color must be >= 0 or Team.UNDEFINED, got " + color);
         }
         long[] all = new long[2 * size()];
-        if (spanned()) {
+        if (span != null) {
             allgather(new long[]{color, key}, all);
         } else {
             // the allgather of (color, key) under a count word of its own (Signature.SPLIT): a rank that calls

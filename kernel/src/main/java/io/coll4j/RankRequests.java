@@ -1,64 +1,27 @@
 package io.coll4j;
 
-import io.coll4j.kernel.algo.CollectiveAlgorithm;
-import io.coll4j.kernel.memory.Aliasing;
-import io.coll4j.kernel.algo.allgather.SharedViewAllgather;
-import io.coll4j.kernel.algo.allreduce.SharedViewAllreduce;
-import io.coll4j.kernel.algo.CollectiveCall;
-import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.TeamContext;
-import io.coll4j.kernel.events.CollectiveCallEvent;
 import io.coll4j.kernel.nb.VectorCall;
-import io.coll4j.kernel.span.ChainAllreduce;
-import io.coll4j.kernel.span.ChainScan;
-import io.coll4j.kernel.span.LeaderAllgather;
-import io.coll4j.kernel.span.LeaderAllgatherv;
-import io.coll4j.kernel.span.LeaderAlltoall;
-import io.coll4j.kernel.span.LeaderGather;
-import io.coll4j.kernel.span.LeaderGatherv;
-import io.coll4j.kernel.span.LeaderScatterv;
-import io.coll4j.kernel.span.LeaderAlltoallv;
-import io.coll4j.kernel.span.LeaderScan;
-import io.coll4j.kernel.span.LeaderSharedAllgather;
-import io.coll4j.kernel.span.LeaderSharedAllreduce;
-import io.coll4j.kernel.span.LeaderScatter;
-import io.coll4j.kernel.span.LeaderReduceScatterV;
-import io.coll4j.kernel.span.LeaderAllreduce;
-import io.coll4j.kernel.span.LeaderBarrier;
-import io.coll4j.kernel.span.LeaderBcast;
-import io.coll4j.kernel.span.LeaderReduce;
-import io.coll4j.kernel.span.LeaderReduceScatter;
-import io.coll4j.kernel.span.LocalJoin;
-import io.coll4j.kernel.span.LocalOps;
-import io.coll4j.kernel.span.SpanQueue;
 import io.coll4j.kernel.span.SpanRequest;
-import io.coll4j.kernel.span.MultiLeaderAllreduce;
-import io.coll4j.kernel.span.SpanCheck;
-import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Averages;
-import io.coll4j.reductions.Reducer;
 import io.coll4j.reductions.UserOp;
-import io.coll4j.reductions.internal.Reducers;
-import io.coll4j.reductions.internal.ScalarReference;
-import io.coll4j.topology.BindResult;
-import io.coll4j.topology.Pu;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The non-blocking, persistent and chained forms of every collective: their issue into the team's
  * non-blocking engine (one exchange per call, matched across ranks by issue order), the v-variants' copied
- * counts, the user-op overloads, and on a team spanning processes the leader algorithms' stages run as a
- * {@code SpanRequest}.
+ * counts, the user-op overloads; on a team spanning processes each call's schedule across processes comes from
+ * the rank's {@link HierarchicalRequests} and runs as a {@code SpanRequest}.
  */
 abstract class RankRequests extends RankVocabulary {
+    /** The requests' compositions across processes (their non-blocking schedules); null on a team of one process. */
+    final HierarchicalRequests spanRequests;
+
     RankRequests(Team team, int id) {
         super(team, id);
+        this.spanRequests = span == null ? null : new HierarchicalRequests(this, span, local);
     }
 
     // ------------------------------------------------------------------ non-blocking, persistent and chained collectives
@@ -192,7 +155,7 @@ abstract class RankRequests extends RankVocabulary {
     CallArgs reduceArgs(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         checkCaller();
         validate(Collective.REDUCE, send, recv, count, dtype, op, root);
-        return new CallArgs(Collective.REDUCE, send, callId() == root ? recv : null, count, dtype, op, root, null);
+        return new CallArgs(Collective.REDUCE, send, id() == root ? recv : null, count, dtype, op, root, null);
     }
 
     CallArgs allreduceArgs(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
@@ -215,35 +178,35 @@ abstract class RankRequests extends RankVocabulary {
 
     CallArgs gatherArgs(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
-        checkGather(send, recv, count, dtype, root);
-        return new CallArgs(Collective.GATHER, send, callId() == root ? recv : null, count, dtype, null, root, null);
+        VocabularyArguments.gather(send, recv, count, dtype, root, id(), size());
+        return new CallArgs(Collective.GATHER, send, id() == root ? recv : null, count, dtype, null, root, null);
     }
 
     CallArgs scatterArgs(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
         checkCaller();
-        checkScatter(send, recv, count, dtype, root);
-        return new CallArgs(Collective.SCATTER, callId() == root ? send : null, recv, count, dtype, null, root, null);
+        VocabularyArguments.scatter(send, recv, count, dtype, root, id(), size());
+        return new CallArgs(Collective.SCATTER, id() == root ? send : null, recv, count, dtype, null, root, null);
     }
 
     CallArgs alltoallArgs(MemorySegment send, MemorySegment recv, long count, DType dtype) {
         checkCaller();
-        checkAlltoall(send, recv, count, dtype);
+        VocabularyArguments.alltoall(send, recv, count, dtype, id(), size());
         return new CallArgs(Collective.ALLTOALL, send, recv, count, dtype, null, -1, null);
     }
 
     /** Scan or exscan ({@code c}). */
     CallArgs scanArgs(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         checkCaller();
-        checkScan(send, recv, count, dtype, op);
+        VocabularyArguments.scan(send, recv, count, dtype, op, id());
         return new CallArgs(c, send, recv, count, dtype, op, -1, null);
     }
 
     CallArgs gathervArgs(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                                    long[] displs, DType dtype, int root) {
         checkCaller();
-        checkGatherv(send, sendCount, recv, recvCounts, displs, dtype, root);
+        VocabularyArguments.gatherv(send, sendCount, recv, recvCounts, displs, dtype, root, id(), size());
         // the root's arrays only at the root (ignored elsewhere, may be null there)
-        boolean atRoot = callId() == root;
+        boolean atRoot = id() == root;
         return new CallArgs(Collective.GATHERV, send, atRoot ? recv : null, 0, dtype, null, root,
                 VectorCall.copyOf(sendCount, null, null, atRoot ? recvCounts : null, atRoot ? displs : null));
     }
@@ -251,8 +214,8 @@ abstract class RankRequests extends RankVocabulary {
     CallArgs scattervArgs(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv,
                                     long recvCount, DType dtype, int root) {
         checkCaller();
-        checkScatterv(send, sendCounts, displs, recv, recvCount, dtype, root);
-        boolean atRoot = callId() == root;
+        VocabularyArguments.scatterv(send, sendCounts, displs, recv, recvCount, dtype, root, id(), size());
+        boolean atRoot = id() == root;
         return new CallArgs(Collective.SCATTERV, atRoot ? send : null, recv, 0, dtype, null, root,
                 VectorCall.copyOf(recvCount, atRoot ? sendCounts : null, atRoot ? displs : null, null, null));
     }
@@ -260,14 +223,14 @@ abstract class RankRequests extends RankVocabulary {
     CallArgs allgathervArgs(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts,
                                       long[] displs, DType dtype) {
         checkCaller();
-        checkAllgatherv(send, sendCount, recv, recvCounts, displs, dtype);
+        VocabularyArguments.allgatherv(send, sendCount, recv, recvCounts, displs, dtype, id(), size());
         return new CallArgs(Collective.ALLGATHERV, send, recv, 0, dtype, null, -1,
                 VectorCall.copyOf(sendCount, null, null, recvCounts, displs));
     }
 
     CallArgs reduceScatterVArgs(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
         checkCaller();
-        checkReduceScatterV(send, recv, recvCounts, dtype, op);
+        VocabularyArguments.reduceScatterV(send, recv, recvCounts, dtype, op, id(), size());
         return new CallArgs(Collective.REDUCE_SCATTER_V, send, recv, 0, dtype, op, -1,
                 VectorCall.copyOf(0, null, null, recvCounts, null));
     }
@@ -275,7 +238,8 @@ abstract class RankRequests extends RankVocabulary {
     CallArgs alltoallvArgs(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                                      long[] recvCounts, long[] recvDispls, DType dtype) {
         checkCaller();
-        checkAlltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype);
+        VocabularyArguments.alltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype, id(),
+                size());
         return new CallArgs(Collective.ALLTOALLV, send, recv, 0, dtype, null, -1,
                 VectorCall.copyOf(0, sendCounts, sendDispls, recvCounts, recvDispls));
     }
@@ -441,9 +405,12 @@ abstract class RankRequests extends RankVocabulary {
         }
         DType t = plan.dtype();
         return switch (plan.collective()) {
-            case GATHERV -> gathervInit(send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t, plan.root());
-            case SCATTERV -> scattervInit(send, sendCounts, sendDispls, recv, mine("recvCounts", recvCounts), t, plan.root());
-            case ALLGATHERV -> allgathervInit(send, mine("sendCounts", sendCounts), recv, recvCounts, recvDispls, t);
+            case GATHERV -> gathervInit(send, VocabularyArguments.mine("sendCounts", sendCounts, id(), size()), recv,
+                    recvCounts, recvDispls, t, plan.root());
+            case SCATTERV -> scattervInit(send, sendCounts, sendDispls, recv,
+                    VocabularyArguments.mine("recvCounts", recvCounts, id(), size()), t, plan.root());
+            case ALLGATHERV -> allgathervInit(send, VocabularyArguments.mine("sendCounts", sendCounts, id(), size()), recv,
+                    recvCounts, recvDispls, t);
             case REDUCE_SCATTER_V -> reduceScatterVInit(send, recv, recvCounts, t, plan.op());
             case ALLTOALLV -> alltoallvInit(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, t);
             default -> throw new IllegalArgumentException(plan.collective().cliName()
@@ -488,7 +455,7 @@ abstract class RankRequests extends RankVocabulary {
         }
         return switch (c) {
             case BARRIER -> init(new CallArgs(c, null, null, 0, null, null, -1, null));
-            case REDUCE -> init(new CallArgs(c, send, callId() == plan.root() ? recv : null, plan.count(), plan.dtype(),
+            case REDUCE -> init(new CallArgs(c, send, id() == plan.root() ? recv : null, plan.count(), plan.dtype(),
                     plan.op(), plan.root(), null));
             default -> init(new CallArgs(c, send, r, plan.count(), plan.dtype(), plan.op(), plan.root(), null));
         };
@@ -525,8 +492,8 @@ abstract class RankRequests extends RankVocabulary {
 
     /** Joins call {@code a} under the next issue number: the team's exchange, or across processes a SpanRequest. */
     private PersistentRequest join(CallArgs a, boolean persistent) {
-        if (span != null) {
-            return spannedRequest(a.c(), a.send(), a.recv(), a.count(), a.dtype(), a.op(), a.root(), a.call(), persistent);
+        if (spanRequests != null) {
+            return spanRequests.request(a.c(), a.send(), a.recv(), a.count(), a.dtype(), a.op(), a.root(), a.call(), persistent);
         }
         if (context.isAborted()) {
             throw context.abortedException(id);
@@ -536,193 +503,6 @@ abstract class RankRequests extends RankVocabulary {
                 a.send(), a.recv(), a.call(), requestReducer(a.op()));
         return persistent ? io.coll4j.kernel.nb.CollectiveRequest.persistent(engine, x, id)
                 : io.coll4j.kernel.nb.CollectiveRequest.oneShot(engine, x, id);
-    }
-
-    /**
-     * A non-blocking or persistent collective of a team that spans processes: the non-blocking schedule of its
-     * leader algorithm ({@link SpanRequest}), every collective and v-variant; on a team that folds in global rank
-     * order the reductions' chain of the leaders instead.
-     */
-    SpanRequest spannedRequest(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
-                                       int root, VectorCall call, boolean persistent) {
-        String what = (persistent ? "persistent " : "non-blocking ") + c.cliName();
-        // a one-shot request gives its staging buffers back when it completes; a persistent one keeps them
-        java.util.function.Supplier<List<SpanRequest.Stage>> schedule = () -> spannedStages(c, send, recv, count, dtype, op, root, what, call);
-        io.coll4j.kernel.span.RequestBuffers.Collected<List<SpanRequest.Stage>> built = persistent
-                ? new io.coll4j.kernel.span.RequestBuffers.Collected<>(schedule.get(), List.of())
-                : io.coll4j.kernel.span.RequestBuffers.collect(schedule);
-        List<SpanRequest.Stage> stages = built.value();
-        // the cross-process mismatch check: every one-shot request (the word the small blocking calls carry
-        // cannot travel with a request's MPI calls), a persistent request's first round (as a plan's first call);
-        // a v-variant's count word as its blocking call's (the hash of recvCounts where every rank knows them)
-        long word = count;
-        if (call != null && (c == Collective.ALLGATHERV || c == Collective.REDUCE_SCATTER_V)) {
-            word = Signature.countsWord(call.recvCounts());
-        }
-        if (persistent ? SpanCheck.dueForPlan() : SpanCheck.dueForRequest()) {
-            stages = checked(stages, Signature.descriptor(c, dtype, op, root), word);
-        }
-        long bytes = dtype == null ? 0 : count * dtype.size();
-        return persistent ? SpanRequest.persistent(stages, spanQueue(), context, id, what, c.cliName(), bytes)
-                : SpanRequest.oneShot(stages, spanQueue(), context, id, what, built.buffers(), c.cliName(), bytes);
-    }
-
-    /**
-     * This rank's stages of collective {@code c} across processes (the leader algorithm's {@code schedule}), its
-     * local stages joined now under the next issue numbers: a request's, or a chain's collective stage.
-     */
-    List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype,
-                                          Op op, int root, String what) {
-        return spannedStages(c, send, recv, count, dtype, op, root, what, null);
-    }
-
-    /** {@link #spannedStages(Collective, MemorySegment, MemorySegment, long, DType, Op, int, String)} of a v-variant's {@code call}. */
-    List<SpanRequest.Stage> spannedStages(Collective c, MemorySegment send, MemorySegment recv, long count,
-                                                  DType dtype, Op op, int root, String what,
-                                                  io.coll4j.kernel.nb.VectorCall v) {
-        List<SpanRequest.Stage> stages = leaderStages(c, send, recv, count, dtype, op, root, what, v);
-        if (op != Op.AVG) {
-            return stages;
-        }
-        // every schedule folds AVG as SUM (op.foldOp()); this rank divides its own result once its last stage is
-        // done here, as the blocking call divides after its algorithm (Averaging: the same count of contributions)
-        MemorySegment out = c == Collective.REDUCE && id() != root ? null : recv;
-        long n = c == Collective.REDUCE_SCATTER_V ? v.recvCounts()[id()] : count;
-        int me = id();
-        int p = size();
-        List<SpanRequest.Stage> divided = new java.util.ArrayList<>(stages);
-        divided.add(new SpanRequest.Step(() -> io.coll4j.kernel.nb.Averaging.divide(c, op, dtype, me, p, out, 0, n)));
-        return divided;
-    }
-
-    /** The leader algorithm's stages of {@code c} (or, folding in rank order, the leaders' chain), AVG as SUM. */
-    private List<SpanRequest.Stage> leaderStages(Collective c, MemorySegment send, MemorySegment recv, long count,
-                                                 DType dtype, Op op, int root, String what,
-                                                 io.coll4j.kernel.nb.VectorCall v) {
-        refuseAcrossProcesses(op, what);
-        boolean ordered = c.reduces() && inRankOrder(op);
-        if (!span.even() && (ordered || !UNEVEN_REQUESTS.contains(c))) {
-            // the request schedules of these assume one T in every process (their blocks and counts per process)
-            throw new UnsupportedOperationException(what + (ordered ? " of a reproducible(true) team" : "") + " is not "
-                    + "available on a sub-team across processes whose processes hold different numbers of ranks; the "
-                    + "blocking form is, and the requests of barrier, bcast, reduce, allreduce, reduce-scatter and allgather");
-        }
-        // the most elements one MPI call moves: a process block (every process decides alike), or for reduce-scatter on
-        // processes holding different numbers of ranks the whole vector (the leaders allreduce it)
-        long perProcess = c == Collective.REDUCE_SCATTER && !span.even() ? count * size()
-                : c == Collective.ALLGATHER || c == Collective.REDUCE_SCATTER ? count * span.maxCount() : count;
-        if (perProcess > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(what + " across processes moves " + perProcess + " elements per process in "
-                    + "one MPI non-blocking call, more than MPI's int count allows; use the blocking form (it cuts chunks)");
-        }
-        long movedBytes = ordered ? orderedBytes(c, count, dtype, v) : bytesOfOneMpiCall(c, count, dtype);
-        if (movedBytes > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(what + " across processes spans " + movedBytes + " bytes in one MPI call (its "
-                    + "byte counts and displacements), more than MPI's int allows");
-        }
-        if (context.isAborted()) {
-            throw context.abortedException(id);
-        }
-        io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        LocalJoin join = new LocalJoin() {
-            @Override
-            public long reserve() {
-                return ++issued;
-            }
-
-            @Override
-            public io.coll4j.kernel.nb.CollectiveRequest joinAt(long n, Collective lc, MemorySegment ls, MemorySegment lr,
-                                                                long count, DType t, Op o, int r,
-                                                                io.coll4j.kernel.nb.VectorCall v) {
-                return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
-                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v, null), id);
-            }
-        };
-        if (ordered) {
-            return orderedStages(join, c, send, recv, count, dtype, op.foldOp(), root, v);
-        }
-        return switch (c) {
-            case BARRIER -> LeaderBarrier.schedule(span, local, join);
-            case BCAST -> LeaderBcast.schedule(span, local, join, send, count, dtype, root);
-            case REDUCE -> LeaderReduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp(), root);
-            case ALLREDUCE -> LeaderAllreduce.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
-            case REDUCE_SCATTER -> LeaderReduceScatter.schedule(span, local, join, send, recv, count, dtype, op.foldOp());
-            case ALLGATHER -> LeaderAllgather.schedule(span, local, join, send, recv, count, dtype);
-            case GATHER -> LeaderGather.schedule(span, local, join, send, recv, count, dtype, root);
-            case SCATTER -> LeaderScatter.schedule(span, local, join, send, recv, count, dtype, root);
-            case ALLTOALL -> LeaderAlltoall.schedule(span, local, join, send, recv, count, dtype);
-            case SCAN, EXSCAN -> LeaderScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype,
-                    op.foldOp());
-            case GATHERV -> LeaderGatherv.schedule(span, local, join, send, v.own(), recv, v.recvCounts(), v.recvDispls(), dtype,
-                    root);
-            case SCATTERV -> LeaderScatterv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv, v.own(),
-                    dtype, root);
-            case ALLGATHERV -> LeaderAllgatherv.schedule(span, local, join, send, v.own(), recv, v.recvCounts(),
-                    v.recvDispls(), dtype);
-            case REDUCE_SCATTER_V -> LeaderReduceScatterV.schedule(span, local, join, send, recv, v.recvCounts(), dtype,
-                    op.foldOp());
-            case ALLTOALLV -> LeaderAlltoallv.schedule(span, local, join, send, v.sendCounts(), v.sendDispls(), recv,
-                    v.recvCounts(), v.recvDispls(), dtype);
-        };
-    }
-
-    /**
-     * A reduction's stages on a team that folds in global rank order: the non-blocking chain of the leaders
-     * (ChainAllreduce, ChainScan), bitwise the blocking call's. Reduce keeps the root's copy of the allreduced
-     * vector, reduce-scatter(-v) each rank's block of it, as the blocking forms do.
-     */
-    List<SpanRequest.Stage> orderedStages(LocalJoin join, Collective c, MemorySegment send, MemorySegment recv,
-                                                  long count, DType dtype, Op op, int root, io.coll4j.kernel.nb.VectorCall v) {
-        long es = dtype.size();
-        switch (c) {
-            case ALLREDUCE -> {
-                return ChainAllreduce.schedule(span, local, join, send, recv, count, dtype, op);
-            }
-            case REDUCE -> {
-                MemorySegment out = id() == root ? recv : SpanGroup.requestBuffer(count * es);
-                return ChainAllreduce.schedule(span, local, join, send, out, count, dtype, op);
-            }
-            case SCAN, EXSCAN -> {
-                return ChainScan.schedule(span, local, join, c == Collective.EXSCAN, send, recv, count, dtype, op);
-            }
-            default -> {   // REDUCE_SCATTER, REDUCE_SCATTER_V: this rank's block of the whole
-                long[] counts = v != null ? v.recvCounts() : null;
-                long total = counts != null ? java.util.Arrays.stream(counts).sum() : count * size();
-                long at = counts != null ? java.util.Arrays.stream(counts).limit(id()).sum() : count * id();
-                long mine = counts != null ? counts[id()] : count;
-                MemorySegment all = SpanGroup.requestBuffer(total * es);
-                List<SpanRequest.Stage> s = new java.util.ArrayList<>(
-                        ChainAllreduce.schedule(span, local, join, send, all, total, dtype, op));
-                s.add(new SpanRequest.Step(() -> MemorySegment.copy(all, at * es, recv, 0, mine * es)));
-                return s;
-            }
-        }
-    }
-
-    /** The bytes of one point-to-point message of an ordered reduction's chain: the vector the chain folds. */
-    long orderedBytes(Collective c, long count, DType dtype, io.coll4j.kernel.nb.VectorCall v) {
-        long elements = switch (c) {
-            case REDUCE_SCATTER -> count * size();
-            case REDUCE_SCATTER_V -> java.util.Arrays.stream(v.recvCounts()).sum();
-            default -> count;
-        };
-        return elements * dtype.size();
-    }
-
-    /**
-     * The extent in bytes of the data-movement MPI call of collective {@code c}'s schedule (the whole buffer its
-     * byte displacements index; 0 for the typed calls): gather and scatter move P process blocks of T·count
-     * elements, alltoall P blocks of T·T·count per process, scan P process totals of count.
-     */
-    long bytesOfOneMpiCall(Collective c, long count, DType dtype) {
-        int t = localSize();
-        long processes = team.processes();
-        return switch (c) {
-            case GATHER, SCATTER -> count * dtype.size() * t * processes;
-            case ALLTOALL -> count * dtype.size() * t * t * processes;
-            case SCAN, EXSCAN -> count * dtype.size() * processes;
-            default -> 0;   // the v-variants: their MPI calls refuse a byte count beyond int (MPI_ERR_COUNT) when posted
-        };
     }
 
     /** Joins a chain's collective stage under the next issue number; the chain posts it when the stage is reached. */

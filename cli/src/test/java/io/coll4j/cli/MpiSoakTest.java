@@ -88,7 +88,7 @@ class MpiSoakTest {
     @ParameterizedTest(name = "{0}")
     // interrupt-blocking is not among them: a rank interrupted inside a blocking MPI call cannot leave it; the call
     // completes and the interrupt is reported at the rank's next collective across processes
-    // (Rank.checkInterruptedAcrossProcesses), which this oracle, expecting it from the interrupted call, does not model
+    // (HierarchicalCollectives.checkInterrupted), which this oracle, expecting it from the interrupted call, does not model
     @CsvSource({"throw-body,43", "stall,44", "mismatch,46", "throw-userop,48", "interrupt-await,49"})
     void aFatalFaultEndsTheJobNamingIt(String fault, long seed) throws Exception {
         Job j = collbench("soak", "--mpi", "--chaos", "--faults", fault, "-n", "100000", "--seed", String.valueOf(seed), "--max-time", "90");

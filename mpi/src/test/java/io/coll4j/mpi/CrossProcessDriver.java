@@ -473,7 +473,7 @@ public final class CrossProcessDriver {
 
         /**
          * One allreduce plan called again and again, as a hot loop does: after its first call a plan of one rank
-         * per process runs MPI_Allreduce directly (Rank#executeSpanned), in place and not; recv is overwritten
+         * per process runs MPI_Allreduce directly (HierarchicalCollectives#execute), in place and not; recv is overwritten
          * before each call, so a call that did nothing fails.
          */
         private void reusedPlans() {

@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The intra-process half of a hierarchical collective: one rank's collectives on the thread ranks of its
- * own process (local ids, local roots), exactly the single-process collectives of {@code io.coll4j.Rank}.
+ * own process (local ids, local roots): the single-process collectives of a team ({@code io.coll4j.LocalCollectives}).
  * The hierarchical algorithms compose these with the {@link ProcessSpan}'s inter-process calls.
  */
 public interface LocalOps {
