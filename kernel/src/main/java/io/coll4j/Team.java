@@ -754,6 +754,22 @@ public final class Team implements AutoCloseable {
         }
 
         /**
+         * The bytes of the shared mapping each process of a {@link #processes} team has for {@link Rank#allocate}
+         * (rounded up to a page): the collectives work on such buffers in place, buffers elsewhere are staged through
+         * the mapping. Default 0: a quarter of /dev/shm's free space shared among the processes (the file is sparse:
+         * a page costs memory only once touched). Process 0's value is every process's.
+         *
+         * @throws IllegalArgumentException when {@code bytes < 0}
+         */
+        public Builder sharedMemory(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("sharedMemory: bytes per process must be >= 0 (0: the default), got " + bytes);
+            }
+            processLevel.sharedBytes = bytes;
+            return this;
+        }
+
+        /**
          * The job name the {@link #processes} share: the mapping is /dev/shm/coll4j-NAME-UID. Letters, digits, '.', '_'
          * and '-'; one team at a time per name (a later team of the same name waits for the earlier one's file to go).
          */

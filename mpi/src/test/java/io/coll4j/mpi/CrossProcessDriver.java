@@ -108,6 +108,16 @@ public final class CrossProcessDriver {
                 }
                 return;
             }
+            if (mode.equals("mapped") || mode.equals("mixed")) {
+                // buffers from rank.allocate, in the mapping (mixed: some processes' on the heap), SharedMappingJobTest
+                java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+                team.run(rank -> checks.addAndGet(new MappedBufferChecker(rank, mode.equals("mixed")).all()));
+                if (team.processIndex() == 0) {
+                    System.out.println("cross-process " + mode + " buffers OK: " + team.processes() + " processes x " + t
+                            + " ranks, " + checks.get() + " checks in process 0");
+                }
+                return;
+            }
             if (mode.equals("requests")) {
                 // the request checks alone (the check modes run them too): a quick run while working on requests
                 java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
