@@ -37,7 +37,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *   192     next free channel (int, getAndAdd by split)
  *   256     the abort message: length (int) then UTF-8 bytes, up to 1 KiB
  *   2048    per process p, a line at 2048 + 64 p: pid (long), state (int: 1 open, 2 closed)
- *   4096    channel c at 4096 + c × channelBytes: per process a line pair (arrive, done), per ordered pair of
+ *   4096    channel c at 4096 + c × channelBytes: per process three lines (arrive of even rounds, arrive of odd
+ *           rounds, each with the round's descriptor and up to 48 bytes of inline payload; done), per ordered pair of
  *           processes a line pair (full, ack), then per process two slots (round parity), then per ordered
  *           pair a mailbox
  *   then    at {@link #regionsAt} (2 MiB aligned), per process p its allocation region ({@link Region}: the
@@ -48,7 +49,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * ranks use it.
  */
 final class Mapping {
-    static final long MAGIC = 0x636f6c6c34_6a0002L;   // "coll4j" + layout version 2 (allocation regions)
+    static final long MAGIC = 0x636f6c6c34_6a0003L;   // "coll4j" + layout version 3 (regions, inline payloads)
     private static final int MAX_PROCESSES = 32;
     private static final long PROC_LINES = 2048;
     private static final long CHANNELS_AT = 4096;
@@ -142,8 +143,12 @@ final class Mapping {
     }
 
     static long channelBytes(int n, long slot, long mail) {
-        long ctrl = align((long) n * 128 + (long) n * n * 128, 4096);
-        return ctrl + 2L * n * slot + (long) n * n * mail;
+        return ctrlBytes(n) + 2L * n * slot + (long) n * n * mail;
+    }
+
+    /** A channel's counters: per process two arrive lines (round parity) and a done line, per ordered pair two lines. */
+    static long ctrlBytes(int n) {
+        return align((long) n * Channel.PROCESS_LINES + (long) n * n * 128, 4096);
     }
 
     private static long align(long v, long a) {

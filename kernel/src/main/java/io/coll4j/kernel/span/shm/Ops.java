@@ -116,6 +116,8 @@ final class Ops {
         final long cap;
         private boolean writing = true;
         private boolean first = true;
+        /** One round, every payload in its process's arrive line ({@link #inlineUpTo}). */
+        private boolean inline;
         /** The last round is read; this process waits until its peers are done with its buffers ({@link #readInPlace}). */
         private boolean draining;
         private long myOff;
@@ -151,6 +153,21 @@ final class Ops {
             pushSrcs = new long[p];
         }
 
+        /**
+         * Makes this a one-round collective whose payloads travel in the arrive lines when {@code largest}, the
+         * longest stream any process has (every process derives it from the same descriptor), fits one
+         * ({@link Channel#INLINE}): one line hand-over carries flag and data, as the thread ranks' inline payloads do.
+         */
+        Coll inlineUpTo(long largest) {
+            this.inline = largest <= Channel.INLINE;
+            return this;
+        }
+
+        /** Process p's stream length in an inline round: every process's is this one's unless a subclass knows better. */
+        long inlineTotal(int p) {
+            return mine.total;
+        }
+
         /** Lets the peers read this process's stream in place at {@code at} in the mapping (-1: stage it). */
         Coll readInPlace(long at) {
             this.streamAt = mine.total > 0 ? at : -1;
@@ -172,11 +189,15 @@ final class Ops {
                     finish();
                     return true;
                 }
+                if (inline) {
+                    return inlineRound(seg, self, r);
+                }
                 if (writing) {
                     // the slot of r's parity is free once every peer has read round r - 2
                     if (r >= 2 && !ch.allDone(members, r - 1)) {
                         return false;
                     }
+                    seg.set(ValueLayout.JAVA_LONG, ch.line(self, r) + Channel.LINE_DESC, desc);
                     long slot = ch.slot(self, r);
                     // an offer's round carries no data: if every process offers, the fold pushes, otherwise every
                     // process starts its stream again in the next round
@@ -202,9 +223,10 @@ final class Ops {
                 boolean last = true;
                 int offers = 0;
                 for (int p = 0; p < members.length; p++) {
+                    // the line's descriptor first: a process in an inline round wrote no slot header
+                    long d = seg.get(ValueLayout.JAVA_LONG, ch.line(members[p], r) + Channel.LINE_DESC);
                     long slot = ch.slot(members[p], r);
-                    long d = seg.get(ValueLayout.JAVA_LONG, slot);
-                    if (d != desc) {
+                    if (d != desc || (d = seg.get(ValueLayout.JAVA_LONG, slot)) != desc) {
                         throw mismatch(p, d);
                     }
                     total[p] = seg.get(ValueLayout.JAVA_LONG, slot + 8);
@@ -243,6 +265,43 @@ final class Ops {
                     return true;
                 }
             }
+        }
+
+        /** The whole collective as one round whose payloads sit in the arrive lines ({@link #inlineUpTo}). */
+        private boolean inlineRound(MemorySegment seg, int self, long r) {
+            if (writing) {
+                // the line of r's parity is free once every peer has read round r - 2
+                if (r >= 2 && !ch.allDone(members, r - 1)) {
+                    return false;
+                }
+                long line = ch.line(self, r);
+                seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DESC, desc);
+                if (mine.total > 0) {
+                    mine.fill(0, seg, line + Channel.LINE_DATA, mine.total);
+                }
+                ch.arrive(self, r + 1);
+                writing = false;
+            }
+            if (!ch.allArrived(members, r + 1)) {
+                return false;
+            }
+            for (int p = 0; p < members.length; p++) {
+                long line = ch.line(members[p], r);
+                long d = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DESC);
+                if (d != desc) {
+                    throw mismatch(p, d);
+                }
+                total[p] = inlineTotal(p);
+                n[p] = total[p];
+                off[p] = 0;
+                data[p] = line + Channel.LINE_DATA;
+            }
+            consume(seg);
+            ch.done(self, r + 1);
+            ch.round = r + 1;
+            writing = true;
+            finish();
+            return true;
         }
 
         /** The fold of every process's buffers in the mapping, when every process offered them (the first round). */
@@ -420,12 +479,19 @@ final class Ops {
     /** bcast: the root streams, the others copy. */
     static final class Bcast extends Coll {
         private final MemorySegment buf;
+        private final long bytes;
         private final int root;
 
         Bcast(Channel ch, int[] members, int me, long desc, MemorySegment buf, long bytes, int root) {
             super(ch, members, me, desc, me == root ? Pieces.of(buf, 0, bytes) : Pieces.empty(), "bcast");
             this.buf = buf;
+            this.bytes = bytes;
             this.root = root;
+        }
+
+        @Override
+        long inlineTotal(int p) {
+            return p == root ? bytes : 0;
         }
 
         @Override

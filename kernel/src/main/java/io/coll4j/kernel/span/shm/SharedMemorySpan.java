@@ -250,7 +250,7 @@ public final class SharedMemorySpan implements ProcessSpan {
         Ops.Pieces mine = Ops.Pieces.of(src, 0, bytes);
         long desc = Ops.desc(Ops.ALLREDUCE, dtype.ordinal(), op.ordinal(), 0, count);
         Ops.Fold f = new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, 0, bytes, r, dtype.size());
-        f.readInPlace(foldSource(src, bytes, recv, 0, bytes));
+        f.readInPlace(foldSource(src, bytes, recv, 0, bytes)).inlineUpTo(bytes);
         return op == Op.USER ? f : f.offer(at(recv, 0, bytes), at(src, 0, bytes));
     }
 
@@ -262,7 +262,7 @@ public final class SharedMemorySpan implements ProcessSpan {
         Ops.Pieces mine = Ops.Pieces.of(src, 0, bytes);
         long desc = Ops.desc(Ops.REDUCE, dtype.ordinal(), op.ordinal(), root, count);
         return new Ops.Fold(ch, members, me, desc, mine, what, isRoot ? recv : null, 0, 0, isRoot ? bytes : 0, r, dtype.size())
-                .readInPlace(foldSource(src, bytes, isRoot ? recv : null, 0, bytes));
+                .readInPlace(foldSource(src, bytes, isRoot ? recv : null, 0, bytes)).inlineUpTo(bytes);
     }
 
     private Mapping.Step reduceScatterStep(Channel ch, MemorySegment send, MemorySegment recv, long recvCount, DType dtype,
@@ -271,13 +271,13 @@ public final class SharedMemorySpan implements ProcessSpan {
         Ops.Pieces mine = Ops.Pieces.of(send, 0, block * members.length);
         long desc = Ops.desc(Ops.REDUCE_SCATTER, dtype.ordinal(), op.ordinal(), 0, recvCount);
         return new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, block * me, block * me + block, r, dtype.size())
-                .readInPlace(foldSource(send, block * members.length, recv, 0, block));
+                .readInPlace(foldSource(send, block * members.length, recv, 0, block)).inlineUpTo(block * members.length);
     }
 
     private Mapping.Step bcastStep(Channel ch, MemorySegment buf, long count, DType dtype, int root) {
         long bytes = count * dtype.size();
         return new Ops.Bcast(ch, members, me, Ops.desc(Ops.BCAST, dtype.ordinal(), 0, root, count), buf, bytes, root)
-                .readInPlace(me == root ? at(buf, 0, bytes) : -1);
+                .readInPlace(me == root ? at(buf, 0, bytes) : -1).inlineUpTo(bytes);
     }
 
     private Mapping.Step allgatherStep(Channel ch, MemorySegment send, MemorySegment recv, long count, DType dtype) {
@@ -292,7 +292,7 @@ public final class SharedMemorySpan implements ProcessSpan {
         Ops.Pieces mine = send == null ? Ops.Pieces.of(recv, block * me, block) : Ops.Pieces.of(send, 0, block);
         return new Ops.Gather(ch, members, me, Ops.desc(Ops.ALLGATHER, dtype.ordinal(), 0, 0, count), mine, "allgather",
                 recv, counts, displs, -1, send == null)
-                .readInPlace(send == null ? at(recv, block * me, block) : at(send, 0, block));
+                .readInPlace(send == null ? at(recv, block * me, block) : at(send, 0, block)).inlineUpTo(block);
     }
 
     private Mapping.Step gathervStep(Channel ch, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts,
@@ -345,7 +345,7 @@ public final class SharedMemorySpan implements ProcessSpan {
 
     private Mapping.Step barrierStep(Channel ch) {
         return new Ops.Gather(ch, members, me, Ops.desc(Ops.BARRIER, 0, 0, 0, 0), Ops.Pieces.empty(), "barrier", null,
-                new long[members.length], new long[members.length], -1, false);
+                new long[members.length], new long[members.length], -1, false).inlineUpTo(0);
     }
 
     private record Pair(Channel ch, int peer, boolean send) {
