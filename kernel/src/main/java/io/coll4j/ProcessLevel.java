@@ -27,6 +27,13 @@ final class ProcessLevel {
         index = i;
     }
 
+    void sharedBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("sharedMemory: bytes per process must be >= 0 (0: the default), got " + bytes);
+        }
+        sharedBytes = bytes;
+    }
+
     boolean mpi() {
         return mpi;
     }

@@ -754,18 +754,12 @@ public final class Team implements AutoCloseable {
         }
 
         /**
-         * The bytes of the shared mapping each process of a {@link #processes} team has for {@link Rank#allocate}
-         * (rounded up to a page): the collectives work on such buffers in place, buffers elsewhere are staged through
-         * the mapping. Default 0: a quarter of /dev/shm's free space shared among the processes (the file is sparse:
-         * a page costs memory only once touched). Process 0's value is every process's.
-         *
-         * @throws IllegalArgumentException when {@code bytes < 0}
+         * Bytes of the shared mapping per process of a {@link #processes} team for {@link Rank#allocate}, whose buffers
+         * the collectives work on in place (default 0: a quarter of /dev/shm's free space shared among the processes;
+         * the file is sparse). Process 0's value counts. @throws IllegalArgumentException when {@code bytes < 0}
          */
         public Builder sharedMemory(long bytes) {
-            if (bytes < 0) {
-                throw new IllegalArgumentException("sharedMemory: bytes per process must be >= 0 (0: the default), got " + bytes);
-            }
-            processLevel.sharedBytes = bytes;
+            processLevel.sharedBytes(bytes);
             return this;
         }
 

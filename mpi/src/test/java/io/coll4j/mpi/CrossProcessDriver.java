@@ -65,7 +65,11 @@ public final class CrossProcessDriver {
     public static void main(String[] args) {
         String mode = args[0];
         int t = Integer.parseInt(args[1]);
-        try (Team team = spanning(Team.builder().ranks(t)).timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible")).build()) {
+        Team.Builder builder = spanning(Team.builder().ranks(t)).timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible"));
+        if (mode.equals("mapped") || mode.equals("mixed")) {
+            builder.sharedMemory(16 << 20);   // MappedBufferChecker's pool, whatever /dev/shm's free space (CI's may be small)
+        }
+        try (Team team = builder.build()) {
             if (mode.equals("loop")) {
                 // the fault case of SharedMappingJobTest: allreduce until the test kills one process (kill -9)
                 team.run(rank -> {
