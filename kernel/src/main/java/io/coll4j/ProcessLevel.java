@@ -16,6 +16,8 @@ final class ProcessLevel {
     int processes;
     int index;
     String job;
+    /** sharedMemory(bytes): each process's allocation region of the mapping; 0 for the default. */
+    long sharedBytes;
 
     void processes(int n, int i) {
         if (n < 1 || i < 0 || i >= n) {
@@ -23,6 +25,13 @@ final class ProcessLevel {
         }
         processes = n;
         index = i;
+    }
+
+    void sharedBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("sharedMemory: bytes per process must be >= 0 (0: the default), got " + bytes);
+        }
+        sharedBytes = bytes;
     }
 
     boolean mpi() {
@@ -41,6 +50,6 @@ final class ProcessLevel {
         if (mpi) {
             return ProcessSpan.open(localRanks, timeout);
         }
-        return processes > 1 ? SharedMemorySpan.open(job, processes, index, localRanks, timeout) : null;
+        return processes > 1 ? SharedMemorySpan.open(job, processes, index, localRanks, timeout, sharedBytes) : null;
     }
 }

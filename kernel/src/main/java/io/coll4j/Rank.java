@@ -183,7 +183,10 @@ public final class Rank extends RankRequests implements AutoCloseable, ArrayColl
     /**
      * {@code bytes} of native memory local to this rank's NUMA node (page aligned, zeroed — and so first
      * touched — by this rank's thread, and bound to the node where memory binding works and the topology has
-     * more than one). Accessible from every rank; freed when the team is closed.
+     * more than one). Accessible from every rank; freed when the team is closed. In a team of
+     * {@code processes(n, i)} it lies in the mapping every process shares (page aligned, zeroed), so the
+     * collectives read and write it in place; more than this process's region holds
+     * ({@link Team.Builder#sharedMemory}) is an {@link IllegalArgumentException}.
      */
     public MemorySegment allocate(long bytes) {
         checkCaller();
@@ -191,7 +194,9 @@ public final class Rank extends RankRequests implements AutoCloseable, ArrayColl
             throw new IllegalArgumentException("bytes must be >= 0, got " + bytes);
         }
         try {
-            return team.arena().allocate(bytes, team.nodeOf(id));
+            // a process team's memory lies in the mapping every process reaches: its collectives work on it in place
+            MemorySegment shared = span != null ? span.span().allocate(bytes) : null;
+            return shared != null ? shared : team.arena().allocate(bytes, team.nodeOf(id));
         } catch (OutOfMemoryError e) {
             // the size is the caller's argument: memory that cannot be had is a bad argument, not a dead JVM
             throw new IllegalArgumentException("bytes: " + bytes + " bytes cannot be allocated (" + e.getMessage() + ")");

@@ -754,6 +754,16 @@ public final class Team implements AutoCloseable {
         }
 
         /**
+         * Bytes of the shared mapping per process of a {@link #processes} team for {@link Rank#allocate}, whose buffers
+         * the collectives work on in place (default 0: a quarter of /dev/shm's free space shared among the processes;
+         * the file is sparse). Process 0's value counts. @throws IllegalArgumentException when {@code bytes < 0}
+         */
+        public Builder sharedMemory(long bytes) {
+            processLevel.sharedBytes(bytes);
+            return this;
+        }
+
+        /**
          * The job name the {@link #processes} share: the mapping is /dev/shm/coll4j-NAME-UID. Letters, digits, '.', '_'
          * and '-'; one team at a time per name (a later team of the same name waits for the earlier one's file to go).
          */

@@ -40,6 +40,52 @@ class SharedMappingBuilderTest {
     }
 
     @Test
+    void rankAllocateTakesTheProcessRegionOfTheMappingAndSaysWhenItIsFull() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/dev/shm")), "no /dev/shm");
+        assertThrows(IllegalArgumentException.class, () -> Team.builder().sharedMemory(-1));
+        String job = "builder-alloc-" + ProcessHandle.current().pid();
+        // the two processes of the job as two threads of this JVM: each builds its own team over the same mapping
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        double[][] results = new double[2][];
+        String[] full = new String[2];
+        Thread[] procs = new Thread[2];
+        for (int i = 0; i < 2; i++) {
+            int index = i;
+            procs[i] = new Thread(() -> {
+                try (Team team = Team.builder().ranks(1).processes(2, index).name(job).sharedMemory(1 << 20)
+                        .timeout(Duration.ofSeconds(30)).build()) {
+                    team.run(rank -> {
+                        java.lang.foreign.MemorySegment send = rank.allocate(7 * 8);
+                        java.lang.foreign.MemorySegment recv = rank.allocate(7 * 8);
+                        assertEquals(0, send.address() % 4096);
+                        for (int k = 0; k < 7; k++) {
+                            assertEquals(0.0, recv.getAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE, k));
+                            send.setAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE, k, k + 10.0 * index);
+                        }
+                        rank.allreduce(send, recv, 7, io.coll4j.reductions.DType.F64, io.coll4j.reductions.Op.SUM);
+                        results[index] = recv.toArray(java.lang.foreign.ValueLayout.JAVA_DOUBLE);
+                        full[index] = assertThrows(IllegalArgumentException.class, () -> rank.allocate(1 << 20)).getMessage();
+                    });
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            });
+            procs[i].start();
+        }
+        for (Thread t : procs) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        for (int i = 0; i < 2; i++) {
+            assertEquals(java.util.Arrays.toString(new double[]{10, 12, 14, 16, 18, 20, 22}), java.util.Arrays.toString(results[i]));
+            assertTrue(full[i].contains("sharedMemory"), full[i]);
+        }
+        assertFalse(Files.exists(file(job)));
+    }
+
+    @Test
     void oneProcessIsAnOrdinaryTeam() {
         try (Team team = Team.builder().ranks(2).processes(1, 0).name("solo").build()) {
             assertEquals(1, team.processes());

@@ -65,7 +65,11 @@ public final class CrossProcessDriver {
     public static void main(String[] args) {
         String mode = args[0];
         int t = Integer.parseInt(args[1]);
-        try (Team team = spanning(Team.builder().ranks(t)).timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible")).build()) {
+        Team.Builder builder = spanning(Team.builder().ranks(t)).timeout(Duration.ofSeconds(40)).reproducible(mode.equals("reproducible"));
+        if (mode.equals("mapped") || mode.equals("mixed")) {
+            builder.sharedMemory(16 << 20);   // MappedBufferChecker's pool, whatever /dev/shm's free space (CI's may be small)
+        }
+        try (Team team = builder.build()) {
             if (mode.equals("loop")) {
                 // the fault case of SharedMappingJobTest: allreduce until the test kills one process (kill -9)
                 team.run(rank -> {
@@ -105,6 +109,16 @@ public final class CrossProcessDriver {
                 team.run(rank -> new SplitChecker(rank).all());
                 if (team.processIndex() == 0) {
                     System.out.println("cross-process split OK: " + team.processes() + " processes x " + t + " ranks, " + team.transport());
+                }
+                return;
+            }
+            if (mode.equals("mapped") || mode.equals("mixed")) {
+                // buffers from rank.allocate, in the mapping (mixed: some processes' on the heap), SharedMappingJobTest
+                java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+                team.run(rank -> checks.addAndGet(new MappedBufferChecker(rank, mode.equals("mixed")).all()));
+                if (team.processIndex() == 0) {
+                    System.out.println("cross-process " + mode + " buffers OK: " + team.processes() + " processes x " + t
+                            + " ranks, " + checks.get() + " checks in process 0");
                 }
                 return;
             }

@@ -115,6 +115,27 @@ class SharedMappingJobTest {
     }
 
     @Test
+    void buffersFromRankAllocateAreWorkedOnInPlaceOnThreeProcesses() throws Exception {
+        String job = jobName("mapped");
+        Job j = new Launch(3, job, "mapped", "1").finish();
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, j.exits()[i], j.all());
+        }
+        assertTrue(j.outputs()[0].contains("cross-process mapped buffers OK: 3 processes x 1 ranks, 48 checks"), j.all());
+        assertNothingLeft(job);
+    }
+
+    @Test
+    void buffersInTheMappingInSomeProcessesAndOnTheHeapInOthersAgree() throws Exception {
+        String job = jobName("mixed");
+        Job j = new Launch(2, job, "mixed", "1").finish();
+        assertEquals(0, j.exits()[0], j.all());
+        assertEquals(0, j.exits()[1], j.all());
+        assertTrue(j.outputs()[0].contains("cross-process mixed buffers OK: 2 processes x 1 ranks, 48 checks"), j.all());
+        assertNothingLeft(job);
+    }
+
+    @Test
     void requestsAndPersistentCollectivesOnThreeProcesses() throws Exception {
         String job = jobName("requests");
         Job j = new Launch(3, job, "requests", "1").finish();

@@ -238,6 +238,14 @@ public interface ProcessSpan {
     default void carry(long descriptor, long count) {
     }
 
+    /**
+     * {@code bytes} of memory every process of the span reaches (zeroed), which the span's collectives read and write
+     * in place, or null when the span has none (MPI): {@code rank.allocate} then takes the team's own arena.
+     */
+    default MemorySegment allocate(long bytes) {
+        return null;
+    }
+
     /** Clears what {@link #carry} left for a call that did not come (the separate check is about to run). */
     default void uncarry() {
     }

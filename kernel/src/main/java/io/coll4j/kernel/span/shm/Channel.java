@@ -9,12 +9,21 @@ import java.lang.foreign.MemorySegment;
  * whole life (its counters start at zero when the file is created), so rounds never need resetting.
  *
  * <p>A round r of a collective: each process waits until every peer has finished reading round r − 2 (its done
- * count ≥ r − 1), so the slot of r's parity is free; copies its slice in and publishes arrive = r + 1; waits until
- * every peer has arrived at r + 1; reads the slices it needs from their slots; publishes done = r + 1. With two
- * slots a process copies slice k in while its peers still read slice k − 1: YHCCL's pipelined copy-in to shared
- * slices [YHCCL §3.3].
+ * count ≥ r − 1), so the slot and the arrive line of r's parity are free; copies its slice in and publishes arrive
+ * = r + 1 in the line of r's parity, beside the round's descriptor (and, for a small collective, its whole payload:
+ * {@link #INLINE} bytes, so one line carries flag and data); waits until every peer has arrived at r + 1; reads the
+ * slices it needs from their slots or lines; publishes done = r + 1. With two slots a process copies slice k in
+ * while its peers still read slice k − 1: YHCCL's pipelined copy-in to shared slices [YHCCL §3.3].
  */
 final class Channel {
+    /** Bytes of control lines per process: the two arrive lines (round parity) and the done line. */
+    static final long PROCESS_LINES = 192;
+    /** Where a round's descriptor and inline payload sit in its arrive line. */
+    static final long LINE_DESC = 8;
+    static final long LINE_DATA = 16;
+    /** The payload a round carries in its arrive line (the rest of the line after the arrive word and descriptor). */
+    static final long INLINE = 64 - LINE_DATA;
+
     final Mapping m;
     final int id;
     private final long base;
@@ -31,7 +40,7 @@ final class Channel {
         this.id = id;
         this.base = m.channelBase(id);
         this.n = m.processes;
-        this.ctrl = (((long) n * 128 + (long) n * n * 128) + 4095) / 4096 * 4096;
+        this.ctrl = Mapping.ctrlBytes(n);
         this.sent = new long[n];
         this.received = new long[n];
     }
@@ -40,16 +49,17 @@ final class Channel {
         return m.seg;
     }
 
-    private long arriveAt(int p) {
-        return base + 128L * p;
+    /** Process p's arrive line of round {@code round}'s parity. */
+    long line(int p, long round) {
+        return base + PROCESS_LINES * p + 64 * (round & 1);
     }
 
     private long doneAt(int p) {
-        return base + 128L * p + 64;
+        return base + PROCESS_LINES * p + 128;
     }
 
     private long fullAt(int s, int d) {
-        return base + 128L * n + 128L * ((long) s * n + d);
+        return base + PROCESS_LINES * n + 128L * ((long) s * n + d);
     }
 
     private long ackAt(int s, int d) {
@@ -64,9 +74,12 @@ final class Channel {
         return base + ctrl + 2L * n * m.slotBytes + ((long) s * n + d) * m.mailBytes;
     }
 
-    /** Publishes that this process's slice of round r − 1 is in its slot (release: pairs with the peers' getAcquire in allArrived). */
+    /**
+     * Publishes that this process's slice of round value − 1 is in its slot or line (release: pairs with the peers'
+     * getAcquire in allArrived, so the descriptor, payload and slot written before it are visible with it).
+     */
     void arrive(int p, long value) {
-        Mapping.LONG.setRelease(m.seg, arriveAt(p), value);
+        Mapping.LONG.setRelease(m.seg, line(p, value - 1), value);
     }
 
     /** Publishes that this process has read every slot of round value − 1 (release: pairs with allDone's getAcquire). */
@@ -77,7 +90,7 @@ final class Channel {
     /** Whether every member arrived at {@code value} (acquire: their slot contents are then visible). */
     boolean allArrived(int[] members, long value) {
         for (int p : members) {
-            if ((long) Mapping.LONG.getAcquire(m.seg, arriveAt(p)) < value) {
+            if ((long) Mapping.LONG.getAcquire(m.seg, line(p, value - 1)) < value) {
                 return false;
             }
         }

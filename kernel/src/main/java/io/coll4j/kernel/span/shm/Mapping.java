@@ -31,19 +31,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Layout (offsets in bytes; every counter another process reads sits in a cache line of its own):
  * <pre>
  *   0       magic+version (long, written last by the creator, with release)
- *   8       processes, 12 channels, 16 slot bytes, 20 mailbox bytes (ints)
+ *   8       processes, 12 channels, 16 slot bytes, 20 mailbox bytes (ints), 24 region bytes per process (long)
  *   64      mapped: how many processes have mapped the file (int, getAndAdd)
  *   128     aborted: 0, or 1 + the index of the process that aborted (int, CAS)
  *   192     next free channel (int, getAndAdd by split)
  *   256     the abort message: length (int) then UTF-8 bytes, up to 1 KiB
  *   2048    per process p, a line at 2048 + 64 p: pid (long), state (int: 1 open, 2 closed)
- *   4096    channel c at 4096 + c × channelBytes: per process a line pair (arrive, done), per ordered pair of
+ *   4096    channel c at 4096 + c × channelBytes: per process three lines (arrive of even rounds, arrive of odd
+ *           rounds, each with the round's descriptor and up to 48 bytes of inline payload; done), per ordered pair of
  *           processes a line pair (full, ack), then per process two slots (round parity), then per ordered
  *           pair a mailbox
+ *   then    at {@link #regionsAt} (2 MiB aligned), per process p its allocation region ({@link Region}: the
+ *           {@code rank.allocate} memory of its ranks, which the collectives read and write in place by offset)
  * </pre>
+ *
+ * <p>The file is sparse (tmpfs allocates a page when it is first touched), so a large region costs nothing until the
+ * ranks use it.
  */
 final class Mapping {
-    static final long MAGIC = 0x636f6c6c34_6a0001L;   // "coll4j" + layout version 1
+    static final long MAGIC = 0x636f6c6c34_6a0003L;   // "coll4j" + layout version 3 (regions, inline payloads)
     private static final int MAX_PROCESSES = 32;
     private static final long PROC_LINES = 2048;
     private static final long CHANNELS_AT = 4096;
@@ -66,6 +72,9 @@ final class Mapping {
     final long mailBytes;
     final long channelBytes;
     final long timeoutNanos;
+    /** Where the allocation regions start, and this process's. */
+    final long regionsAt;
+    final Region region;
     private final Arena arena;
     final MemorySegment seg;
     /** Guards every queue and every channel's local counters; held while operations move, never while waiting. */
@@ -79,7 +88,7 @@ final class Mapping {
     private boolean closed;
 
     private Mapping(Path path, int processes, int index, int localRanks, int channels, long slotBytes, long mailBytes,
-                    Arena arena, MemorySegment seg, long timeoutNanos) {
+                    long regionBytes, Arena arena, MemorySegment seg, long timeoutNanos) {
         this.path = path;
         this.processes = processes;
         this.index = index;
@@ -93,11 +102,53 @@ final class Mapping {
         // segment class (a MappedMemorySegmentImpl beside the native ones made their profiles polymorphic)
         this.seg = MemorySegment.ofAddress(seg.address()).reinterpret(seg.byteSize(), arena, null);
         this.timeoutNanos = timeoutNanos;
+        this.regionsAt = regionsAt(channels, channelBytes);
+        this.region = new Region(regionsAt + index * regionBytes, regionBytes);
+    }
+
+    private static long regionsAt(int channels, long channelBytes) {
+        return align(CHANNELS_AT + channels * channelBytes, 2L << 20);
+    }
+
+    private static long size(int n, int channels, long slot, long mail, long regionBytes) {
+        return regionsAt(channels, channelBytes(n, slot, mail)) + n * regionBytes;
+    }
+
+    /**
+     * The default allocation region of each of {@code n} processes: a quarter of the free space of /dev/shm shared
+     * among them, in 2 MiB units; the sparse file takes a page only when a rank touches it, and what stays free
+     * is left to the other users of /dev/shm (a touch of a page tmpfs has no room for kills the process: SIGBUS).
+     */
+    static long defaultRegionBytes(Path dir, int n) {
+        long usable;
+        try {
+            usable = Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            usable = 0;
+        }
+        return usable / 4 / n / (2L << 20) * (2L << 20);
+    }
+
+    /**
+     * The offset in the mapping of {@code bytes} of {@code s} from {@code off}, or -1 when they are not all inside it
+     * (heap arrays, the user's own native memory): the collectives read and write such buffers of every process in
+     * place, found by offset, never by reference.
+     */
+    long offsetOf(MemorySegment s, long off, long bytes) {
+        if (!s.isNative()) {
+            return -1;
+        }
+        long a = s.address() + off - seg.address();
+        return a >= 0 && a + bytes <= seg.byteSize() && a >= regionsAt ? a : -1;
     }
 
     static long channelBytes(int n, long slot, long mail) {
-        long ctrl = align((long) n * 128 + (long) n * n * 128, 4096);
-        return ctrl + 2L * n * slot + (long) n * n * mail;
+        return ctrlBytes(n) + 2L * n * slot + (long) n * n * mail;
+    }
+
+    /** A channel's counters: per process two arrive lines (round parity) and a done line, per ordered pair two lines. */
+    static long ctrlBytes(int n) {
+        return align((long) n * Channel.PROCESS_LINES + (long) n * n * 128, 4096);
     }
 
     private static long align(long v, long a) {
@@ -122,7 +173,7 @@ final class Mapping {
      * Creates (index 0) or joins (the others) the job's mapping, bounded by {@code timeout}; index 0 unlinks the file
      * as soon as every process has mapped it, so a process killed afterwards leaves nothing behind.
      */
-    static Mapping open(String job, int processes, int index, int localRanks, Duration timeout) {
+    static Mapping open(String job, int processes, int index, int localRanks, Duration timeout, long regionBytes) {
         if (processes < 2 || processes > MAX_PROCESSES) {
             throw new IllegalArgumentException("processes: 2 to " + MAX_PROCESSES + " for a shared mapping, got " + processes);
         }
@@ -140,7 +191,8 @@ final class Mapping {
         long slot = Long.getLong("coll4j.shm.slotBytes", 1024 * 1024);
         long mail = Long.getLong("coll4j.shm.mailBytes", 64 * 1024);
         try {
-            return index == 0 ? create(path, processes, localRanks, channels, fixed, slot, mail, timeoutNanos, deadline)
+            long region = regionBytes > 0 ? Region.roundUp(regionBytes) : defaultRegionBytes(path.getParent(), processes);
+            return index == 0 ? create(path, processes, localRanks, channels, fixed, slot, mail, region, timeoutNanos, deadline)
                     : join(path, processes, index, localRanks, timeoutNanos, deadline);
         } catch (IOException e) {
             throw new IllegalStateException("shared mapping " + path + ": " + e, e);
@@ -151,9 +203,9 @@ final class Mapping {
         return ProcessHandle.current().pid();
     }
 
-    private static Mapping create(Path path, int n, int localRanks, int channels, int fixed, long slot, long mail, long timeoutNanos,
-                                  long deadline) throws IOException {
-        long size = CHANNELS_AT + channels * channelBytes(n, slot, mail);
+    private static Mapping create(Path path, int n, int localRanks, int channels, int fixed, long slot, long mail, long region,
+                                  long timeoutNanos, long deadline) throws IOException {
+        long size = size(n, channels, slot, mail, region);
         for (int attempt = 0; ; attempt++) {
             try {
                 Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
@@ -176,13 +228,14 @@ final class Mapping {
             seg.set(ValueLayout.JAVA_INT, 12, channels);
             seg.set(ValueLayout.JAVA_INT, 16, (int) slot);
             seg.set(ValueLayout.JAVA_INT, 20, (int) mail);
+            seg.set(ValueLayout.JAVA_LONG, 24, region);   // process 0's choice sizes every process's region
             seg.set(ValueLayout.JAVA_INT, 192, fixed);   // the world span's
             seg.set(ValueLayout.JAVA_LONG, PROC_LINES, pid());
             seg.set(ValueLayout.JAVA_INT, PROC_LINES + 8, 1);
             seg.set(ValueLayout.JAVA_INT, 64, 1);
             // last, with release: pairs with the joiners' getAcquire of the magic, so they see every field above
             LONG.setRelease(seg, 0L, MAGIC);
-            Mapping m = new Mapping(path, n, 0, localRanks, channels, slot, mail, arena, seg, timeoutNanos);
+            Mapping m = new Mapping(path, n, 0, localRanks, channels, slot, mail, region, arena, seg, timeoutNanos);
             // every process maps the file, then it goes: a kill -9 from here on leaves nothing in /dev/shm
             for (int idle = 0; (int) INT.getAcquire(seg, 64L) < n; idle++) {
                 if (System.nanoTime() > deadline) {
@@ -284,14 +337,15 @@ final class Mapping {
                 int channels = h.get(ValueLayout.JAVA_INT, 12);
                 long slot = h.get(ValueLayout.JAVA_INT, 16);
                 long mail = h.get(ValueLayout.JAVA_INT, 20);
-                long size = CHANNELS_AT + channels * channelBytes(n, slot, mail);
+                long region = h.get(ValueLayout.JAVA_LONG, 24);
+                long size = size(n, channels, slot, mail, region);
                 MemorySegment seg = fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
                 seg.set(ValueLayout.JAVA_INT, mine + 8, 1);
                 // release: peers that read this pid (liveness) also see the state word
                 LONG.setRelease(seg, mine, pid());
                 INT.getAndAdd(seg, 64L, 1);   // volatile RMW: pairs with the creator's getAcquire of the count
                 ok = true;
-                return new Mapping(path, n, index, localRanks, channels, slot, mail, arena, seg, timeoutNanos);
+                return new Mapping(path, n, index, localRanks, channels, slot, mail, region, arena, seg, timeoutNanos);
             } finally {
                 if (!ok) {
                     arena.close();

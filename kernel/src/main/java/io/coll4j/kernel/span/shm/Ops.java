@@ -1,6 +1,7 @@
 package io.coll4j.kernel.span.shm;
 
 import io.coll4j.CollectiveMismatchException;
+import io.coll4j.bindings.copy.Copy;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
@@ -19,6 +20,14 @@ import java.lang.foreign.ValueLayout;
 final class Ops {
     private Ops() {
     }
+
+    /** A push folds and copies in chunks of this many bytes: the fold's result is still in L1/L2 when it is copied. */
+    static final long PUSH_CHUNK = 32 * 1024;
+    /**
+     * From this vector size on, the push copies to the peers' receive buffers with streaming stores: the working set
+     * (P send buffers, P receive buffers) is then past the last-level cache, and the peer reads its result later.
+     */
+    static final long PUSH_NT_BYTES = Long.getLong("coll4j.shm.pushNtBytes", 4L << 20);
 
     /** What a collective kind is called in a mismatch message; the index is the kind in a descriptor's top byte. */
     static final String[] KINDS = {"?", "allreduce", "reduce", "reduce_scatter_block", "bcast", "allgather", "barrier",
@@ -94,7 +103,11 @@ final class Ops {
         return c;
     }
 
-    /** A collective: the round protocol over the span's channel. */
+    /**
+     * A collective: the round protocol over the span's channel. A slot's header: descriptor, stream length, slice
+     * offset, slice length, where the stream lies in the mapping when its owner lets its peers read it in place (-1:
+     * the slice is in the slot), and a fold's push offer (the receive and send offsets, or -1).
+     */
     abstract static class Coll extends Mapping.Step {
         final Channel ch;
         final int me;
@@ -102,12 +115,25 @@ final class Ops {
         final Pieces mine;
         final long cap;
         private boolean writing = true;
+        private boolean first = true;
+        /** One round, every payload in its process's arrive line ({@link #inlineUpTo}). */
+        private boolean inline;
+        /** The last round is read; this process waits until its peers are done with its buffers ({@link #readInPlace}). */
+        private boolean draining;
         private long myOff;
+        /** Where this process's stream lies in the mapping when its peers read it there, else -1 (it is staged). */
+        long streamAt = -1;
+        /** A fold's push offer: this process's receive and send buffers in the mapping (-1: no offer). */
+        long offerDst = -1;
+        long offerSrc = -1;
         final long[] off;
         final long[] n;
         final long[] total;
         /** Where each process's slice of the current round starts in the mapping. */
         final long[] data;
+        /** The first round's push offers of every process. */
+        final long[] pushDsts;
+        final long[] pushSrcs;
 
         Coll(Channel ch, int[] members, int me, long desc, Pieces mine, String what) {
             this.ch = ch;
@@ -123,6 +149,29 @@ final class Ops {
             n = new long[p];
             total = new long[p];
             data = new long[p];
+            pushDsts = new long[p];
+            pushSrcs = new long[p];
+        }
+
+        /**
+         * Makes this a one-round collective whose payloads travel in the arrive lines when {@code largest}, the
+         * longest stream any process has (every process derives it from the same descriptor), fits one
+         * ({@link Channel#INLINE}): one line hand-over carries flag and data, as the thread ranks' inline payloads do.
+         */
+        Coll inlineUpTo(long largest) {
+            this.inline = largest <= Channel.INLINE;
+            return this;
+        }
+
+        /** Process p's stream length in an inline round: every process's is this one's unless a subclass knows better. */
+        long inlineTotal(int p) {
+            return mine.total;
+        }
+
+        /** Lets the peers read this process's stream in place at {@code at} in the mapping (-1: stage it). */
+        Coll readInPlace(long at) {
+            this.streamAt = mine.total > 0 ? at : -1;
+            return this;
         }
 
         @Override
@@ -131,18 +180,37 @@ final class Ops {
             int self = members[me];
             for (; ; ) {
                 long r = ch.round;
+                if (draining) {
+                    // acquire: pairs with the peers' done of the last round, after which they never touch this
+                    // process's buffers again
+                    if (!ch.allDone(members, r)) {
+                        return false;
+                    }
+                    finish();
+                    return true;
+                }
+                if (inline) {
+                    return inlineRound(seg, self, r);
+                }
                 if (writing) {
                     // the slot of r's parity is free once every peer has read round r - 2
                     if (r >= 2 && !ch.allDone(members, r - 1)) {
                         return false;
                     }
+                    seg.set(ValueLayout.JAVA_LONG, ch.line(self, r) + Channel.LINE_DESC, desc);
                     long slot = ch.slot(self, r);
-                    long c = Math.min(cap, mine.total - myOff);
+                    // an offer's round carries no data: if every process offers, the fold pushes, otherwise every
+                    // process starts its stream again in the next round
+                    boolean offer = first && offerSrc >= 0;
+                    long c = offer ? 0 : Math.min(cap, mine.total - myOff);
                     seg.set(ValueLayout.JAVA_LONG, slot, desc);
                     seg.set(ValueLayout.JAVA_LONG, slot + 8, mine.total);
                     seg.set(ValueLayout.JAVA_LONG, slot + 16, myOff);
                     seg.set(ValueLayout.JAVA_LONG, slot + 24, c);
-                    if (c > 0) {
+                    seg.set(ValueLayout.JAVA_LONG, slot + 32, streamAt);
+                    seg.set(ValueLayout.JAVA_LONG, slot + 40, offer ? offerDst : -1);
+                    seg.set(ValueLayout.JAVA_LONG, slot + 48, offer ? offerSrc : -1);
+                    if (c > 0 && streamAt < 0) {
                         mine.fill(myOff, seg, slot + Mapping.SLOT_HEADER, c);
                     }
                     myOff += c;
@@ -153,27 +221,92 @@ final class Ops {
                     return false;
                 }
                 boolean last = true;
+                int offers = 0;
                 for (int p = 0; p < members.length; p++) {
+                    // the line's descriptor first: a process in an inline round wrote no slot header
+                    long d = seg.get(ValueLayout.JAVA_LONG, ch.line(members[p], r) + Channel.LINE_DESC);
                     long slot = ch.slot(members[p], r);
-                    long d = seg.get(ValueLayout.JAVA_LONG, slot);
-                    if (d != desc) {
+                    if (d != desc || (d = seg.get(ValueLayout.JAVA_LONG, slot)) != desc) {
                         throw mismatch(p, d);
                     }
                     total[p] = seg.get(ValueLayout.JAVA_LONG, slot + 8);
                     off[p] = seg.get(ValueLayout.JAVA_LONG, slot + 16);
                     n[p] = seg.get(ValueLayout.JAVA_LONG, slot + 24);
-                    data[p] = slot + Mapping.SLOT_HEADER;
+                    long at = seg.get(ValueLayout.JAVA_LONG, slot + 32);
+                    data[p] = at >= 0 ? at + off[p] : slot + Mapping.SLOT_HEADER;
+                    if (first) {
+                        pushDsts[p] = seg.get(ValueLayout.JAVA_LONG, slot + 40);
+                        pushSrcs[p] = seg.get(ValueLayout.JAVA_LONG, slot + 48);
+                        offers += pushDsts[p] >= 0 ? 1 : 0;
+                    }
                     last &= off[p] + n[p] >= total[p];
                 }
-                consume(seg);
+                boolean offerRound = first && offers > 0;
+                first = false;
+                if (offerRound && offers == members.length) {
+                    push(seg);
+                } else if (!offerRound) {
+                    consume(seg);
+                }
                 ch.done(self, r + 1);
                 ch.round = r + 1;
                 writing = true;
-                if (last) {
+                if (offerRound && offers < members.length) {
+                    myOff = 0;   // not every process offered: the round carried no data, every stream starts again
+                    continue;
+                }
+                if (offerRound || last) {
+                    // a peer may still read this process's buffers (or write them: a push) until it is done
+                    if (offerRound || streamAt >= 0) {
+                        draining = true;
+                        continue;
+                    }
                     finish();
                     return true;
                 }
             }
+        }
+
+        /** The whole collective as one round whose payloads sit in the arrive lines ({@link #inlineUpTo}). */
+        private boolean inlineRound(MemorySegment seg, int self, long r) {
+            if (writing) {
+                // the line of r's parity is free once every peer has read round r - 2
+                if (r >= 2 && !ch.allDone(members, r - 1)) {
+                    return false;
+                }
+                long line = ch.line(self, r);
+                seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DESC, desc);
+                if (mine.total > 0) {
+                    mine.fill(0, seg, line + Channel.LINE_DATA, mine.total);
+                }
+                ch.arrive(self, r + 1);
+                writing = false;
+            }
+            if (!ch.allArrived(members, r + 1)) {
+                return false;
+            }
+            for (int p = 0; p < members.length; p++) {
+                long line = ch.line(members[p], r);
+                long d = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DESC);
+                if (d != desc) {
+                    throw mismatch(p, d);
+                }
+                total[p] = inlineTotal(p);
+                n[p] = total[p];
+                off[p] = 0;
+                data[p] = line + Channel.LINE_DATA;
+            }
+            consume(seg);
+            ch.done(self, r + 1);
+            ch.round = r + 1;
+            writing = true;
+            finish();
+            return true;
+        }
+
+        /** The fold of every process's buffers in the mapping, when every process offered them (the first round). */
+        void push(MemorySegment seg) {
+            throw new IllegalStateException("shared mapping: " + what + " cannot push");
         }
 
         private CollectiveMismatchException mismatch(int p, long d) {
@@ -221,7 +354,7 @@ final class Ops {
             this.reducer = reducer;
             this.esize = esize;
             int k = Math.min(members.length, Reducer.MAX_SOURCES);
-            this.srcs = new MemorySegment[k];
+            srcs = new MemorySegment[k];
             this.srcOffs = new long[k];
         }
 
@@ -274,6 +407,67 @@ final class Ops {
             }
         }
 
+        /**
+         * Offers the push: this process's receive buffer at {@code dst} and send buffer at {@code src} in the mapping
+         * (the same offset for in place). Built-in ops only: a user op that throws in one process would leave its
+         * share of every process's result unwritten.
+         */
+        Fold offer(long dst, long src) {
+            if (mine.total > 0 && dst >= 0 && src >= 0) {
+                offerDst = dst;
+                offerSrc = src;
+            }
+            return this;
+        }
+
+        /**
+         * The push of [YHCCL §4.1] on buffers every process reaches in the mapping: this process folds its share
+         * (1/P of the vector, in 64-byte units) of every process's send buffer, in ascending process order, into its
+         * own receive buffer, and copies it into every peer's; chunk by chunk, so the copies read the fold's result
+         * from cache, and in place (send = receive) each chunk of a peer's buffer is read before it is written.
+         * Streaming stores for the peers' copies once the vector outgrows the cache.
+         */
+        @Override
+        void push(MemorySegment seg) {
+            long bytes = total[0];
+            int k = members.length;
+            long units = (bytes + 63) / 64;
+            long a = Math.min(bytes, units * me / k * 64);
+            long b = Math.min(bytes, units * (me + 1) / k * 64);
+            boolean stream = bytes >= PUSH_NT_BYTES;
+            long own = pushDsts[me];
+            for (long c = a; c < b; c += PUSH_CHUNK) {
+                long len = Math.min(PUSH_CHUNK, b - c);
+                long count = len / esize;
+                int p = 0;
+                int j = 0;
+                for (; p < k && j < srcs.length; p++, j++) {
+                    srcs[j] = seg;
+                    srcOffs[j] = pushSrcs[p] + c;
+                }
+                reducer.reduceMany(seg, own + c, srcs, srcOffs, j, count);
+                while (p < k) {
+                    srcs[0] = seg;
+                    srcOffs[0] = own + c;
+                    j = 1;
+                    for (; p < k && j < srcs.length; p++, j++) {
+                        srcs[j] = seg;
+                        srcOffs[j] = pushSrcs[p] + c;
+                    }
+                    reducer.reduceMany(seg, own + c, srcs, srcOffs, j, count);
+                }
+                for (int q = 0; q < k; q++) {
+                    if (q != me) {
+                        if (stream) {
+                            Copy.nonTemporal(seg, pushDsts[q] + c, seg, own + c, len);
+                        } else {
+                            MemorySegment.copy(seg, own + c, seg, pushDsts[q] + c, len);
+                        }
+                    }
+                }
+            }
+        }
+
         @Override
         void finish() {
             if (userError != null) {
@@ -285,12 +479,19 @@ final class Ops {
     /** bcast: the root streams, the others copy. */
     static final class Bcast extends Coll {
         private final MemorySegment buf;
+        private final long bytes;
         private final int root;
 
         Bcast(Channel ch, int[] members, int me, long desc, MemorySegment buf, long bytes, int root) {
             super(ch, members, me, desc, me == root ? Pieces.of(buf, 0, bytes) : Pieces.empty(), "bcast");
             this.buf = buf;
+            this.bytes = bytes;
             this.root = root;
+        }
+
+        @Override
+        long inlineTotal(int p) {
+            return p == root ? bytes : 0;
         }
 
         @Override

@@ -31,8 +31,11 @@ import java.util.TreeMap;
  * <p>Non-blocking forms: the operation is queued on its channel and moved only when this process polls — by its
  * {@link Pending#test()}, or while any blocking call of this mapping waits (as MPI progresses every request inside
  * any call). A {@code Pending} therefore completes in its test; every process posts a channel's operations in the
- * same order, as the SPI requires, so the rounds of queued operations meet in every process. Heap segments are read
- * and written in place (no staging: Java copies from any segment).
+ * same order, as the SPI requires, so the rounds of queued operations meet in every process.
+ *
+ * <p>Buffers: memory from {@link #allocate} ({@code rank.allocate}) lies in the mapping, and the peers read (and an
+ * allreduce's push writes) it in place, found by offset; any other buffer, heap or native, is staged through the
+ * slots ({@link Ops.Coll}).
  *
  * <p>Faults: a waiting process looks at the mapping's abort word and at its peers' pids (every 50 ms, on the slow path
  * of each wait): a dead peer or an abort ends the wait with {@link io.coll4j.TeamAbortedException} naming the process
@@ -68,6 +71,8 @@ public final class SharedMemorySpan implements ProcessSpan {
     private final boolean sub;
     private final String host;
     private boolean closed;
+    /** The blocks {@link #allocate} took for this span's team: offset → bytes, given back at close. */
+    private final java.util.HashMap<Long, Long> blocks = new java.util.HashMap<>();
 
     private SharedMemorySpan(Mapping m, int[] members, int me, int firstChannel, int localRanks, boolean sub) {
         this.m = m;
@@ -90,7 +95,20 @@ public final class SharedMemorySpan implements ProcessSpan {
      * @throws IllegalStateException when the mapping cannot be made or joined within {@code timeout}
      */
     public static SharedMemorySpan open(String job, int processes, int index, int localRanks, Duration timeout) {
-        Mapping m = Mapping.open(job, processes, index, localRanks, timeout);
+        return open(job, processes, index, localRanks, timeout, 0);
+    }
+
+    /**
+     * {@link #open(String, int, int, int, Duration)} with {@code regionBytes} of the mapping for each process's
+     * {@link #allocate} (0: the default, a quarter of /dev/shm's free space shared among the processes; process 0's
+     * value is every process's).
+     */
+    public static SharedMemorySpan open(String job, int processes, int index, int localRanks, Duration timeout,
+                                        long regionBytes) {
+        if (regionBytes < 0) {
+            throw new IllegalArgumentException("sharedMemory: bytes per process must be >= 0 (0: the default), got " + regionBytes);
+        }
+        Mapping m = Mapping.open(job, processes, index, localRanks, timeout, regionBytes);
         int[] all = new int[processes];
         for (int p = 0; p < processes; p++) {
             all[p] = p;
@@ -210,21 +228,41 @@ public final class SharedMemorySpan implements ProcessSpan {
 
     // ---- the collectives as steps, shared by the blocking and non-blocking forms ----
 
+    /** Where {@code len} bytes of {@code s} from {@code off} lie in the mapping, or -1 (not all inside it, or none). */
+    private long at(MemorySegment s, long off, long len) {
+        return s == null ? -1 : m.offsetOf(s, off, len);
+    }
+
+    /**
+     * A fold's stream is read in place when it lies in the mapping and not where this process writes its result:
+     * the peers read slice k of it while this process folds slice k (in place it is staged, as before).
+     */
+    private long foldSource(MemorySegment src, long bytes, MemorySegment dst, long dstOff, long dstBytes) {
+        long s = at(src, 0, bytes);
+        long d = at(dst, dstOff, dstBytes);
+        return s >= 0 && (d < 0 || s + bytes <= d || d + dstBytes <= s) ? s : -1;
+    }
+
     private Mapping.Step allreduceStep(Channel ch, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                        Reducer r, String what) {
         long bytes = count * dtype.size();
-        Ops.Pieces mine = Ops.Pieces.of(send == null ? recv : send, 0, bytes);
+        MemorySegment src = send == null ? recv : send;
+        Ops.Pieces mine = Ops.Pieces.of(src, 0, bytes);
         long desc = Ops.desc(Ops.ALLREDUCE, dtype.ordinal(), op.ordinal(), 0, count);
-        return new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, 0, bytes, r, dtype.size());
+        Ops.Fold f = new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, 0, bytes, r, dtype.size());
+        f.readInPlace(foldSource(src, bytes, recv, 0, bytes)).inlineUpTo(bytes);
+        return op == Op.USER ? f : f.offer(at(recv, 0, bytes), at(src, 0, bytes));
     }
 
     private Mapping.Step reduceStep(Channel ch, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
                                     Reducer r, int root, String what) {
         long bytes = count * dtype.size();
         boolean isRoot = root == me;
-        Ops.Pieces mine = Ops.Pieces.of(send == null ? recv : send, 0, bytes);
+        MemorySegment src = send == null ? recv : send;
+        Ops.Pieces mine = Ops.Pieces.of(src, 0, bytes);
         long desc = Ops.desc(Ops.REDUCE, dtype.ordinal(), op.ordinal(), root, count);
-        return new Ops.Fold(ch, members, me, desc, mine, what, isRoot ? recv : null, 0, 0, isRoot ? bytes : 0, r, dtype.size());
+        return new Ops.Fold(ch, members, me, desc, mine, what, isRoot ? recv : null, 0, 0, isRoot ? bytes : 0, r, dtype.size())
+                .readInPlace(foldSource(src, bytes, isRoot ? recv : null, 0, bytes)).inlineUpTo(bytes);
     }
 
     private Mapping.Step reduceScatterStep(Channel ch, MemorySegment send, MemorySegment recv, long recvCount, DType dtype,
@@ -232,12 +270,14 @@ public final class SharedMemorySpan implements ProcessSpan {
         long block = recvCount * dtype.size();
         Ops.Pieces mine = Ops.Pieces.of(send, 0, block * members.length);
         long desc = Ops.desc(Ops.REDUCE_SCATTER, dtype.ordinal(), op.ordinal(), 0, recvCount);
-        return new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, block * me, block * me + block, r, dtype.size());
+        return new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, block * me, block * me + block, r, dtype.size())
+                .readInPlace(foldSource(send, block * members.length, recv, 0, block)).inlineUpTo(block * members.length);
     }
 
     private Mapping.Step bcastStep(Channel ch, MemorySegment buf, long count, DType dtype, int root) {
-        return new Ops.Bcast(ch, members, me, Ops.desc(Ops.BCAST, dtype.ordinal(), 0, root, count), buf,
-                count * dtype.size(), root);
+        long bytes = count * dtype.size();
+        return new Ops.Bcast(ch, members, me, Ops.desc(Ops.BCAST, dtype.ordinal(), 0, root, count), buf, bytes, root)
+                .readInPlace(me == root ? at(buf, 0, bytes) : -1).inlineUpTo(bytes);
     }
 
     private Mapping.Step allgatherStep(Channel ch, MemorySegment send, MemorySegment recv, long count, DType dtype) {
@@ -248,9 +288,11 @@ public final class SharedMemorySpan implements ProcessSpan {
             counts[p] = block;
             displs[p] = block * p;
         }
+        // the peers read this process's block while it writes the others' (in place: other blocks of the same buffer)
         Ops.Pieces mine = send == null ? Ops.Pieces.of(recv, block * me, block) : Ops.Pieces.of(send, 0, block);
         return new Ops.Gather(ch, members, me, Ops.desc(Ops.ALLGATHER, dtype.ordinal(), 0, 0, count), mine, "allgather",
-                recv, counts, displs, -1, send == null);
+                recv, counts, displs, -1, send == null)
+                .readInPlace(send == null ? at(recv, block * me, block) : at(send, 0, block)).inlineUpTo(block);
     }
 
     private Mapping.Step gathervStep(Channel ch, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts,
@@ -258,7 +300,7 @@ public final class SharedMemorySpan implements ProcessSpan {
         boolean inPlace = send == null && root == me;
         Ops.Pieces mine = inPlace ? Ops.Pieces.of(recv, displs[me], counts[me]) : Ops.Pieces.of(send, 0, sendBytes);
         return new Ops.Gather(ch, members, me, Ops.desc(Ops.GATHERV, 0, 0, root, 0), mine, "gatherv", recv, counts, displs,
-                root, inPlace);
+                root, inPlace).readInPlace(inPlace ? at(recv, displs[me], counts[me]) : at(send, 0, sendBytes));
     }
 
     private Mapping.Step allgathervStep(Channel ch, MemorySegment send, long sendBytes, MemorySegment recv, long[] counts,
@@ -266,7 +308,7 @@ public final class SharedMemorySpan implements ProcessSpan {
         boolean inPlace = send == null;
         Ops.Pieces mine = inPlace ? Ops.Pieces.of(recv, displs[me], counts[me]) : Ops.Pieces.of(send, 0, sendBytes);
         return new Ops.Gather(ch, members, me, Ops.desc(Ops.ALLGATHERV, 0, 0, 0, 0), mine, "allgatherv", recv, counts,
-                displs, -1, inPlace);
+                displs, -1, inPlace).readInPlace(inPlace ? at(recv, displs[me], counts[me]) : at(send, 0, sendBytes));
     }
 
     private Mapping.Step scattervStep(Channel ch, MemorySegment send, long[] counts, long[] displs, MemorySegment recv,
@@ -303,7 +345,7 @@ public final class SharedMemorySpan implements ProcessSpan {
 
     private Mapping.Step barrierStep(Channel ch) {
         return new Ops.Gather(ch, members, me, Ops.desc(Ops.BARRIER, 0, 0, 0, 0), Ops.Pieces.empty(), "barrier", null,
-                new long[members.length], new long[members.length], -1, false);
+                new long[members.length], new long[members.length], -1, false).inlineUpTo(0);
     }
 
     private record Pair(Channel ch, int peer, boolean send) {
@@ -565,12 +607,45 @@ public final class SharedMemorySpan implements ProcessSpan {
         m.markAborted(why);
     }
 
+    /**
+     * {@code bytes} of this process's region of the mapping, zeroed, page aligned: the collectives read and write such
+     * buffers of every process in place (docs/design.md, "The shared-mapping span"). Given back when the span closes.
+     *
+     * @throws IllegalArgumentException when the region has no free block that large
+     */
+    @Override
+    public synchronized MemorySegment allocate(long bytes) {
+        if (closed) {
+            throw new IllegalStateException("shared mapping: the span is closed");
+        }
+        if (bytes == 0) {
+            return m.seg.asSlice(m.region.start(), 0);
+        }
+        boolean[] used = new boolean[1];
+        long at = m.region.take(bytes, used);
+        if (at < 0) {
+            throw new IllegalArgumentException("bytes: " + bytes + " bytes do not fit this process's region of the shared "
+                    + "mapping (" + m.region.bytes() + " bytes, largest free block " + m.region.largestFree()
+                    + "); Team.builder().sharedMemory(bytes) sizes it");
+        }
+        blocks.put(at, bytes);
+        MemorySegment s = m.seg.asSlice(at, bytes);
+        if (used[0]) {
+            s.fill((byte) 0);
+        }
+        return s;
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        for (var e : blocks.entrySet()) {
+            m.region.give(e.getKey(), e.getValue());
+        }
+        blocks.clear();
         m.release();
     }
 }
