@@ -481,7 +481,7 @@ abstract class RankEngine {
      * of a team spanning processes, whose hierarchical collectives fold AVG as SUM across every process.
      */
     void average(Collective c, Op op, MemorySegment recv, long count, DType dtype) {
-        io.coll4j.kernel.nb.Averaging.divide(c, op, dtype, callId(), callSize(), recv, 0, count);
+        io.coll4j.kernel.algo.Averaging.divide(c, op, dtype, callId(), callSize(), recv, 0, count);
     }
 
     /** The reducer of the UserOp this call runs with; {@link Op#USER} without one is the caller's mistake. */

@@ -2,7 +2,13 @@ package io.coll4j.kernel.algo.allreduce;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
@@ -10,6 +16,11 @@ import io.coll4j.kernel.algo.PackageCrossing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import java.lang.foreign.MemorySegment;
 
 
 /**
@@ -52,8 +63,15 @@ import io.coll4j.kernel.sync.ControlBlock;
  * <p>Reduction order: every element is the scalar left fold in ascending rank order, computed once
  * and copied — bitwise the reference on every rank. No scratch and no extra memory: only the callers'
  * buffers are touched.
+ *
+ * <h2>As resumable steps (requests)</h2>
+ * The same fold cut finer: item j folds slice j of send_0..send_{p−1} into slice j of every receive buffer,
+ * about four items per rank ({@link ItemSlicing}) instead of one block per owner, so that a rank that waits
+ * takes over the slices of a peer that went off to compute. An item reads every source of its slice before it
+ * writes that slice of any receive buffer, so in place is safe as above; NT stores iff W = 2·p·s exceeds the
+ * cache [YHCCL §4.2]; AVG is divided per slice once it is folded ({@link Averaging}).
  */
-public final class PushAllreduce extends AbstractAlgorithm {
+public final class PushAllreduce extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "push";
 
     public PushAllreduce() {
@@ -139,5 +157,59 @@ public final class PushAllreduce extends AbstractAlgorithm {
         // every rank's await below
         call.publish(ControlBlock.DONE, 0);
         call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return new Items(call);
+    }
+
+    /** The push's resumable items (see the class comment). */
+    private static final class Items implements Steps.Items {
+        private final int p;
+        private final int es;
+        private final long count;
+        private final DType dtype;
+        private final Op op;
+        private final Reducer reducer;
+        private final io.coll4j.bindings.copy.Copy copy;
+        private final long sliceElements;
+        private final long items;
+        private final boolean nonTemporal;
+
+        Items(StepCall c) {
+            this.p = c.ranks();
+            this.es = c.elementSize();
+            this.count = c.count();
+            this.dtype = c.dtype();
+            this.op = c.op();
+            this.reducer = c.reducer();
+            this.copy = c.copy();
+            long total = count * es;
+            this.sliceElements = ItemSlicing.sliceElements(total, p, c.maxSliceBytes(), es);
+            this.items = ItemSlicing.items(count, sliceElements);
+            this.nonTemporal = copy.useNonTemporal(workingSet(p, total), false);
+        }
+
+        @Override
+        public long items() {
+            return items;
+        }
+
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            long first = i * sliceElements;
+            long n = Math.min(sliceElements, count - first);
+            for (int s = 0; s < p; s++) {
+                w.source(s, send[s], first * es);
+            }
+            for (int d = 0; d < p; d++) {
+                w.dest(d, recv[d], first * es);
+            }
+            w.foldToAll(reducer, dtype, op, p, p, n, nonTemporal, copy);
+            for (int d = 0; d < p; d++) {
+                Averaging.divide(Collective.ALLREDUCE, op, dtype, d, p, recv[d], first * es, n);
+            }
+        }
     }
 }
