@@ -53,6 +53,47 @@ class RequestAlgorithmTest {
     }
 
     @Test
+    void bcastAndBarrierRequestsRunTheirCatalogueSteps() {
+        for (int p : new int[]{1, 2, 3, 5}) {
+            try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(30)).build()) {
+                int root = p / 2;
+                Queue<String> problems = new ConcurrentLinkedQueue<>();
+                team.run(rank -> {
+                    Arena arena = Arena.ofAuto();
+                    for (long n : COUNTS) {
+                        String expected = TeamInternals.selector(team).chooseSteps(Collective.BCAST, p, n, DType.F64, null, n * 8).name();
+                        // the flat bcast's steps carry the root's message in its staged line, up to 256 B (alone, a
+                        // rank has nothing to copy: the direct bcast costs nothing)
+                        if (!expected.equals(n * 8 <= 256 && p > 1 ? "flat" : "direct")) {
+                            problems.add("bcast of " + n + ": the selector named " + expected);
+                        }
+                        MemorySegment buf = arena.allocate(Math.max(8, n * 8), 64);
+                        fill(buf, n, rank.id() == root ? 0 : 9, 0);
+                        Request r = rank.ibcast(buf, n, DType.F64, root);
+                        Exchange x = ((CollectiveRequest) r).exchange();
+                        if (!x.algorithm().equals(expected) || x.staged() != expected.equals("flat")) {
+                            problems.add("bcast of " + n + " ran " + x.algorithm() + " (staged " + x.staged() + "), expected " + expected);
+                        }
+                        r.await();
+                        for (long i = 0; i < n; i++) {
+                            if (buf.getAtIndex(D, i) != value(0, i, 0)) {
+                                problems.add("bcast of " + n + " element " + i + " on rank " + rank.id());
+                                break;
+                            }
+                        }
+                    }
+                    Request b = rank.ibarrier();
+                    if (!((CollectiveRequest) b).exchange().algorithm().equals("central")) {
+                        problems.add("barrier ran " + ((CollectiveRequest) b).exchange().algorithm());
+                    }
+                    b.await();
+                });
+                assertTrue(problems.isEmpty(), "p=" + p + ": " + problems);
+            }
+        }
+    }
+
+    @Test
     void forcedResumableAlgorithmIsUsedByRequests() {
         for (int p : new int[]{2, 3}) {
             for (String forced : new String[]{"push", "flat"}) {

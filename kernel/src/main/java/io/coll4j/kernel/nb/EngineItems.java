@@ -15,12 +15,12 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The engine's own sliced schedule, for the collectives whose algorithms in the catalogue have no resumable
- * steps yet (allreduce's is {@code PushAllreduce}'s): the work is cut into items of whole cache lines
+ * steps yet (allreduce's are {@code PushAllreduce}'s, bcast's {@code DirectBcast}'s, barrier's {@code CentralBarrier}'s):
+ * the work is cut into items of whole cache lines
  * ({@link ItemSlicing}), each reading its inputs in place from the ranks' send buffers and writing its output
  * into every receive buffer that needs it:
  * <pre>
  * reduce     item j        fold slice j of every send → slice j of recv_root
- * bcast      item j        copy slice j of buf_root → every other buf
  * reduce-scatter (q, j)    fold slice j of block q of every send → recv_q
  * allgather  (q, j)        copy slice j of send_q → block q of every recv
  * gather     (q, j)        copy slice j of send_q → block q of recv_root
@@ -29,7 +29,6 @@ import java.lang.foreign.MemorySegment;
  *                          block b of recv_a, both read before either is written (one item per pair)
  * scan, exscan  item j     slice j through a private accumulator, ranks in order: read send_q, then
  *                          write recv_q (scan: acc op send_q; exscan: acc before folding send_q)
- * barrier                  no items: the round is complete once every rank posted
  * </pre>
  * Every output element is written by exactly one item, after that item read all of its inputs that the
  * output may alias (a rank's own buffer in place), so in place is safe; stores are non-temporal iff
@@ -64,7 +63,7 @@ final class EngineItems implements Steps.Items {
         this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
         // per block (reduce-scatter, allgather) or per vector: count elements, cut into slices
         this.sliceElements = ItemSlicing.sliceElements(total, p, c.maxSliceBytes(), es);
-        this.itemsPerBlock = collective == Collective.BARRIER ? 0 : ItemSlicing.items(count, sliceElements);
+        this.itemsPerBlock = ItemSlicing.items(count, sliceElements);
         this.items = blocked(collective) ? itemsPerBlock * p
                 : collective == Collective.ALLTOALL ? itemsPerBlock * pairs(p) : itemsPerBlock;
     }
@@ -129,13 +128,6 @@ final class EngineItems implements Steps.Items {
                 w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
                 Averaging.divide(collective, op, dtype, q, p, recv[(int) q], first * es, n);
             }
-            case BCAST -> {
-                for (int s = 0; s < p; s++) {
-                    if (s != root) {
-                        ItemWorker.copy(copy, send[root], first * es, recv[s], first * es, bytes, nonTemporal);
-                    }
-                }
-            }
             case ALLGATHER -> {
                 long dst = (q * count + first) * es;
                 for (int s = 0; s < p; s++) {
@@ -160,7 +152,6 @@ final class EngineItems implements Steps.Items {
                     Averaging.divide(collective, op, dtype, r, p, recv[r], first * es, n);
                 }
             }
-            case BARRIER -> { }
             default -> throw new IllegalStateException("no sliced schedule for " + collective);
         }
     }

@@ -14,11 +14,10 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The engine's own staged schedule, for the collectives whose algorithms in the catalogue have no resumable
- * steps yet (allreduce's is {@code FlatAllreduce}'s): each rank stages its contribution ({@link Exchange}'s
+ * steps yet (allreduce's are {@code FlatAllreduce}'s, bcast's {@code FlatBcast}'s): each rank stages its contribution ({@link Exchange}'s
  * staging regions), and rank q's part computes its result from the staged copies:
  * <pre>
  * reduce          the root folds the p staged vectors in rank order
- * bcast           copy of the root's staged vector
  * allgather       the p staged vectors, in rank order
  * reduce-scatter  fold of block q of the p staged vectors
  * gather          the root copies the p staged vectors
@@ -56,7 +55,6 @@ final class EngineParts implements Steps.Parts {
     /** Bytes a rank contributes to a call of {@code c}: what staging would carry. */
     static long contribution(Collective c, long count, int es, int p) {
         return switch (c) {
-            case BARRIER -> 0;
             case REDUCE_SCATTER, SCATTER, ALLTOALL -> count * es * p;
             default -> count * es;
         };
@@ -69,7 +67,7 @@ final class EngineParts implements Steps.Parts {
 
     @Override
     public boolean stages(int rank) {
-        return (collective != Collective.BCAST && collective != Collective.SCATTER) || rank == root;
+        return collective != Collective.SCATTER || rank == root;
     }
 
     @Override
@@ -84,11 +82,6 @@ final class EngineParts implements Steps.Parts {
                     }
                     w.fold(reducer, dtype, recv[q], 0, p, n);
                     Averaging.divide(collective, op, dtype, q, p, recv[q], 0, n);
-                }
-            }
-            case BCAST -> {
-                if (q != root) {
-                    MemorySegment.copy(staging, in.at(root), recv[q], 0, n * es);
                 }
             }
             case ALLGATHER -> {

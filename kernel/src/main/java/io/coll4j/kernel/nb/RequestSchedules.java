@@ -75,7 +75,7 @@ final class RequestSchedules {
 
     private boolean staged(Collective c, long count, DType dtype) {
         int es = dtype == null ? 1 : dtype.size();
-        return c != Collective.BARRIER && EngineParts.contribution(c, count, es, size) <= ItemSlicing.STAGE_MAX_BYTES;
+        return EngineParts.contribution(c, count, es, size) <= ItemSlicing.STAGE_MAX_BYTES;
     }
 
     /** The selector's resumable algorithm for the call, or null (cached per collective for repeated shapes). */
