@@ -28,6 +28,16 @@ public sealed interface Steps permits Steps.Items, Steps.Parts {
          * item read every input the output may alias, so that a rank in place loses nothing.
          */
         void item(ItemWorker w, long i, java.lang.foreign.MemorySegment[] send, java.lang.foreign.MemorySegment[] recv);
+
+        /**
+         * True when item q is rank q's share ({@link #items()} is then the number of ranks), as the owners' blocks
+         * of a blocking algorithm: each rank posts with a stamp of its own instead of the shared posted counter,
+         * works its own item first (no shared claim counter) and takes a late peer's after, and a rank's request
+         * completes once every item is done. False: items are claimed in ticket order by whoever gets there.
+         */
+        default boolean perRank() {
+            return false;
+        }
     }
 
     /** The steps over staged copies of the ranks' contributions, one part per rank. */

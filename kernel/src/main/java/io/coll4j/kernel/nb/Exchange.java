@@ -33,7 +33,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * ranks' buffers in place; every output element is written by exactly one item, after that item read all of its
  * inputs that the output may alias (a rank's own buffer in place), so in place is safe. A round is complete for
  * every rank at once, when the last item is finished: no rank's buffers are read or written after any rank's
- * request completes.
+ * request completes. <b>Per-rank items</b> ({@link Steps.Items#perRank}: item q is rank q's share, as the owners'
+ * blocks of the blocking push) do without the shared counters: each rank posts with its own stamp (as the parts
+ * below, without a copy), claims its own item with a CAS on its own line before any peer's, and marks it done on
+ * its own line; a rank's request completes once every item is done, so here too no rank's buffers are touched
+ * after any rank's request completes. A rank that waits takes a late peer's item, whole.
  *
  * <p><b>Parts</b> ({@link Steps.Parts}, small messages): each rank copies its contribution into its own region of
  * this exchange's staging array and publishes the round number in a stamp on the same cache line (release),
@@ -54,6 +58,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *   <li>Parts: the staged copy → every reader of round r (release store of the rank's stamp → acquire
  *       load in {@code stagedPosted}); a part's output → its rank's completion (release store of
  *       {@code partDone[q]} → its acquire load in {@link #done}).</li>
+ *   <li>Per-rank items: a rank's writes before its post → every worker (release store of its stamp → acquire load
+ *       in {@code stampsPosted}); an item's outputs → every rank's completion (release store of
+ *       {@code partDone[q]} → the acquire loads of every item's in {@link #done}).</li>
  *   <li>Buffer references are written by their rank before its post in program order, so (1) and (2)
  *       publish them too.</li>
  * </ol>
@@ -79,6 +86,10 @@ public final class Exchange {
     private final Steps.Items items;
     private final Steps.Parts parts;
     private final boolean staged;
+    /** Per-rank items ({@link Steps.Items#perRank}): posts by stamp, item q claimed and done on rank q's own line. */
+    private final boolean owned;
+    /** Index stride of partClaim/partDone: a line (16 longs) per rank for per-rank items, which each rank writes. */
+    private final int partStride;
     private final long stageBytes;
     private final long stageHalf;
     private final long rankStride;
@@ -128,6 +139,8 @@ public final class Exchange {
             this.rankStride = (8 + 2 * stageHalf + 127) / 128 * 128;
             this.stageArray = new long[(int) (p * rankStride / 8)];
             this.staging = MemorySegment.ofArray(stageArray);
+            this.owned = false;
+            this.partStride = 1;
             this.partClaim = new AtomicLongArray(p);
             this.partDone = new AtomicLongArray(p);
             this.counters = new RoundCounters(p, 0);
@@ -135,19 +148,38 @@ public final class Exchange {
             this.items = (Steps.Items) schedule.steps();
             this.parts = null;
             this.staged = false;
+            this.owned = items.perRank();
+            if (owned && items.items() != p) {
+                throw new IllegalStateException(algorithm + ": per-rank steps with " + items.items() + " items for " + p + " ranks");
+            }
             this.stageBytes = 0;
             this.stageHalf = 0;
-            this.rankStride = 0;
-            this.stageArray = null;
             this.staging = null;
-            this.partClaim = null;
-            this.partDone = null;
+            if (owned) {
+                // a stamp line per rank, no payload
+                this.rankStride = 128;
+                this.stageArray = new long[p * 16];
+                this.partStride = 16;
+                this.partClaim = new AtomicLongArray(p * 16);
+                this.partDone = new AtomicLongArray(p * 16);
+            } else {
+                this.rankStride = 0;
+                this.stageArray = null;
+                this.partStride = 1;
+                this.partClaim = null;
+                this.partDone = null;
+            }
             this.counters = new RoundCounters(p, items.items());
         }
     }
 
     public boolean staged() {
         return staged;
+    }
+
+    /** Whether ranks post by stamp (parts, per-rank items): no post can tell it completed the round's posting. */
+    boolean stampedPosts() {
+        return staged || owned;
     }
 
     /** Work items per round of an items schedule (0 for parts). */
@@ -209,11 +241,12 @@ public final class Exchange {
 
     /** Rank {@code rank} publishes its inputs for round {@code round}; true when this post completed the round's posting. */
     boolean post(int rank, long round) {
-        if (staged) {
-            if (parts.stages(rank)) {
+        if (stampedPosts()) {
+            if (staged && parts.stages(rank)) {
                 MemorySegment.copy(send[rank], 0, staging, stageOffset(round, rank), stageBytes);
             }
-            // release: the staged copy → every reader whose acquire of my stamp sees this round (stagedPosted)
+            // release: the staged copy (per-rank items: my send buffer and buffer references) → every reader whose
+            // acquire of my stamp sees this round (stampsPosted)
             STAMP.setRelease(stageArray, (int) (rank * rankStride / 8), round);
             return false;
         }
@@ -223,11 +256,11 @@ public final class Exchange {
     }
 
     boolean allPosted(long round) {
-        return staged ? stagedPosted(round) : counters.allPosted(round);
+        return stampedPosts() ? stampsPosted(round) : counters.allPosted(round);
     }
 
-    /** Staged: every rank's stamp has reached {@code round} (acquire loads; each pairs with that rank's post). */
-    private boolean stagedPosted(long round) {
+    /** Stamped posts: every rank's stamp has reached {@code round} (acquire loads; each pairs with that rank's post). */
+    private boolean stampsPosted(long round) {
         for (int q = 0; q < p; q++) {
             if ((long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) < round) {
                 return false;
@@ -239,7 +272,7 @@ public final class Exchange {
     List<Integer> notPosted(long round) {
         List<Integer> m = new ArrayList<>();
         for (int q = 0; q < p; q++) {
-            long posted = staged ? (long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) : postedBy.get(q);
+            long posted = stampedPosts() ? (long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) : postedBy.get(q);
             if (posted < round) {
                 m.add(q);
             }
@@ -252,6 +285,15 @@ public final class Exchange {
         if (staged) {
             // acquire: pairs with the release of partDone in part()
             return partDone.getAcquire(rank) >= round;
+        }
+        if (owned) {
+            for (int q = 0; q < p; q++) {
+                // acquire: pairs with the release of partDone in ownedItem()
+                if (partDone.getAcquire(q * partStride) < round) {
+                    return false;
+                }
+            }
+            return true;
         }
         return counters.complete(round);
     }
@@ -274,6 +316,17 @@ public final class Exchange {
             }
             return any;
         }
+        if (owned) {
+            if (rank >= 0 && ownedItem(w, rank, round)) {
+                return true;
+            }
+            for (int q = 0; q < p; q++) {
+                if (q != rank && ownedItem(w, q, round)) {
+                    return true;
+                }
+            }
+            return false;
+        }
         long i = counters.claim(round);
         if (i < 0) {
             return false;
@@ -294,6 +347,27 @@ public final class Exchange {
         if (!staged && counters.items() == 0) {
             signal();
         }
+    }
+
+    /**
+     * Per-rank item {@code q} of round {@code round}, if nobody has claimed it: claimed with a CAS from the previous
+     * round's value (a stale helper of an earlier round fails it), read first so that a peer's line is not taken
+     * for a CAS bound to fail.
+     */
+    private boolean ownedItem(ItemWorker w, int q, long round) {
+        int at = q * partStride;
+        if (partClaim.get(at) != round - 1 || !partClaim.compareAndSet(at, round - 1, round)) {
+            return false;
+        }
+        try {
+            items.item(w, q, send, recv);
+        } finally {
+            w.forget();
+        }
+        // release: item q's outputs are written; pairs with done()'s acquire
+        partDone.setRelease(at, round);
+        signal();
+        return true;
     }
 
     private boolean part(ItemWorker w, int q, long round) {

@@ -182,8 +182,8 @@ public final class NonBlockingEngine implements AutoCloseable {
         if (complete) {
             x.posted(round);
         }
-        // a staged post cannot tell whether it was the last (no shared counter): the thread checks
-        if (progressThread != null && (complete || x.staged())) {
+        // a stamped post cannot tell whether it was the last (no shared counter): the thread checks
+        if (progressThread != null && (complete || x.stampedPosts())) {
             ready.add(new Ready(x, round));
             LockSupport.unpark(progressThread);
         }
@@ -280,7 +280,7 @@ public final class NonBlockingEngine implements AutoCloseable {
                 LockSupport.parkNanos(PROGRESS_PARK_NANOS);
                 continue;
             }
-            if (r.exchange().staged() && !r.exchange().allPosted(r.round())) {
+            if (r.exchange().stampedPosts() && !r.exchange().allPosted(r.round())) {
                 ready.add(r);                    // not every rank has posted yet: look again shortly
                 LockSupport.parkNanos(STAGED_RECHECK_NANOS);
                 continue;
