@@ -146,7 +146,8 @@ public final class CollectivePlan {
 
     /**
      * Why this algorithm: every candidate's predicted time under the team's machine model, the pick
-     * marked, or the forced algorithm.
+     * marked, or the forced algorithm; and the algorithm a request of the same call ({@code i*}, {@code *Init},
+     * a chain's stage) runs as resumable steps (docs/design.md, "One contract for every form").
      */
     public String explain() {
         Selector s = rank.team().selector();
@@ -154,14 +155,21 @@ public final class CollectivePlan {
         sb.append(collective.cliName()).append(" of ").append(bytes).append(" bytes on ").append(rank.size())
                 .append(" ranks: ").append(algorithm.name());
         if (forcedHere || s.forced(collective) != null) {
-            return sb.append(" (forced)").toString();
+            return sb.append(" (forced)").append(requestLine()).toString();
         }
         sb.append(" (model: ").append(s.model().source()).append(")");
         for (Selector.Prediction pr : s.predict(collective, rank.localSize(), count, dtype, op, bytes)) {
             sb.append(String.format(Locale.ROOT, "%n  %s %-14s %12.3f us", pr.chosen() ? "*" : " ",
                     pr.algorithm().name(), pr.seconds() * 1e6));
         }
-        return sb.toString();
+        return sb.append(requestLine()).toString();
+    }
+
+    /** The line naming what a request of this call runs: the engine's pick, or the leaders' schedule across processes. */
+    private String requestLine() {
+        String runs = rank.spansProcesses() ? "the leader schedule across processes"
+                : rank.team().nonBlocking().requestAlgorithm(collective, count, dtype, op);
+        return String.format(Locale.ROOT, "%n  request (non-blocking, persistent, chained): %s", runs);
     }
 
     @Override

@@ -431,10 +431,10 @@ final class HierarchicalCollectives implements Collectives {
     }
 
     /**
-     * AVG's division of this rank's result ({@code nb.Averaging}): the compositions fold AVG as SUM across every
+     * AVG's division of this rank's result ({@code algo.Averaging}): the compositions fold AVG as SUM across every
      * process, so the contributions are counted by global rank.
      */
     private void average(Collective c, Op op, MemorySegment recv, long count, DType dtype) {
-        io.coll4j.kernel.nb.Averaging.divide(c, op, dtype, globalId, globalSize, recv, 0, count);
+        io.coll4j.kernel.algo.Averaging.divide(c, op, dtype, globalId, globalSize, recv, 0, count);
     }
 }

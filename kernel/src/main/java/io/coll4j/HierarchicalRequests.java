@@ -152,7 +152,7 @@ final class HierarchicalRequests {
         int me = rank.id();
         int p = rank.size();
         List<SpanRequest.Stage> divided = new java.util.ArrayList<>(stages);
-        divided.add(new SpanRequest.Step(() -> io.coll4j.kernel.nb.Averaging.divide(c, op, dtype, me, p, out, 0, n)));
+        divided.add(new SpanRequest.Step(() -> io.coll4j.kernel.algo.Averaging.divide(c, op, dtype, me, p, out, 0, n)));
         return divided;
     }
 

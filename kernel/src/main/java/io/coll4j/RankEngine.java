@@ -351,7 +351,7 @@ abstract class RankEngine {
             a.run(call);
             // AVG's division of this rank's result (the contributions counted by local rank: across processes the
             // compositions fold AVG as SUM here and divide by global rank after)
-            io.coll4j.kernel.nb.Averaging.divide(c, op, dtype, id, localSize(), recv, 0, count);
+            io.coll4j.kernel.algo.Averaging.divide(c, op, dtype, id, localSize(), recv, 0, count);
             call.end(a.observesAllEntries(id, root, localSize()));
             long bytes = dtype == null ? 0 : count * dtype.size();
             context.stats().add(id, c, call.algorithmId(), bytes, recorded || statistics ? System.nanoTime() - start : -1);

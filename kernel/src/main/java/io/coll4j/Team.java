@@ -156,7 +156,7 @@ public final class Team implements AutoCloseable {
             for (int r = 0; r < size; r++) {
                 ranks[r] = new Rank(this, r);
             }
-            this.nonBlocking = new io.coll4j.kernel.nb.NonBlockingEngine(context, b.progressThread);
+            this.nonBlocking = new io.coll4j.kernel.nb.NonBlockingEngine(context, selector, b.progressThread);
             ok = true;
             io.coll4j.kernel.events.TeamEvent.emit(b.span != null || b.splitOf ? "split" : "created", toString(), size, -1, null);
         } finally {

@@ -47,4 +47,10 @@ final class TeamInternalsAccess implements TeamInternals.Access {
     public CollectiveAlgorithm algorithm(CollectivePlan plan) {
         return plan.algorithm();
     }
+
+    @Override
+    public String requestAlgorithm(Team team, Collective c, long count, io.coll4j.reductions.DType dtype,
+                                   io.coll4j.reductions.Op op) {
+        return team.nonBlocking().requestAlgorithm(c, count, dtype, op);
+    }
 }

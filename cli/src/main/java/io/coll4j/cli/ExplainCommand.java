@@ -264,7 +264,8 @@ final class ExplainCommand implements Callable<Integer> {
      * {@code --consume} (seconds).
      */
     private record MeasuredSize(CollectiveBenchmark.Shape shape, long perCore, RowPricing pricing, MachineModel now,
-                                List<Selector.Prediction> preds, MachineModel[] rowModel, double[] measured, double[] readK) {
+                                List<Selector.Prediction> preds, MachineModel[] rowModel, double[] measured, double[] readK,
+                                String request) {
     }
 
     /** Measures (with a bench) every algorithm of size {@code s}, re-measuring the model around each row (with a probe). */
@@ -298,7 +299,9 @@ final class ExplainCommand implements Callable<Integer> {
             }
             readK[k] = run.consume ? pricing.reads().readTime(resultBytes, perCore, (long) p * perCore, l2) : 0;
         }
-        return new MeasuredSize(sh, perCore, pricing, now, preds, rowModel, measured, readK);
+        // what a request of this call runs (its steps: the selector's pick among the resumable algorithms)
+        String request = TeamInternals.requestAlgorithm(team, c, sh.callCount(), setup.dtype(), c.reduces() ? setup.op() : null);
+        return new MeasuredSize(sh, perCore, pricing, now, preds, rowModel, measured, readK, request);
     }
 
     /**
@@ -345,6 +348,7 @@ final class ExplainCommand implements Callable<Integer> {
                 out.printf("%12s    %s%n", "", term);
             }
         }
+        out.printf("%12d  %-16s %s%n", ms.shape.bytes(), "request", "runs " + ms.request + " (non-blocking, persistent, chained)");
         out.flush();
         if (measured && pick >= 0) {
             stats.sizes++;

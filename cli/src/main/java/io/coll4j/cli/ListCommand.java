@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code collbench list [COLLECTIVE]}: every algorithm per collective, in catalogue order (the order the
- * selector breaks ties in), with its one-line summary and seed; baselines are marked and never picked.
+ * selector breaks ties in), with its one-line summary and seed; baselines are marked and never picked, and the
+ * algorithms with resumable steps (what requests run) are marked "(requests too)".
  */
 @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "List the algorithms of every collective (or of one) with a summary and the seed they come from.")
@@ -32,7 +33,8 @@ final class ListCommand implements Callable<Integer> {
         for (Collective c : which) {
             out.println(c.cliName());
             for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
-                String summary = AlgorithmCatalog.isBaseline(a) ? "(baseline, never auto) " + a.summary() : a.summary();
+                String summary = AlgorithmCatalog.isBaseline(a) ? "(baseline, never auto) " + a.summary()
+                        : a instanceof io.coll4j.kernel.algo.Resumable ? "(requests too) " + a.summary() : a.summary();
                 out.printf("  %-14s %s  %s%n", a.name(), summary, a.seed());
             }
         }

@@ -36,6 +36,9 @@ public final class TeamInternals {
         CollectiveAlgorithm algorithm(CollectivePlan plan);
 
         io.coll4j.kernel.span.SpanGroup spanGroup(Team team);
+
+        String requestAlgorithm(Team team, io.coll4j.Collective c, long count, io.coll4j.reductions.DType dtype,
+                                io.coll4j.reductions.Op op);
     }
 
     private static volatile Access access;
@@ -90,5 +93,15 @@ public final class TeamInternals {
     /** The algorithm object a plan runs. */
     public static CollectiveAlgorithm algorithm(CollectivePlan plan) {
         return access.algorithm(Objects.requireNonNull(plan, "plan"));
+    }
+
+    /**
+     * The algorithm a request (non-blocking, persistent, a chain's stage) of this call runs on {@code team}: the
+     * selector's pick among the algorithms with resumable steps, or the engine's own schedule (docs/design.md, "One
+     * contract for every form").
+     */
+    public static String requestAlgorithm(Team team, io.coll4j.Collective c, long count, io.coll4j.reductions.DType dtype,
+                                          io.coll4j.reductions.Op op) {
+        return access.requestAlgorithm(Objects.requireNonNull(team, "team"), c, count, dtype, op);
     }
 }

@@ -83,6 +83,32 @@ public final class Selector {
         return best;
     }
 
+    /**
+     * The algorithm a request of this call runs as resumable steps (non-blocking, persistent, chained): the forced
+     * algorithm when it has steps that support the call, otherwise the {@link Resumable} of least
+     * {@link Resumable#stepsCost} (plus its {@link CollectiveAlgorithm#consumeCost}), ties by catalogue order; null
+     * when no algorithm of {@code c} has steps for it (the engine then runs its own schedule).
+     */
+    public Resumable chooseSteps(Collective c, int ranks, long count, DType dtype, Op op, long bytes) {
+        if (forced.get(c) instanceof Resumable f && f.supportsSteps(ranks, count, dtype, op)) {
+            return f;
+        }
+        MachineModel m = (dtype == null ? model : model.forDtype(dtype)).forMessage(bytes);
+        TeamShape sh = shape(ranks);
+        Resumable best = null;
+        double bestCost = Double.POSITIVE_INFINITY;
+        for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
+            if (a instanceof Resumable r && !AlgorithmCatalog.isBaseline(a) && r.supportsSteps(ranks, count, dtype, op)) {
+                double cost = r.stepsCost(m, sh, bytes) + r.consumeCost(m, sh, bytes);
+                if (cost < bestCost) {
+                    best = r;
+                    bestCost = cost;
+                }
+            }
+        }
+        return best;
+    }
+
     /** Every candidate's predicted time with its result consumed (what {@link #choose} ranks), catalogue order. */
     public List<Prediction> predict(Collective c, int ranks, long count, DType dtype, Op op, long bytes) {
         return predict(c, ranks, count, dtype, op, bytes, true);

@@ -4,6 +4,7 @@ import io.coll4j.kernel.events.RequestEvent;
 import io.coll4j.CollectiveInterruptedException;
 import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.PersistentRequest;
+import io.coll4j.kernel.algo.ItemWorker;
 import io.coll4j.kernel.algo.TeamContext;
 
 import java.time.Duration;

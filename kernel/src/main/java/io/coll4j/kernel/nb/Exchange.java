@@ -2,12 +2,11 @@ package io.coll4j.kernel.nb;
 
 import io.coll4j.Collective;
 import io.coll4j.CollectiveTimeoutException;
-import io.coll4j.bindings.copy.Copy;
+import io.coll4j.kernel.algo.ItemWorker;
 import io.coll4j.kernel.algo.Signature;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Reducer;
-import io.coll4j.reductions.internal.Reducers;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -26,35 +25,25 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * to a particular rank, so a rank that posts and goes off to compute finds its result done when it
  * comes back if a peer was waiting meanwhile.
  *
- * <h2>Two schedules</h2>
- * <b>Sliced</b> (messages beyond {@link #STAGE_MAX_BYTES} per rank, and barrier): the work is cut into
- * items of whole cache lines, claimed through {@link RoundCounters}; each item reads its inputs in
- * place from the ranks' send buffers and writes its output into every receive buffer that needs it:
- * <pre>
- * allreduce  item j        fold slice j of send_0..send_{p−1} → slice j of every recv   (push, [YHCCL §4.1])
- * reduce     item j        fold slice j of every send → slice j of recv_root
- * bcast      item j        copy slice j of buf_root → every other buf
- * reduce-scatter (q, j)    fold slice j of block q of every send → recv_q
- * allgather  (q, j)        copy slice j of send_q → block q of every recv
- * gather     (q, j)        copy slice j of send_q → block q of recv_root
- * scatter    (q, j)        copy slice j of block q of send_root → recv_q
- * alltoall   (a ≤ b, j)    slice j of block b of send_a → block a of recv_b, and of block a of send_b →
- *                          block b of recv_a, both read before either is written (one item per pair)
- * scan, exscan  item j     slice j through a private accumulator, ranks in order: read send_q, then
- *                          write recv_q (scan: acc op send_q; exscan: acc before folding send_q)
- * v-variants               the items of their uniform forms over each rank's counts and displacements,
- *                          always sliced ({@link VectorBlocks})
- * </pre>
- * Every output element is written by exactly one item, after that item read all of its inputs that the
- * output may alias (a rank's own buffer in place), so in place is safe; stores are non-temporal iff W = 2·p·s exceeds the cache [YHCCL §4.2]. A round is
- * complete for every rank at once, when the last item is finished: no rank's buffers are read or
- * written after any rank's request completes.
+ * <h2>What the exchange keeps, what the schedule says</h2>
+ * The work of a round is the call's {@link Steps} ({@link RequestSchedule}: a catalogue algorithm's steps as the
+ * selector picks them, or the engine's own schedules where no catalogue algorithm has steps yet). The exchange
+ * keeps matching, rounds, claiming, waiters and failure; the steps say what an item or a part does.
+ * <b>Items</b> ({@link Steps.Items}; a barrier has none) are claimed through {@link RoundCounters} and read the
+ * ranks' buffers in place; every output element is written by exactly one item, after that item read all of its
+ * inputs that the output may alias (a rank's own buffer in place), so in place is safe. A round is complete for
+ * every rank at once, when the last item is finished: no rank's buffers are read or written after any rank's
+ * request completes. <b>Per-rank items</b> ({@link Steps.Items#perRank}: item q is rank q's share, as the owners'
+ * blocks of the blocking push) do without the shared counters: each rank posts with its own stamp (as the parts
+ * below, without a copy), claims its own item with a CAS on its own line before any peer's, and marks it done on
+ * its own line; a rank's request completes once every item is done, so here too no rank's buffers are touched
+ * after any rank's request completes. A rank that waits takes a late peer's item, whole.
  *
- * <p><b>Staged</b> (small messages): each rank copies its contribution into its own region of this
- * exchange's staging array and publishes the round number in a stamp on the same cache line (release),
+ * <p><b>Parts</b> ({@link Steps.Parts}, small messages): each rank copies its contribution into its own region of
+ * this exchange's staging array and publishes the round number in a stamp on the same cache line (release),
  * like the inline payloads of the blocking collectives: one line transfer carries flag and data, and there
  * is no shared counter to contend on. Each rank's output ("part") is then computed from the staged copies
- * once every stamp has reached the round — one hand-over per round instead of the sliced schedule's two,
+ * once every stamp has reached the round — one hand-over per round instead of the items' two,
  * and a rank's send buffer is free again as soon as it posted. A part is done by its own rank (or, in a
  * team with a progress thread, claimed with a CAS by whichever thread gets it). Each region has two
  * payload halves, used by rounds of alternating parity; round r + 2 may overwrite half r mod 2 because a
@@ -63,22 +52,20 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <h2>Happens-before</h2>
  * <ol>
- *   <li>Sliced: a rank's writes before its post (send buffer, buffer references) → every worker of round
+ *   <li>Items: a rank's writes before its post (send buffer, buffer references) → every worker of round
  *       r ({@link RoundCounters#post()} → {@link RoundCounters#allPosted}); an item's outputs → the
  *       request's completion ({@link RoundCounters#finish} → {@link RoundCounters#complete}).</li>
- *   <li>Staged: the staged copy → every reader of round r (release store of the rank's stamp → acquire
+ *   <li>Parts: the staged copy → every reader of round r (release store of the rank's stamp → acquire
  *       load in {@code stagedPosted}); a part's output → its rank's completion (release store of
  *       {@code partDone[q]} → its acquire load in {@link #done}).</li>
+ *   <li>Per-rank items: a rank's writes before its post → every worker (release store of its stamp → acquire load
+ *       in {@code stampsPosted}); an item's outputs → every rank's completion (release store of
+ *       {@code partDone[q]} → the acquire loads of every item's in {@link #done}).</li>
  *   <li>Buffer references are written by their rank before its post in program order, so (1) and (2)
  *       publish them too.</li>
  * </ol>
  */
 public final class Exchange {
-    /** Largest per-rank contribution carried through the staging area (one or two cache lines per rank). */
-    public static final long STAGE_MAX_BYTES = 256;
-    /** Smallest sliced item: below this the claim traffic costs more than the parallel work saves. */
-    static final long MIN_ITEM_BYTES = 4096;
-
     final long id;
     final Collective collective;
     final long count;
@@ -88,14 +75,21 @@ public final class Exchange {
     final boolean persistent;
     final int creator;
     private final int p;
-    private final int es;
-    private final Reducer reducer;
     final MemorySegment[] send;
     final MemorySegment[] recv;
     private final AtomicInteger joined = new AtomicInteger();
     private final AtomicLongArray joinedBy;
     final RoundCounters counters;
+    /** The schedule's algorithm name ({@code collbench list}'s, or the engine's own schedule's). */
+    private final String algorithm;
+    /** Exactly one of items and parts is set: the call's steps. */
+    private final Steps.Items items;
+    private final Steps.Parts parts;
     private final boolean staged;
+    /** Per-rank items ({@link Steps.Items#perRank}): posts by stamp, item q claimed and done on rank q's own line. */
+    private final boolean owned;
+    /** Index stride of partClaim/partDone: a line (16 longs) per rank for per-rank items, which each rank writes. */
+    private final int partStride;
     private final long stageBytes;
     private final long stageHalf;
     private final long rankStride;
@@ -107,10 +101,6 @@ public final class Exchange {
     private final AtomicLongArray partClaim;
     private final AtomicLongArray partDone;
     private final AtomicLongArray postedBy;
-    private final long sliceElements;
-    private final long itemsPerBlock;
-    private final boolean nonTemporal;
-    private final Copy copy;
     /** The v-collectives' per-rank layouts and items (null for the others). */
     private final VectorBlocks vector;
     private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
@@ -122,7 +112,7 @@ public final class Exchange {
     private static final java.lang.invoke.VarHandle STAMP = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
 
     Exchange(long id, int creator, int p, Collective collective, long count, DType dtype, Op op, int root,
-             boolean persistent, long maxSliceBytes, Copy copy, boolean claimParts, VectorCall call, Reducer user) {
+             boolean persistent, boolean claimParts, RequestSchedule schedule) {
         this.claimParts = claimParts;
         this.id = id;
         this.creator = creator;
@@ -133,110 +123,73 @@ public final class Exchange {
         this.op = op;
         this.root = root;
         this.persistent = persistent;
-        this.copy = copy;
-        this.es = dtype == null ? 1 : dtype.size();
-        // AVG folds as SUM and is divided per output range (Averaging); USER folds with the creator's UserOp
-        this.reducer = !collective.reduces() ? null : op == Op.USER ? requireUser(user) : Reducers.of(dtype, op.foldOp());
+        this.algorithm = schedule.algorithm();
+        this.vector = schedule.vector();
         this.send = new MemorySegment[p];
         this.recv = new MemorySegment[p];
         this.joinedBy = new AtomicLongArray(p);
         this.postedBy = new AtomicLongArray(p);
-        // a v-collective is always sliced: its creator may not know the other ranks' counts, so neither the
-        // staging regions' sizes
-        this.vector = collective.vector() ? new VectorBlocks(collective, p, root, dtype, call, maxSliceBytes, copy) : null;
-        long contribution = switch (collective) {
-            case BARRIER -> 0;
-            case REDUCE_SCATTER, SCATTER, ALLTOALL -> count * es * p;
-            default -> count * es;
-        };
-        this.staged = vector == null && collective != Collective.BARRIER && contribution <= STAGE_MAX_BYTES;
-        long total = blocked(collective) || collective == Collective.ALLTOALL ? count * es * p : count * es;
-        this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
-        if (staged) {
-            this.stageBytes = contribution;
+        if (schedule.steps() instanceof Steps.Parts pt) {
+            this.parts = pt;
+            this.items = null;
+            this.staged = true;
+            this.stageBytes = pt.stagedBytes();
             // the stamp and a small payload share one cache line: one transfer carries flag and data
-            this.stageHalf = (contribution + 7) / 8 * 8;
+            this.stageHalf = (stageBytes + 7) / 8 * 8;
             this.rankStride = (8 + 2 * stageHalf + 127) / 128 * 128;
             this.stageArray = new long[(int) (p * rankStride / 8)];
             this.staging = MemorySegment.ofArray(stageArray);
+            this.owned = false;
+            this.partStride = 1;
             this.partClaim = new AtomicLongArray(p);
             this.partDone = new AtomicLongArray(p);
-            this.sliceElements = 0;
-            this.itemsPerBlock = 0;
             this.counters = new RoundCounters(p, 0);
         } else {
+            this.items = (Steps.Items) schedule.steps();
+            this.parts = null;
+            this.staged = false;
+            this.owned = items.perRank();
+            if (owned && items.items() != p) {
+                throw new IllegalStateException(algorithm + ": per-rank steps with " + items.items() + " items for " + p + " ranks");
+            }
             this.stageBytes = 0;
             this.stageHalf = 0;
-            this.rankStride = 0;
-            this.stageArray = null;
             this.staging = null;
-            this.partClaim = null;
-            this.partDone = null;
-            // per block (reduce-scatter, allgather) or per vector: count elements, cut into slices
-            long sliceBytes = sliceBytes(total, p, maxSliceBytes);
-            this.sliceElements = Math.max(1, sliceBytes / es);
-            this.itemsPerBlock = collective == Collective.BARRIER ? 0 : (count + sliceElements - 1) / sliceElements;
-            long items = vector != null ? vector.items() : blocked(collective) ? itemsPerBlock * p
-                    : collective == Collective.ALLTOALL ? itemsPerBlock * pairs(p) : itemsPerBlock;
-            this.counters = new RoundCounters(p, items);
+            if (owned) {
+                // a stamp line per rank, no payload
+                this.rankStride = 128;
+                this.stageArray = new long[p * 16];
+                this.partStride = 16;
+                this.partClaim = new AtomicLongArray(p * 16);
+                this.partDone = new AtomicLongArray(p * 16);
+            } else {
+                this.rankStride = 0;
+                this.stageArray = null;
+                this.partStride = 1;
+                this.partClaim = null;
+                this.partDone = null;
+            }
+            this.counters = new RoundCounters(p, items.items());
         }
-    }
-
-    private static Reducer requireUser(Reducer user) {
-        if (user == null) {
-            throw new IllegalArgumentException("op user stands for a UserOp: call the overload that takes the UserOp");
-        }
-        return user;
-    }
-
-    /** AVG's division of rank {@code q}'s {@code n} result elements at byte {@code off} of {@code dst}, once folded. */
-    private void average(int q, MemorySegment dst, long off, long n) {
-        Averaging.divide(collective, op, dtype, q, p, dst, off, n);
-    }
-
-    /** Collectives whose sliced items are (block q, slice j): one block per rank, cut into slices. */
-    private static boolean blocked(Collective c) {
-        return c == Collective.REDUCE_SCATTER || c == Collective.ALLGATHER || c == Collective.GATHER || c == Collective.SCATTER;
-    }
-
-    /** Unordered pairs (q, s), q ≤ s, of p ranks: the alltoall's items per slice. */
-    static long pairs(int p) {
-        return (long) p * (p + 1) / 2;
-    }
-
-    /** The first rank of pair {@code k} in the order (0,0), (0,1) … (0,p−1), (1,1), (1,2) …. */
-    static int pairFirst(int p, long k) {
-        int q = 0;
-        for (long row = p; k >= row; row--) {
-            k -= row;
-            q++;
-        }
-        return q;
-    }
-
-    /** The second rank of pair {@code k} (no allocation on the item path). */
-    static int pairSecond(int p, long k) {
-        int q = pairFirst(p, k);
-        return (int) (k - ((long) q * p - (long) q * (q - 1) / 2) + q);
-    }
-
-    /**
-     * Item size: about four items per rank so that a waiting rank can take over a late peer's share
-     * (work stealing needs more items than workers), at least {@link #MIN_ITEM_BYTES}, at most the
-     * team's I_max [YHCCL §5.1], in whole cache lines.
-     */
-    static long sliceBytes(long bytes, int p, long maxSliceBytes) {
-        long s = Math.min(maxSliceBytes, Math.max(MIN_ITEM_BYTES, bytes / (4L * p)));
-        return Math.max(64, s / 64 * 64);
     }
 
     public boolean staged() {
         return staged;
     }
 
-    /** Work items per round of the sliced schedule (0 when staged). */
+    /** Whether ranks post by stamp (parts, per-rank items): no post can tell it completed the round's posting. */
+    boolean stampedPosts() {
+        return staged || owned;
+    }
+
+    /** Work items per round of an items schedule (0 for parts). */
     public long items() {
         return counters.items();
+    }
+
+    /** The algorithm whose steps this exchange runs. */
+    public String algorithm() {
+        return algorithm;
     }
 
     // ------------------------------------------------------------------ matching
@@ -288,12 +241,12 @@ public final class Exchange {
 
     /** Rank {@code rank} publishes its inputs for round {@code round}; true when this post completed the round's posting. */
     boolean post(int rank, long round) {
-        if (staged) {
-            MemorySegment s = (collective == Collective.BCAST || collective == Collective.SCATTER) && rank != root ? null : send[rank];
-            if (s != null) {
-                MemorySegment.copy(s, 0, staging, stageOffset(round, rank), stageBytes);
+        if (stampedPosts()) {
+            if (staged && parts.stages(rank)) {
+                MemorySegment.copy(send[rank], 0, staging, stageOffset(round, rank), stageBytes);
             }
-            // release: the staged copy → every reader whose acquire of my stamp sees this round (stagedPosted)
+            // release: the staged copy (per-rank items: my send buffer and buffer references) → every reader whose
+            // acquire of my stamp sees this round (stampsPosted)
             STAMP.setRelease(stageArray, (int) (rank * rankStride / 8), round);
             return false;
         }
@@ -303,11 +256,11 @@ public final class Exchange {
     }
 
     boolean allPosted(long round) {
-        return staged ? stagedPosted(round) : counters.allPosted(round);
+        return stampedPosts() ? stampsPosted(round) : counters.allPosted(round);
     }
 
-    /** Staged: every rank's stamp has reached {@code round} (acquire loads; each pairs with that rank's post). */
-    private boolean stagedPosted(long round) {
+    /** Stamped posts: every rank's stamp has reached {@code round} (acquire loads; each pairs with that rank's post). */
+    private boolean stampsPosted(long round) {
         for (int q = 0; q < p; q++) {
             if ((long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) < round) {
                 return false;
@@ -319,7 +272,7 @@ public final class Exchange {
     List<Integer> notPosted(long round) {
         List<Integer> m = new ArrayList<>();
         for (int q = 0; q < p; q++) {
-            long posted = staged ? (long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) : postedBy.get(q);
+            long posted = stampedPosts() ? (long) STAMP.getAcquire(stageArray, (int) (q * rankStride / 8)) : postedBy.get(q);
             if (posted < round) {
                 m.add(q);
             }
@@ -332,6 +285,15 @@ public final class Exchange {
         if (staged) {
             // acquire: pairs with the release of partDone in part()
             return partDone.getAcquire(rank) >= round;
+        }
+        if (owned) {
+            for (int q = 0; q < p; q++) {
+                // acquire: pairs with the release of partDone in ownedItem()
+                if (partDone.getAcquire(q * partStride) < round) {
+                    return false;
+                }
+            }
+            return true;
         }
         return counters.complete(round);
     }
@@ -354,12 +316,23 @@ public final class Exchange {
             }
             return any;
         }
+        if (owned) {
+            if (rank >= 0 && ownedItem(w, rank, round)) {
+                return true;
+            }
+            for (int q = 0; q < p; q++) {
+                if (q != rank && ownedItem(w, q, round)) {
+                    return true;
+                }
+            }
+            return false;
+        }
         long i = counters.claim(round);
         if (i < 0) {
             return false;
         }
         try {
-            item(w, i);
+            items.item(w, i, send, recv);
         } finally {
             w.forget();
         }
@@ -376,65 +349,35 @@ public final class Exchange {
         }
     }
 
+    /**
+     * Per-rank item {@code q} of round {@code round}, if nobody has claimed it: claimed with a CAS from the previous
+     * round's value (a stale helper of an earlier round fails it), read first so that a peer's line is not taken
+     * for a CAS bound to fail.
+     */
+    private boolean ownedItem(ItemWorker w, int q, long round) {
+        int at = q * partStride;
+        if (partClaim.get(at) != round - 1 || !partClaim.compareAndSet(at, round - 1, round)) {
+            return false;
+        }
+        try {
+            items.item(w, q, send, recv);
+        } finally {
+            w.forget();
+        }
+        // release: item q's outputs are written; pairs with done()'s acquire
+        partDone.setRelease(at, round);
+        signal();
+        return true;
+    }
+
     private boolean part(ItemWorker w, int q, long round) {
         if (claimParts ? !partClaim.compareAndSet(q, round - 1, round) : partDone.getPlain(q) >= round) {
             return false;
         }
-        long half = 8 + ((round - 1) & 1) * stageHalf;
-        long stageStride = rankStride;
-        long n = count;
-        switch (collective) {
-            case ALLREDUCE, REDUCE -> {
-                if (collective == Collective.ALLREDUCE || q == root) {
-                    for (int s = 0; s < p; s++) {
-                        w.source(s, staging, half + s * stageStride);
-                    }
-                    foldStaged(w, recv[q], 0, n);
-                    average(q, recv[q], 0, n);
-                }
-            }
-            case BCAST -> {
-                if (q != root) {
-                    MemorySegment.copy(staging, half + root * stageStride, recv[q], 0, n * es);
-                }
-            }
-            case ALLGATHER -> {
-                for (int s = 0; s < p; s++) {
-                    MemorySegment.copy(staging, half + s * stageStride, recv[q], s * n * es, n * es);
-                }
-            }
-            case REDUCE_SCATTER -> {
-                for (int s = 0; s < p; s++) {
-                    w.source(s, staging, half + s * stageStride + q * n * es);
-                }
-                foldStaged(w, recv[q], 0, n);
-                average(q, recv[q], 0, n);
-            }
-            case GATHER -> {
-                if (q == root) {
-                    for (int s = 0; s < p; s++) {
-                        ItemWorker.copy(copy, staging, half + s * stageStride, recv[q], s * n * es, n * es, false);
-                    }
-                }
-            }
-            case SCATTER -> MemorySegment.copy(staging, half + root * stageStride + q * n * es, recv[q], 0, n * es);
-            case ALLTOALL -> {
-                for (int s = 0; s < p; s++) {
-                    MemorySegment.copy(staging, half + s * stageStride + q * n * es, recv[q], s * n * es, n * es);
-                }
-            }
-            case SCAN, EXSCAN -> {
-                int k = collective == Collective.SCAN ? q + 1 : q;   // exscan: rank 0's recv is not written
-                if (k > 0) {
-                    for (int s = 0; s < k; s++) {
-                        w.source(s, staging, half + s * stageStride);
-                    }
-                    w.fold(reducer, dtype, recv[q], 0, k, n);
-                    average(q, recv[q], 0, n);
-                }
-            }
-            case BARRIER -> { }
-            default -> throw new IllegalStateException("no non-blocking schedule for " + collective);
+        try {
+            parts.part(w, q, new Steps.Staged(staging, 8 + ((round - 1) & 1) * stageHalf, rankStride), recv);
+        } finally {
+            w.forget();
         }
         // release: rank q's output is written; pairs with done()'s acquire
         partDone.setRelease(q, round);
@@ -442,92 +385,8 @@ public final class Exchange {
         return true;
     }
 
-    /** Folds the staged sources into {@code dst}, which is never one of them (the sources are copies). */
-    private void foldStaged(ItemWorker w, MemorySegment dst, long off, long n) {
-        w.fold(reducer, dtype, dst, off, p, n);
-    }
-
     private long stageOffset(long round, int rank) {
         return rank * rankStride + 8 + ((round - 1) & 1) * stageHalf;
-    }
-
-    /** Executes sliced item {@code i} (see the class comment for what each collective's item does). */
-    private void item(ItemWorker w, long i) {
-        if (vector != null) {
-            vector.item(w, i, send, recv, reducer, dtype, op, copy);   // VectorBlocks divides its reduce-scatter-v blocks
-            return;
-        }
-        long q = 0;
-        long j = i;
-        if (blocked(collective) || collective == Collective.ALLTOALL) {
-            q = i / itemsPerBlock;
-            j = i % itemsPerBlock;
-        }
-        long first = j * sliceElements;
-        long n = Math.min(sliceElements, count - first);
-        long bytes = n * es;
-        switch (collective) {
-            case ALLREDUCE, REDUCE -> {
-                for (int s = 0; s < p; s++) {
-                    w.source(s, send[s], first * es);
-                }
-                if (collective == Collective.REDUCE) {
-                    w.dest(0, recv[root], first * es);
-                    w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
-                    average(root, recv[root], first * es, n);
-                } else {
-                    for (int d = 0; d < p; d++) {
-                        w.dest(d, recv[d], first * es);
-                    }
-                    w.foldToAll(reducer, dtype, op, p, p, n, nonTemporal, copy);
-                    for (int d = 0; d < p; d++) {
-                        average(d, recv[d], first * es, n);
-                    }
-                }
-            }
-            case REDUCE_SCATTER -> {
-                long src = (q * count + first) * es;
-                for (int s = 0; s < p; s++) {
-                    w.source(s, send[s], src);
-                }
-                w.dest(0, recv[(int) q], first * es);
-                w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
-                average((int) q, recv[(int) q], first * es, n);
-            }
-            case BCAST -> {
-                for (int s = 0; s < p; s++) {
-                    if (s != root) {
-                        ItemWorker.copy(copy, send[root], first * es, recv[s], first * es, bytes, nonTemporal);
-                    }
-                }
-            }
-            case ALLGATHER -> {
-                long dst = (q * count + first) * es;
-                for (int s = 0; s < p; s++) {
-                    ItemWorker.copy(copy, send[(int) q], first * es, recv[s], dst, bytes, nonTemporal);
-                }
-            }
-            // in place at the root its own block is the same range: copy() skips it
-            case GATHER -> ItemWorker.copy(copy, send[(int) q], first * es, recv[root], (q * count + first) * es, bytes, nonTemporal);
-            case SCATTER -> ItemWorker.copy(copy, send[root], (q * count + first) * es, recv[(int) q], first * es, bytes, nonTemporal);
-            case ALLTOALL -> {
-                // pair (a, b): block b of send_a → block a of recv_b and block a of send_b → block b of recv_a, both
-                // read before either is written, so a rank in place (recv == send) loses nothing
-                int a = pairFirst(p, q);
-                int b = pairSecond(p, q);
-                long inA = (b * count + first) * es;
-                long inB = (a * count + first) * es;
-                w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, bytes, nonTemporal);
-            }
-            case SCAN, EXSCAN -> {
-                w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
-                for (int r = 0; r < p; r++) {
-                    average(r, recv[r], first * es, n);
-                }
-            }
-            case BARRIER -> { }
-            default -> throw new IllegalStateException("no non-blocking schedule for " + collective);
-        }
     }
 
     // ------------------------------------------------------------------ futures

@@ -2,6 +2,8 @@ package io.coll4j.kernel.nb;
 
 import io.coll4j.Collective;
 import io.coll4j.CollectiveMismatchException;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Selector;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -48,14 +50,17 @@ public final class NonBlockingEngine implements AutoCloseable {
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
     private final Thread progressThread;
     private final ThreadLocal<ItemWorker> workers;
+    private final RequestSchedules schedules;
     private volatile boolean closed;
 
     private record Ready(Exchange exchange, long round) {
     }
 
-    public NonBlockingEngine(TeamContext context, boolean progressThread) {
+    /** The engine of a team whose requests run the steps {@code selector} names for them. */
+    public NonBlockingEngine(TeamContext context, Selector selector, boolean progressThread) {
         this.context = context;
         this.size = context.size();
+        this.schedules = new RequestSchedules(selector, context);
         this.workers = ThreadLocal.withInitial(() -> new ItemWorker(size));
         context.onAbort(() -> failAll());
         if (progressThread) {
@@ -77,6 +82,15 @@ public final class NonBlockingEngine implements AutoCloseable {
     /** The calling thread's item worker for this team. */
     ItemWorker worker() {
         return workers.get();
+    }
+
+    /**
+     * The algorithm a request of this shape on this team runs: a catalogue algorithm's name (the selector's pick
+     * among those with resumable steps, or the forced one), or the engine's own schedule ({@code engine-staged},
+     * {@code engine-sliced}) where the collective has no algorithm with steps.
+     */
+    public String requestAlgorithm(Collective c, long count, DType dtype, Op op) {
+        return schedules.name(c, count, dtype, op);
     }
 
     public boolean hasProgressThread() {
@@ -111,8 +125,8 @@ public final class NonBlockingEngine implements AutoCloseable {
                 break;
             }
             if (e == null || (e.id == id - WINDOW && e.allJoined())) {
-                Exchange n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
-                        context.copy(), progressThread != null, call, user);
+                Exchange n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                        schedules.schedule(c, count, dtype, op, root, call, user));
                 if (slots.compareAndSet(i, e, n)) {
                     e = n;
                     break;
@@ -137,8 +151,8 @@ public final class NonBlockingEngine implements AutoCloseable {
             context.waitStrategy().idle(idle);
         }
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
-            Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, context.maxSliceBytes(),
-                    context.copy(), progressThread != null, call, user);
+            Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                    schedules.schedule(c, count, dtype, op, root, call, user));
             throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + ": rank "
                     + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
         }
@@ -168,8 +182,8 @@ public final class NonBlockingEngine implements AutoCloseable {
         if (complete) {
             x.posted(round);
         }
-        // a staged post cannot tell whether it was the last (no shared counter): the thread checks
-        if (progressThread != null && (complete || x.staged())) {
+        // a stamped post cannot tell whether it was the last (no shared counter): the thread checks
+        if (progressThread != null && (complete || x.stampedPosts())) {
             ready.add(new Ready(x, round));
             LockSupport.unpark(progressThread);
         }
@@ -266,7 +280,7 @@ public final class NonBlockingEngine implements AutoCloseable {
                 LockSupport.parkNanos(PROGRESS_PARK_NANOS);
                 continue;
             }
-            if (r.exchange().staged() && !r.exchange().allPosted(r.round())) {
+            if (r.exchange().stampedPosts() && !r.exchange().allPosted(r.round())) {
                 ready.add(r);                    // not every rank has posted yet: look again shortly
                 LockSupport.parkNanos(STAGED_RECHECK_NANOS);
                 continue;

@@ -2,6 +2,11 @@ package io.coll4j.kernel.nb;
 
 import io.coll4j.Collective;
 import io.coll4j.bindings.copy.Copy;
+import io.coll4j.kernel.algo.Averaging;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
@@ -12,7 +17,7 @@ import java.util.Arrays;
 /**
  * The sliced schedule of a non-blocking v-collective: every rank's {@link VectorCall} and the work items
  * cut from the blocks they describe. The blocked collectives' items (block q, slice j) and alltoall's
- * (pair a ≤ b, slice j) of {@link Exchange}, with each block's count and place taken from the calls:
+ * (pair a ≤ b, slice j) of {@link EngineItems}, with each block's count and place taken from the calls:
  * <pre>
  * gatherv            (q, j)    slice j of send_q → recv_root at the root's recvDispls[q]
  * scatterv           (q, j)    slice j of send_root at the root's sendDispls[q] → recv_q
@@ -24,7 +29,7 @@ import java.util.Arrays;
  * The number of items is fixed when the exchange is created, by its creator, which may not know every
  * block (a gatherv's non-root rank knows only its own count). So every block is cut into the same number
  * K of slices, K chosen from the largest block the creator knows (about four per block, at most I_max
- * each, as {@link Exchange#sliceBytes}); a block's slice is ⌈count/K⌉ elements in whole cache lines. A
+ * each, as {@link ItemSlicing#sliceBytes}); a block's slice is ⌈count/K⌉ elements in whole cache lines. A
  * block larger than the creator guessed gets larger items, never wrong ones. Every output element is
  * written by exactly one item after that item read what it may alias, so the in-place forms the blocking
  * methods accept are safe here too (alltoallv in place has equal counts both ways, hence equal slices).
@@ -32,11 +37,15 @@ import java.util.Arrays;
  * <p>Matching: the calls are checked against each other by the last rank to join, before anyone can
  * post ({@link #mismatch}): the counts a root or a peer expects must be the ones each rank sends.
  */
-final class VectorBlocks {
+final class VectorBlocks implements Steps.Items {
     private final Collective collective;
     private final int p;
     private final int root;
     private final int es;
+    private final DType dtype;
+    private final Op op;
+    private final Reducer reducer;
+    private final Copy copy;
     private final VectorCall[] calls;
     private final long slices;
     private final long items;
@@ -44,29 +53,35 @@ final class VectorBlocks {
     /** Reduce-scatter-v: where block q starts in every send (prefix sums of the creator's recvCounts). */
     private final long[] blockStarts;
 
-    VectorBlocks(Collective collective, int p, int root, DType dtype, VectorCall creator, long maxSliceBytes, Copy copy) {
-        this.collective = collective;
-        this.p = p;
-        this.root = root;
-        this.es = dtype.size();
+    VectorBlocks(StepCall c, VectorCall creator) {
+        this.collective = c.collective();
+        this.p = c.ranks();
+        this.root = c.root();
+        this.es = c.elementSize();
+        this.dtype = c.dtype();
+        this.op = c.op();
+        this.reducer = c.reducer();
+        this.copy = c.copy();
+        long maxSliceBytes = c.maxSliceBytes();
         this.calls = new VectorCall[p];
         long largest = creator.largestBlock() * es;
-        long sliceBytes = Exchange.sliceBytes(largest * p, p, maxSliceBytes);
+        long sliceBytes = ItemSlicing.sliceBytes(largest * p, p, maxSliceBytes);
         this.slices = Math.max(1, (largest + sliceBytes - 1) / sliceBytes);
-        this.items = slices * (collective == Collective.ALLTOALLV ? Exchange.pairs(p) : p);
+        this.items = slices * (collective == Collective.ALLTOALLV ? EngineItems.pairs(p) : p);
         this.nonTemporal = copy.useNonTemporal(2L * p * largest * p, false);
         if (collective == Collective.REDUCE_SCATTER_V) {
-            long[] c = creator.recvCounts();
+            long[] counts = creator.recvCounts();
             this.blockStarts = new long[p];
             for (int q = 1; q < p; q++) {
-                blockStarts[q] = blockStarts[q - 1] + c[q - 1];
+                blockStarts[q] = blockStarts[q - 1] + counts[q - 1];
             }
         } else {
             this.blockStarts = null;
         }
     }
 
-    long items() {
+    @Override
+    public long items() {
         return items;
     }
 
@@ -121,12 +136,12 @@ final class VectorBlocks {
     }
 
     /** Executes item {@code i} over the ranks' registered buffers (see the class comment). */
-    void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv, Reducer reducer, DType dtype, Op op,
-              Copy copy) {
+    @Override
+    public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
         long k = i / slices;
         long j = i % slices;
         if (collective == Collective.ALLTOALLV) {
-            alltoallv(w, Exchange.pairFirst(p, k), Exchange.pairSecond(p, k), j, send, recv, copy);
+            alltoallv(w, EngineItems.pairFirst(p, k), EngineItems.pairSecond(p, k), j, send, recv);
             return;
         }
         int q = (int) k;
@@ -168,7 +183,7 @@ final class VectorBlocks {
     }
 
     /** Slice j of pair (a, b): a's block for b → b's block from a, and b's block for a → a's block from b. */
-    private void alltoallv(ItemWorker w, int a, int b, long j, MemorySegment[] send, MemorySegment[] recv, Copy copy) {
+    private void alltoallv(ItemWorker w, int a, int b, long j, MemorySegment[] send, MemorySegment[] recv) {
         VectorCall ca = calls[a];
         VectorCall cb = calls[b];
         long ab = ca.sendCounts()[b];

@@ -2,13 +2,23 @@ package io.coll4j.kernel.algo.allreduce;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * Flat small-message allreduce: every rank writes its vector into the inline payload of its own ARRIVE
@@ -30,8 +40,14 @@ import io.coll4j.reductions.Op;
  *
  * <p>The selector offers it only for vectors that fit a line's payload ({@link ControlBlock#INLINE_BYTES},
  * {@link #supports}); forced on a larger one it runs {@link DisseminationAllreduce}.
+ *
+ * <p>As resumable steps (requests, up to {@link ItemSlicing#STAGE_MAX_BYTES} per rank): the engine's staging
+ * region plays the ARRIVE line — each rank copies its vector into its own region and publishes the round in a
+ * stamp on the same line — and rank q's part folds the p staged copies in rank order into recv_q. The staged
+ * copies are never an alias of a receive buffer, so in place is safe, and a rank's send buffer is free as soon
+ * as it posted.
  */
-public final class FlatAllreduce extends AbstractAlgorithm {
+public final class FlatAllreduce extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "flat";
     private static final DisseminationAllreduce LARGE = new DisseminationAllreduce();
 
@@ -93,5 +109,38 @@ public final class FlatAllreduce extends AbstractAlgorithm {
         }
         // recv may be send (in place): the fold reads each source element before it writes that element
         call.foldInto(call.recv(), 0, call.count());
+    }
+
+    @Override
+    public boolean supportsSteps(int ranks, long count, DType dtype, Op op) {
+        return dtype == null || count * dtype.size() <= ItemSlicing.STAGE_MAX_BYTES;
+    }
+
+    /** The inline cost at any staged size: one hand-over of flag and data, p − 1 staged lines polled. */
+    @Override
+    public double stepsCost(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
+        return p == 1 ? m.callOverhead() : m.callOverhead() + CopyCost.flag(m) + CopyCost.poll(m, p - 1);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return new Parts(call);
+    }
+
+    /** The flat allreduce's parts over the staged vectors (see the class comment). */
+    private record Parts(int p, long count, DType dtype, Op op, Reducer reducer, long stagedBytes) implements Steps.Parts {
+        Parts(StepCall c) {
+            this(c.ranks(), c.count(), c.dtype(), c.op(), c.reducer(), c.count() * c.elementSize());
+        }
+
+        @Override
+        public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
+            for (int s = 0; s < p; s++) {
+                w.source(s, in.segment(), in.at(s));
+            }
+            w.fold(reducer, dtype, recv[q], 0, p, count);
+            Averaging.divide(Collective.ALLREDUCE, op, dtype, q, p, recv[q], 0, count);
+        }
     }
 }

@@ -2,7 +2,12 @@ package io.coll4j.kernel.algo.allreduce;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
@@ -10,6 +15,11 @@ import io.coll4j.kernel.algo.PackageCrossing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import java.lang.foreign.MemorySegment;
 
 
 /**
@@ -52,8 +62,19 @@ import io.coll4j.kernel.sync.ControlBlock;
  * <p>Reduction order: every element is the scalar left fold in ascending rank order, computed once
  * and copied — bitwise the reference on every rank. No scratch and no extra memory: only the callers'
  * buffers are touched.
+ *
+ * <h2>As resumable steps (requests)</h2>
+ * The same blocks, one per rank ({@link Steps.Items#perRank}): item q folds block q of send_0..send_{p−1} into
+ * block q of every receive buffer. Each rank posts with a stamp of its own and does its own block first, as the
+ * blocking protocol's ANNOUNCE and DONE; a rank that waits takes the block of a peer that went off to compute.
+ * The item reads every source of its block before it writes that block of any receive buffer (1 KiB at a time
+ * streaming), so in place is safe as above; NT stores iff W = 2·p·s exceeds the cache [YHCCL §4.2]; AVG is divided
+ * per block once it is folded ({@link Averaging}). Why not the engine's finer slices (about four items per rank,
+ * claimed from one shared counter): each item costs a claim and a finish on lines both ranks write, and a request
+ * awaited at once paid for them — 64 KiB, p = 2, persistent, best batch on a loaded machine (load 10): 5.2 µs
+ * sliced against 2.4 per rank, the blocking push 2.2.
  */
-public final class PushAllreduce extends AbstractAlgorithm {
+public final class PushAllreduce extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "push";
 
     public PushAllreduce() {
@@ -139,5 +160,63 @@ public final class PushAllreduce extends AbstractAlgorithm {
         // every rank's await below
         call.publish(ControlBlock.DONE, 0);
         call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return new Items(call);
+    }
+
+    /** The push's resumable items, one block per rank (see the class comment). */
+    private static final class Items implements Steps.Items {
+        private final int p;
+        private final int es;
+        private final DType dtype;
+        private final Op op;
+        private final Reducer reducer;
+        private final io.coll4j.bindings.copy.Copy copy;
+        private final Tiles tiles;
+        private final boolean nonTemporal;
+
+        Items(StepCall c) {
+            this.p = c.ranks();
+            this.es = c.elementSize();
+            this.dtype = c.dtype();
+            this.op = c.op();
+            this.reducer = c.reducer();
+            this.copy = c.copy();
+            this.tiles = Tiles.of(c.count(), p, es);
+            this.nonTemporal = copy.useNonTemporal(workingSet(p, c.count() * es), false);
+        }
+
+        @Override
+        public long items() {
+            return p;
+        }
+
+        @Override
+        public boolean perRank() {
+            return true;
+        }
+
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            int q = (int) i;
+            long first = tiles.start(q);
+            long n = tiles.length(q);
+            if (n == 0) {
+                return;
+            }
+            for (int s = 0; s < p; s++) {
+                w.source(s, send[s], first * es);
+            }
+            for (int d = 0; d < p; d++) {
+                w.dest(d, recv[d], first * es);
+            }
+            w.foldToAll(reducer, dtype, op, p, p, n, nonTemporal, copy);
+            for (int d = 0; d < p; d++) {
+                Averaging.divide(Collective.ALLREDUCE, op, dtype, d, p, recv[d], first * es, n);
+            }
+        }
     }
 }

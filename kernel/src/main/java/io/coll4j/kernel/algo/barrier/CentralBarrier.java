@@ -1,5 +1,9 @@
 package io.coll4j.kernel.algo.barrier;
 
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
@@ -18,8 +22,11 @@ import io.coll4j.kernel.sync.ControlBlock;
  *
  * <p>Cost: p serialised atomic increments on one line (each a line transfer) plus one broadcast of
  * the line to p−1 waiters: ~ (p + 1)·a.
+ *
+ * <p>As resumable steps (requests): no items at all — the engine's posted counter is the central counter (each
+ * post a volatile RMW on one line, never reset), and a round is complete once it reaches r·p.
  */
-public final class CentralBarrier extends AbstractAlgorithm {
+public final class CentralBarrier extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "central";
 
     public CentralBarrier() {
@@ -52,4 +59,21 @@ public final class CentralBarrier extends AbstractAlgorithm {
         long target = ((v - 1) / p + 1) * p;
         call.awaitGlobal(ControlBlock.CENTRAL, target);
     }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return NO_ITEMS;
+    }
+
+    private static final Steps.Items NO_ITEMS = new Steps.Items() {
+        @Override
+        public long items() {
+            return 0;
+        }
+
+        @Override
+        public void item(ItemWorker w, long i, java.lang.foreign.MemorySegment[] send, java.lang.foreign.MemorySegment[] recv) {
+            throw new IllegalStateException("a central barrier has no items");
+        }
+    };
 }

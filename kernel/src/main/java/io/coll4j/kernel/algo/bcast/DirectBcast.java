@@ -1,5 +1,10 @@
 package io.coll4j.kernel.algo.bcast;
 
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.algo.Slicing;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.Collective;
@@ -48,8 +53,13 @@ import java.lang.foreign.MemorySegment;
  * for every DONE before returning; a receiver's buffer is written by the root until its ARRIVE step,
  * so the receiver waits for that. The root's writes into a receive buffer happen only after the
  * receiver's ANNOUNCE was acquired (its buffer is published and its call matches).
+ *
+ * <p>As resumable steps (requests): the same copies straight from the root's buffer, cut into items
+ * ({@link ItemSlicing}); item j copies slice j of the root's buffer into every other rank's buffer, whoever
+ * claims it (the root or a receiver), NT iff W = 2·p·s exceeds the cache [YHCCL §4.2]. The round completes for
+ * every rank at once, so the root's buffer is read by no item once any request is complete.
  */
-public final class DirectBcast extends AbstractAlgorithm {
+public final class DirectBcast extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "direct";
     /**
      * Below this message size the root does not share the copies: a receiver would wait one more flag
@@ -147,6 +157,51 @@ public final class DirectBcast extends AbstractAlgorithm {
                 call.publish(ControlBlock.ARRIVE, i);
             }
             next = end;
+        }
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return new Items(call);
+    }
+
+    /** The direct copies as items (see the class comment). */
+    private static final class Items implements Steps.Items {
+        private final int p;
+        private final int root;
+        private final int es;
+        private final long count;
+        private final io.coll4j.bindings.copy.Copy copy;
+        private final long sliceElements;
+        private final long items;
+        private final boolean nonTemporal;
+
+        Items(StepCall c) {
+            this.p = c.ranks();
+            this.root = c.root();
+            this.es = c.elementSize();
+            this.count = c.count();
+            this.copy = c.copy();
+            long total = count * es;
+            this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
+            this.sliceElements = ItemSlicing.sliceElements(total, p, c.maxSliceBytes(), es);
+            this.items = ItemSlicing.items(count, sliceElements);
+        }
+
+        @Override
+        public long items() {
+            return items;
+        }
+
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            long first = i * sliceElements;
+            long bytes = Math.min(sliceElements, count - first) * es;
+            for (int s = 0; s < p; s++) {
+                if (s != root) {
+                    ItemWorker.copy(copy, send[root], first * es, recv[s], first * es, bytes, nonTemporal);
+                }
+            }
         }
     }
 }

@@ -1,5 +1,13 @@
 package io.coll4j.kernel.algo.bcast;
 
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
+import io.coll4j.kernel.model.TeamShape;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
@@ -21,8 +29,12 @@ import java.lang.foreign.MemorySegment;
  * {@link DirectBcast}, but the root does not wait for anyone. Copy-out uses non-temporal stores iff the
  * working set (p+1)·s exceeds the cache [YHCCL §4.2]; the copy-in stays temporal (it is read again at
  * once).
+ *
+ * <p>As resumable steps (requests, up to {@link ItemSlicing#STAGE_MAX_BYTES}): the root alone stages its message
+ * in the engine's staging region, stamped with the round on the same line; every other rank's part copies it out.
+ * The root's buffer is free as soon as it posted, and a part reads a copy, never a receive buffer.
  */
-public final class FlatBcast extends AbstractAlgorithm {
+public final class FlatBcast extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "flat";
 
     public FlatBcast() {
@@ -74,5 +86,37 @@ public final class FlatBcast extends AbstractAlgorithm {
         long off = inline ? call.inlinePayload(root, ControlBlock.ARRIVE) : 0;
         boolean nt = !inline && call.copy().useNonTemporal((p + 1L) * bytes, false);
         Transfers.copy(call, staging, off, call.recv(), 0, bytes, nt);
+    }
+
+    @Override
+    public boolean supportsSteps(int ranks, long count, DType dtype, Op op) {
+        return dtype == null || count * dtype.size() <= ItemSlicing.STAGE_MAX_BYTES;
+    }
+
+    /** One hand-over of flag and data (the root's staged line), then a copy of at most 256 B. */
+    @Override
+    public double stepsCost(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
+        return p == 1 ? m.callOverhead() : m.callOverhead() + CopyCost.flag(m) + CopyCost.poll(m, 1);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return new Parts(call.root(), call.count() * call.elementSize());
+    }
+
+    /** The root's staged message, copied out by every other rank's part. */
+    private record Parts(int root, long stagedBytes) implements Steps.Parts {
+        @Override
+        public boolean stages(int rank) {
+            return rank == root;
+        }
+
+        @Override
+        public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
+            if (q != root) {
+                MemorySegment.copy(in.segment(), in.at(root), recv[q], 0, stagedBytes);
+            }
+        }
     }
 }

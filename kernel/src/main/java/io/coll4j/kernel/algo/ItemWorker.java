@@ -1,10 +1,9 @@
-package io.coll4j.kernel.nb;
+package io.coll4j.kernel.algo;
 
 import io.coll4j.bindings.copy.Copy;
 import io.coll4j.bindings.copy.NativeOp;
 import io.coll4j.bindings.copy.NativeType;
 import io.coll4j.bindings.copy.StreamingFold;
-import io.coll4j.kernel.algo.FoldPasses;
 import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -15,9 +14,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * The private tools of one thread that executes work items of non-blocking collectives (a rank thread
- * or the progress thread): source tables, a strip buffer for folds of more than
- * {@link Reducer#MAX_SOURCES} sources, and a streaming fold. Not thread-safe: one per thread.
+ * The private tools of one thread that works the resumable {@link Steps} of requests (a rank thread or a team's
+ * progress thread): source tables, a strip buffer for folds of more than {@link Reducer#MAX_SOURCES} sources,
+ * and a streaming fold. Not thread-safe: one per thread.
  */
 public final class ItemWorker {
     /** Bytes of the private strip a fold of more than 16 sources goes through (stays in L1). */
@@ -43,13 +42,13 @@ public final class ItemWorker {
     }
 
     /** Destination {@code d} of the next {@link #foldToAll}. */
-    void dest(int d, MemorySegment seg, long offset) {
+    public void dest(int d, MemorySegment seg, long offset) {
         dsts[d] = seg;
         dstOffsets[d] = offset;
     }
 
     /** Source {@code i} of the next fold. */
-    void source(int i, MemorySegment seg, long offset) {
+    public void source(int i, MemorySegment seg, long offset) {
         srcs[i] = seg;
         srcOffsets[i] = offset;
     }
@@ -58,7 +57,7 @@ public final class ItemWorker {
      * Folds sources 0..k−1 (left to right: bitwise the scalar left fold in that order) over
      * {@code elements} elements into {@code dst@dstOffset}, which may be exactly one of the sources.
      */
-    void fold(Reducer reducer, DType dtype, MemorySegment dst, long dstOffset, int k, long elements) {
+    public void fold(Reducer reducer, DType dtype, MemorySegment dst, long dstOffset, int k, long elements) {
         if (elements == 0) {
             return;
         }
@@ -87,7 +86,7 @@ public final class ItemWorker {
      * read before any destination is written, so a destination may be exactly a source) [YHCCL §4.1];
      * otherwise a fold into the first destination and copies from there.
      */
-    void foldToAll(Reducer reducer, DType dtype, Op op, int nd, int k,
+    public void foldToAll(Reducer reducer, DType dtype, Op op, int nd, int k,
                    long elements, boolean nonTemporal, Copy copy) {
         if (elements == 0 || nd == 0) {
             return;
@@ -124,7 +123,7 @@ public final class ItemWorker {
      * bitwise the scalar left fold. Strip by strip through a private accumulator, each send_q read before
      * recv_q is written, so a rank in place (recv == send) loses nothing.
      */
-    void prefix(Reducer reducer, MemorySegment[] send, MemorySegment[] recv, int p, long off, long elements, int es,
+    public void prefix(Reducer reducer, MemorySegment[] send, MemorySegment[] recv, int p, long off, long elements, int es,
                 boolean exclusive) {
         MemorySegment acc = strips(0);
         MemorySegment saved = strips(1);
@@ -160,7 +159,7 @@ public final class ItemWorker {
      * direction's input (a rank in place, whose two directions then have the same length): the input that
      * may be clobbered is read first, through a private strip when both ranks are in place.
      */
-    void exchange(Copy copy, MemorySegment inA, long aOff, MemorySegment outB, long bDst, MemorySegment inB, long bOff,
+    public void exchange(Copy copy, MemorySegment inA, long aOff, MemorySegment outB, long bDst, MemorySegment inB, long bOff,
                   MemorySegment outA, long aDst, long abBytes, long baBytes, boolean nonTemporal) {
         if (inA == inB && aOff == bOff) {
             copy(copy, inA, aOff, outA, aDst, abBytes, nonTemporal);       // a rank's own block: one copy
@@ -198,7 +197,7 @@ public final class ItemWorker {
     }
 
     /** Copies {@code bytes}; a range onto itself (in place) is skipped; non-temporal only between native segments. */
-    static void copy(Copy copy, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes,
+    public static void copy(Copy copy, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes,
                      boolean nonTemporal) {
         if (bytes == 0 || Aliasing.sameStart(src, srcOffset, dst, dstOffset)) {
             return;
@@ -219,7 +218,7 @@ public final class ItemWorker {
     }
 
     /** Drops references to the last fold's buffers (so a finished collective's buffers are not kept alive). */
-    void forget() {
+    public void forget() {
         Arrays.fill(srcs, null);
         Arrays.fill(dsts, null);
     }

@@ -1,4 +1,4 @@
-package io.coll4j.kernel.nb;
+package io.coll4j.kernel.algo;
 
 import io.coll4j.Collective;
 import io.coll4j.reductions.Averages;
