@@ -30,7 +30,7 @@ abstract class RankRequests extends RankVocabulary {
     long issued;
 
     /**
-     * Non-blocking {@link #barrier()}: complete once every rank has issued it. Non-blocking calls are
+     * Non-blocking {@link Rank#barrier()}: complete once every rank has issued it. Non-blocking calls are
      * matched across ranks by issue order — every rank must issue the same non-blocking and persistent-init
      * calls in the same order — independently of the blocking collectives. Any number may be outstanding
      * and they may be awaited in any order (see {@link Request}).
@@ -39,27 +39,27 @@ abstract class RankRequests extends RankVocabulary {
         return issue(barrierArgs());
     }
 
-    /** Non-blocking {@link #bcast(MemorySegment, long, DType, int)}. */
+    /** Non-blocking {@link Rank#bcast(MemorySegment, long, DType, int)}. */
     public Request ibcast(MemorySegment buf, long count, DType dtype, int root) {
         return issue(bcastArgs(buf, count, dtype, root));
     }
 
-    /** Non-blocking {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)}. */
+    /** Non-blocking {@link Rank#reduce(MemorySegment, MemorySegment, long, DType, Op, int)}. */
     public Request ireduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         return issue(reduceArgs(send, recv, count, dtype, op, root));
     }
 
-    /** Non-blocking {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)}. */
+    /** Non-blocking {@link Rank#allreduce(MemorySegment, MemorySegment, long, DType, Op)}. */
     public Request iallreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         return issue(allreduceArgs(send, recv, count, dtype, op));
     }
 
-    /** Non-blocking {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)}. */
+    /** Non-blocking {@link Rank#reduceScatter(MemorySegment, MemorySegment, long, DType, Op)}. */
     public Request ireduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         return issue(reduceScatterArgs(send, recv, recvCount, dtype, op));
     }
 
-    /** Non-blocking {@link #allgather(MemorySegment, MemorySegment, long, DType)}. */
+    /** Non-blocking {@link Rank#allgather(MemorySegment, MemorySegment, long, DType)}. */
     public Request iallgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         return issue(allgatherArgs(send, recv, sendCount, dtype));
     }
@@ -307,32 +307,32 @@ abstract class RankRequests extends RankVocabulary {
         return withUserOp(op, () -> exscanInit(send, recv, count, op.dtype(), Op.USER));
     }
 
-    /** Persistent {@link #barrier()} (see {@link PersistentRequest}); issued like a non-blocking call. */
+    /** Persistent {@link Rank#barrier()} (see {@link PersistentRequest}); issued like a non-blocking call. */
     public PersistentRequest barrierInit() {
         return init(barrierArgs());
     }
 
-    /** Persistent {@link #bcast(MemorySegment, long, DType, int)} bound to {@code buf}. */
+    /** Persistent {@link Rank#bcast(MemorySegment, long, DType, int)} bound to {@code buf}. */
     public PersistentRequest bcastInit(MemorySegment buf, long count, DType dtype, int root) {
         return init(bcastArgs(buf, count, dtype, root));
     }
 
-    /** Persistent {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} bound to its buffers. */
+    /** Persistent {@link Rank#reduce(MemorySegment, MemorySegment, long, DType, Op, int)} bound to its buffers. */
     public PersistentRequest reduceInit(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
         return init(reduceArgs(send, recv, count, dtype, op, root));
     }
 
-    /** Persistent {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
+    /** Persistent {@link Rank#allreduce(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
     public PersistentRequest allreduceInit(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         return init(allreduceArgs(send, recv, count, dtype, op));
     }
 
-    /** Persistent {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
+    /** Persistent {@link Rank#reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} bound to its buffers. */
     public PersistentRequest reduceScatterInit(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
         return init(reduceScatterArgs(send, recv, recvCount, dtype, op));
     }
 
-    /** Persistent {@link #allgather(MemorySegment, MemorySegment, long, DType)} bound to its buffers. */
+    /** Persistent {@link Rank#allgather(MemorySegment, MemorySegment, long, DType)} bound to its buffers. */
     public PersistentRequest allgatherInit(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
         return init(allgatherArgs(send, recv, sendCount, dtype));
     }

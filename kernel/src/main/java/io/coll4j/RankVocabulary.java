@@ -143,17 +143,17 @@ abstract class RankVocabulary extends RankEngine {
     // A non-commutative op folds in ascending rank order on every algorithm: the call runs in the
     // reproducible(true) order (CollectiveCall.reproducible), which every algorithm documents as that fold.
 
-    /** {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    /** {@link Rank#allreduce(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
     public void allreduce(MemorySegment send, MemorySegment recv, long count, UserOp op) {
         withUserOp(op, () -> collectives.allreduce(send, recv, count, op.dtype(), Op.USER));
     }
 
-    /** {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} with a user-defined op. */
+    /** {@link Rank#reduce(MemorySegment, MemorySegment, long, DType, Op, int)} with a user-defined op. */
     public void reduce(MemorySegment send, MemorySegment recv, long count, UserOp op, int root) {
         withUserOp(op, () -> collectives.reduce(send, recv, count, op.dtype(), Op.USER, root));
     }
 
-    /** {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    /** {@link Rank#reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
     public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, UserOp op) {
         withUserOp(op, () -> collectives.reduceScatter(send, recv, recvCount, op.dtype(), Op.USER));
     }
