@@ -30,9 +30,10 @@ class ExamplesCliTest {
         assertEquals(0, r.code(), r.err());
         String[] lines = r.out().strip().split("\n");
         assertEquals("workload,impl,threads,problem,time_s,comm_s,check", lines[0]);
-        assertEquals(5, lines.length, r.out());
+        assertEquals(6, lines.length, r.out());
         assertTrue(lines[1].startsWith("cg,coll4j,2,"), lines[1]);
-        assertTrue(lines[4].startsWith("cg,single,1,"), lines[4]);
+        assertTrue(lines[2].startsWith("cg,coll4j-halo,2,"), lines[2]);
+        assertTrue(lines[5].startsWith("cg,single,1,"), lines[5]);
         for (int i = 1; i < lines.length; i++) {
             assertTrue(lines[i].endsWith(",ok"), lines[i]);
         }
