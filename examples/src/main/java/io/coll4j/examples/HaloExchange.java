@@ -3,6 +3,7 @@ package io.coll4j.examples;
 import io.coll4j.GraphTopology;
 import io.coll4j.Neighborhood;
 import io.coll4j.Rank;
+import io.coll4j.Request;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
@@ -97,6 +98,14 @@ final class HaloExchange {
 
     /** Sends this rank's edge planes and receives the ghosts; on return nobody reads this rank's planes any more. */
     void exchange() {
-        neighborhood.alltoallv(vector, sendCounts, sendDispls, ghostSegment, recvCounts, recvDispls, DType.F64);
+        start().await();
+    }
+
+    /**
+     * Starts the exchange: until the request completes, this rank must not write its edge planes (the neighbours
+     * may copy them straight out of the vector) nor read the ghosts.
+     */
+    Request start() {
+        return neighborhood.ialltoallv(vector, sendCounts, sendDispls, ghostSegment, recvCounts, recvDispls, DType.F64);
     }
 }
