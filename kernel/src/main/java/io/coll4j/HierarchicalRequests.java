@@ -156,8 +156,12 @@ final class HierarchicalRequests {
     private List<SpanRequest.Stage> leaderStages(Collective c, MemorySegment send, MemorySegment recv, long count,
                                                  DType dtype, Op op, int root, String what,
                                                  io.coll4j.kernel.nb.VectorCall v) {
-        refuseAcrossProcesses(op, what);
-        boolean ordered = c.reduces() && rank.inRankOrder(op);
+        // a user op folds in the leaders' chain, in Java, with the reducer captured here, while the call is the
+        // UserOp's: the stages run after the call returned, and inside MPI a non-blocking user op's function would
+        // run in whichever later MPI call progresses the request (any thread, MPI_Finalize included), where a
+        // failure could not be charged to its request
+        boolean ordered = c.reduces() && (op == Op.USER || rank.inRankOrder(op));
+        io.coll4j.reductions.Reducer user = op == Op.USER ? rank.requestReducer(op) : null;
         // the most elements one MPI call moves: a process block (every process decides alike), or for reduce-scatter on
         // processes holding different numbers of ranks the whole vector (the leaders allreduce it)
         long perProcess = c == Collective.REDUCE_SCATTER && !span.even() ? count * rank.size()
@@ -186,7 +190,7 @@ final class HierarchicalRequests {
                                                                 long count, DType t, Op o, int r,
                                                                 io.coll4j.kernel.nb.VectorCall v) {
                 return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
-                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v, null), id);
+                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v, o == Op.USER ? user : null), id);
             }
         };
         if (ordered) {
@@ -274,18 +278,5 @@ final class HierarchicalRequests {
             case SCAN, EXSCAN -> count * dtype.size() * span.processes();
             default -> 0;   // the v-variants: their MPI calls refuse a byte count beyond int (MPI_ERR_COUNT) when posted
         };
-    }
-
-    /**
-     * User ops on a request or chain of a team spanning processes: its stages run after the call returned, when the
-     * UserOp that the leaders' folds and MPI's upcall read is no longer the call's. Checked before anything is
-     * shared; {@code what} names the form the user called.
-     */
-    private static void refuseAcrossProcesses(Op op, String what) {
-        if (op == Op.USER) {
-            throw new UnsupportedOperationException("op user is not available on " + what + " of a team spanning"
-                    + " processes: its stages run after the call returned, outside the UserOp's call; the blocking form"
-                    + " takes it");
-        }
     }
 }

@@ -4,6 +4,7 @@ import io.coll4j.Rank;
 import io.coll4j.Request;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.UserOp;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -258,8 +259,9 @@ final class SubTeamVocabulary {
     }
 
     /**
-     * The requests whose schedules follow the per-process blocks (once refused on these sub-teams): posted together,
-     * awaited in reverse.
+     * The requests whose schedules follow the per-process blocks (once refused on these sub-teams), and a user op's,
+     * which folds in the leaders' chain with the op captured when the request was made: posted together, awaited in
+     * reverse.
      */
     private void layoutRequests(long n, int root) {
         MemorySegment ga = buffers.of(DType.F64, n * s);
@@ -274,7 +276,9 @@ final class SubTeamVocabulary {
         long[] displs = reversed(counts);
         MemorySegment gv = buffers.of(DType.F64, total(counts));
         Request d = sub.iallgatherv(mine(counts[me]), counts[me], gv, counts, displs, DType.F64);
-        for (Request r : new Request[]{d, c, b, a}) {
+        MemorySegment user = buffers.of(DType.F64, n);
+        Request e = sub.iallreduce(mine(n), user, n, PLUS_ONE);
+        for (Request r : new Request[]{e, d, c, b, a}) {
             r.await();
         }
         if (me == root) {
@@ -283,7 +287,11 @@ final class SubTeamVocabulary {
         expect("ialltoall", aa, 0, n * s, i -> value((int) (i / n), me * n + i % n));
         expect("iscan", sc, 0, n, i -> sumUpTo(me, i));
         expectBlocks("iallgatherv", gv, counts, displs, this::value);
+        expect("iallreduce user", user, 0, n, i -> sumUpTo(s - 1, i) + s - 1);
     }
+
+    /** Commutative and not built in: s contributions give their sum plus s − 1. */
+    private static final UserOp PLUS_ONE = UserOp.ofDoubles("plus-one", true, (x, y) -> x + y + 1);
 
     private static void fill(MemorySegment m, long from, long n, LongToDoubleFunction v) {
         for (long i = 0; i < n; i++) {
