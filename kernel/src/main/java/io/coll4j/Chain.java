@@ -32,14 +32,16 @@ import java.util.List;
  * stage starts when the chain reaches it, so its inputs may be produced by the stage before; local steps
  * run on this rank's thread while it polls or waits on the chain.
  *
+ * <p>A chain takes every collective of {@link Collective}, with the checks and ops of its blocking method (a
+ * v-collective's count arrays are copied when it is added).
+ *
  * <p>{@link #allreducePipelined} cuts one allreduce into chunks posted together, each followed by a local
  * step: while this rank runs the step of chunk k, its peers (waiting on their chains) already combine
  * chunk k + 1.
  */
 public final class Chain {
-    /** One stage as declared: a collective's arguments, or a local step. */
-    private record Declared(Collective collective, MemorySegment send, MemorySegment recv, long count, DType dtype,
-                            Op op, int root, Runnable local, boolean early, UserOp user) {
+    /** One stage as declared: a collective's checked arguments (with its UserOp for Op.USER), or a local step. */
+    private record Declared(RankRequests.CallArgs call, Runnable local, boolean early, UserOp user) {
     }
 
     /** The local step of a pipeline chunk: elements {@code [first, first + count)} of the receive buffer are final. */
@@ -56,59 +58,113 @@ public final class Chain {
         this.rank = rank;
     }
 
-    private Chain add(Collective c, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
-        rank.validate(c, send, recv, count, dtype, op, root);
-        stages.add(new Declared(c, send, recv, count, dtype, op, root, null, false, null));
+    private Chain add(RankRequests.CallArgs call) {
+        stages.add(new Declared(call, null, false, null));
         return this;
     }
 
-    /** A reduction with a user-defined op: validated as by the rank's UserOp overload, folded with {@code op}'s function. */
-    private Chain add(Collective c, MemorySegment send, MemorySegment recv, long count, UserOp op, int root) {
-        rank.withUserOp(op, () -> {
-            rank.validate(c, send, recv, count, op.dtype(), Op.USER, root);
-            return null;
-        });
-        stages.add(new Declared(c, send, recv, count, op.dtype(), Op.USER, root, null, false, op));
+    /** A reduction with a user-defined op: checked as by the rank's UserOp overload, folded with {@code op}'s function. */
+    private Chain add(UserOp op, java.util.function.Supplier<RankRequests.CallArgs> checked) {
+        stages.add(new Declared(rank.withUserOp(op, checked), null, false, op));
         return this;
     }
 
     public Chain barrier() {
-        return add(Collective.BARRIER, null, null, 0, null, null, -1);
+        return add(rank.barrierArgs());
     }
 
     public Chain bcast(MemorySegment buf, long count, DType dtype, int root) {
-        return add(Collective.BCAST, buf, buf, count, dtype, null, root);
+        return add(rank.bcastArgs(buf, count, dtype, root));
     }
 
     public Chain reduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int root) {
-        return add(Collective.REDUCE, send, recv, count, dtype, op, root);
+        return add(rank.reduceArgs(send, recv, count, dtype, op, root));
     }
 
     public Chain allreduce(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
-        return add(Collective.ALLREDUCE, send, recv, count, dtype, op, -1);
+        return add(rank.allreduceArgs(send, recv, count, dtype, op));
     }
 
     public Chain reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DType dtype, Op op) {
-        return add(Collective.REDUCE_SCATTER, send, recv, recvCount, dtype, op, -1);
+        return add(rank.reduceScatterArgs(send, recv, recvCount, dtype, op));
+    }
+
+    public Chain allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
+        return add(rank.allgatherArgs(send, recv, sendCount, dtype));
+    }
+
+    public Chain gather(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        return add(rank.gatherArgs(send, recv, count, dtype, root));
+    }
+
+    public Chain scatter(MemorySegment send, MemorySegment recv, long count, DType dtype, int root) {
+        return add(rank.scatterArgs(send, recv, count, dtype, root));
+    }
+
+    public Chain alltoall(MemorySegment send, MemorySegment recv, long count, DType dtype) {
+        return add(rank.alltoallArgs(send, recv, count, dtype));
+    }
+
+    public Chain scan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        return add(rank.scanArgs(Collective.SCAN, send, recv, count, dtype, op));
+    }
+
+    public Chain exscan(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
+        return add(rank.scanArgs(Collective.EXSCAN, send, recv, count, dtype, op));
+    }
+
+    public Chain gatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                         DType dtype, int root) {
+        return add(rank.gathervArgs(send, sendCount, recv, recvCounts, displs, dtype, root));
+    }
+
+    public Chain scatterv(MemorySegment send, long[] sendCounts, long[] displs, MemorySegment recv, long recvCount,
+                          DType dtype, int root) {
+        return add(rank.scattervArgs(send, sendCounts, displs, recv, recvCount, dtype, root));
+    }
+
+    public Chain allgatherv(MemorySegment send, long sendCount, MemorySegment recv, long[] recvCounts, long[] displs,
+                            DType dtype) {
+        return add(rank.allgathervArgs(send, sendCount, recv, recvCounts, displs, dtype));
+    }
+
+    public Chain reduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, DType dtype, Op op) {
+        return add(rank.reduceScatterVArgs(send, recv, recvCounts, dtype, op));
+    }
+
+    public Chain alltoallv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                           long[] recvCounts, long[] recvDispls, DType dtype) {
+        return add(rank.alltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, dtype));
     }
 
     /** {@link #reduce(MemorySegment, MemorySegment, long, DType, Op, int)} with a user-defined op (rank order, as blocking). */
     public Chain reduce(MemorySegment send, MemorySegment recv, long count, UserOp op, int root) {
-        return add(Collective.REDUCE, send, recv, count, op, root);
+        return add(op, () -> rank.reduceArgs(send, recv, count, op.dtype(), Op.USER, root));
     }
 
     /** {@link #allreduce(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
     public Chain allreduce(MemorySegment send, MemorySegment recv, long count, UserOp op) {
-        return add(Collective.ALLREDUCE, send, recv, count, op, -1);
+        return add(op, () -> rank.allreduceArgs(send, recv, count, op.dtype(), Op.USER));
     }
 
     /** {@link #reduceScatter(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
     public Chain reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, UserOp op) {
-        return add(Collective.REDUCE_SCATTER, send, recv, recvCount, op, -1);
+        return add(op, () -> rank.reduceScatterArgs(send, recv, recvCount, op.dtype(), Op.USER));
     }
 
-    public Chain allgather(MemorySegment send, MemorySegment recv, long sendCount, DType dtype) {
-        return add(Collective.ALLGATHER, send, recv, sendCount, dtype, null, -1);
+    /** {@link #reduceScatterV(MemorySegment, MemorySegment, long[], DType, Op)} with a user-defined op. */
+    public Chain reduceScatterV(MemorySegment send, MemorySegment recv, long[] recvCounts, UserOp op) {
+        return add(op, () -> rank.reduceScatterVArgs(send, recv, recvCounts, op.dtype(), Op.USER));
+    }
+
+    /** {@link #scan(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    public Chain scan(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return add(op, () -> rank.scanArgs(Collective.SCAN, send, recv, count, op.dtype(), Op.USER));
+    }
+
+    /** {@link #exscan(MemorySegment, MemorySegment, long, DType, Op)} with a user-defined op. */
+    public Chain exscan(MemorySegment send, MemorySegment recv, long count, UserOp op) {
+        return add(op, () -> rank.scanArgs(Collective.EXSCAN, send, recv, count, op.dtype(), Op.USER));
     }
 
     /** A local step: runs on this rank's thread once every earlier stage of the chain is complete here. */
@@ -116,7 +172,7 @@ public final class Chain {
         if (localStep == null) {
             throw new IllegalArgumentException("localStep must not be null");
         }
-        stages.add(new Declared(null, null, null, 0, null, null, -1, localStep, false, null));
+        stages.add(new Declared(null, localStep, false, null));
         return this;
     }
 
@@ -127,7 +183,7 @@ public final class Chain {
      */
     public Chain allreducePipelined(MemorySegment send, MemorySegment recv, long count, DType dtype, Op op, int chunks,
                                     ChunkStep afterChunk) {
-        rank.validate(Collective.ALLREDUCE, send, recv, count, dtype, op, -1);
+        rank.allreduceArgs(send, recv, count, dtype, op);
         if (chunks < 1) {
             throw new IllegalArgumentException("chunks must be >= 1, got " + chunks);
         }
@@ -141,9 +197,10 @@ public final class Chain {
             long n = Math.min(per, count - first);
             MemorySegment s = send.asSlice(first * es, n * es);
             MemorySegment r = send == recv ? s : recv.asSlice(first * es, n * es);
-            stages.add(new Declared(Collective.ALLREDUCE, s, r, n, dtype, op, -1, null, true, null));
+            stages.add(new Declared(new RankRequests.CallArgs(Collective.ALLREDUCE, s, r, n, dtype, op, -1, null), null,
+                    true, null));
             long f = first;
-            stages.add(new Declared(null, null, null, 0, null, null, -1, () -> afterChunk.accept(f, n), false, null));
+            stages.add(new Declared(null, () -> afterChunk.accept(f, n), false, null));
             if (count == 0) {
                 break;
             }
@@ -171,8 +228,7 @@ public final class Chain {
             if (d.local() != null) {
                 run.add(new ChainRequest.Stage(null, d.local(), false));
             } else {
-                CollectiveRequest r = rank.joinStage(d.collective(), d.send(), d.recv(), d.count(), d.dtype(), d.op(), d.root(),
-                        d.user());
+                CollectiveRequest r = rank.joinStage(d.call(), d.user());
                 run.add(new ChainRequest.Stage(r, null, d.early()));
             }
         }
@@ -183,7 +239,8 @@ public final class Chain {
      * The chain on a team that spans processes: each collective expands into its leader algorithm's stages
      * (local, the leader's MPI non-blocking call, local) followed by a fence, each local step into a step, all
      * run as one {@link SpanRequest}. A pipeline's chunks run one after the other (their MPI calls keep the
-     * chain's order), each followed by its step.
+     * chain's order), each followed by its step. A user op's stages are made while the call is its UserOp's, so
+     * they capture its reducer.
      */
     private Request startAcrossProcesses() {
         List<SpanRequest.Stage> run = new ArrayList<>();
@@ -191,8 +248,10 @@ public final class Chain {
             if (d.local() != null) {
                 run.add(new SpanRequest.Step(d.local()));
             } else {
-                run.addAll(rank.spanRequests.stages(d.collective(), d.send(), d.recv(), d.count(), d.dtype(), d.op(), d.root(),
-                        "chained " + d.collective().cliName()));
+                RankRequests.CallArgs a = d.call();
+                java.util.function.Supplier<List<SpanRequest.Stage>> expand = () -> rank.spanRequests.stages(a.c(), a.send(),
+                        a.recv(), a.count(), a.dtype(), a.op(), a.root(), "chained " + a.c().cliName(), a.call());
+                run.addAll(d.user() == null ? expand.get() : rank.withUserOp(d.user(), expand));
                 run.add(new SpanRequest.Fence());
             }
         }

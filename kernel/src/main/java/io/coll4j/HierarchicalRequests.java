@@ -37,10 +37,6 @@ import java.util.List;
  * rank whose team spans processes; the blocking compositions are {@link HierarchicalCollectives}'.
  */
 final class HierarchicalRequests {
-    /** The requests a sub-team across processes with different numbers of ranks per process takes (their schedules follow the layout). */
-    private static final java.util.Set<Collective> UNEVEN_REQUESTS = java.util.EnumSet.of(Collective.BARRIER,
-            Collective.BCAST, Collective.REDUCE, Collective.ALLREDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER);
-
     private final RankRequests rank;
     private final SpanGroup span;
     private final LocalCollectives local;
@@ -160,14 +156,12 @@ final class HierarchicalRequests {
     private List<SpanRequest.Stage> leaderStages(Collective c, MemorySegment send, MemorySegment recv, long count,
                                                  DType dtype, Op op, int root, String what,
                                                  io.coll4j.kernel.nb.VectorCall v) {
-        refuseAcrossProcesses(op, what);
-        boolean ordered = c.reduces() && rank.inRankOrder(op);
-        if (!span.even() && (ordered || !UNEVEN_REQUESTS.contains(c))) {
-            // the request schedules of these assume one T in every process (their blocks and counts per process)
-            throw new UnsupportedOperationException(what + (ordered ? " of a reproducible(true) team" : "") + " is not "
-                    + "available on a sub-team across processes whose processes hold different numbers of ranks; the "
-                    + "blocking form is, and the requests of barrier, bcast, reduce, allreduce, reduce-scatter and allgather");
-        }
+        // a user op folds in the leaders' chain, in Java, with the reducer captured here, while the call is the
+        // UserOp's: the stages run after the call returned, and inside MPI a non-blocking user op's function would
+        // run in whichever later MPI call progresses the request (any thread, MPI_Finalize included), where a
+        // failure could not be charged to its request
+        boolean ordered = c.reduces() && (op == Op.USER || rank.inRankOrder(op));
+        io.coll4j.reductions.Reducer user = op == Op.USER ? rank.requestReducer(op) : null;
         // the most elements one MPI call moves: a process block (every process decides alike), or for reduce-scatter on
         // processes holding different numbers of ranks the whole vector (the leaders allreduce it)
         long perProcess = c == Collective.REDUCE_SCATTER && !span.even() ? count * rank.size()
@@ -196,7 +190,7 @@ final class HierarchicalRequests {
                                                                 long count, DType t, Op o, int r,
                                                                 io.coll4j.kernel.nb.VectorCall v) {
                 return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine,
-                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v, null), id);
+                        engine.join(n, id, lc, count, t, o, r, true, ls, lr, v, o == Op.USER ? user : null), id);
             }
         };
         if (ordered) {
@@ -272,30 +266,17 @@ final class HierarchicalRequests {
 
     /**
      * The extent in bytes of the data-movement MPI call of collective {@code c}'s schedule (the whole buffer its
-     * byte displacements index; 0 for the typed calls): gather and scatter move P process blocks of T·count
-     * elements, alltoall P blocks of T·T·count per process, scan P process totals of count.
+     * byte displacements index; 0 for the typed calls): gather and scatter move every rank's count elements,
+     * alltoall at most T_max·count per rank and process, scan P process totals of count. From the layout every
+     * process shares, so every process refuses alike.
      */
     private long bytesOfOneMpiCall(Collective c, long count, DType dtype) {
-        int t = local.localSize();
-        long processes = rank.team.processes();
+        long ranks = span.globalSize();
         return switch (c) {
-            case GATHER, SCATTER -> count * dtype.size() * t * processes;
-            case ALLTOALL -> count * dtype.size() * t * t * processes;
-            case SCAN, EXSCAN -> count * dtype.size() * processes;
+            case GATHER, SCATTER -> count * dtype.size() * ranks;
+            case ALLTOALL -> count * dtype.size() * span.maxCount() * ranks;
+            case SCAN, EXSCAN -> count * dtype.size() * span.processes();
             default -> 0;   // the v-variants: their MPI calls refuse a byte count beyond int (MPI_ERR_COUNT) when posted
         };
-    }
-
-    /**
-     * User ops on a request or chain of a team spanning processes: its stages run after the call returned, when the
-     * UserOp that the leaders' folds and MPI's upcall read is no longer the call's. Checked before anything is
-     * shared; {@code what} names the form the user called.
-     */
-    private static void refuseAcrossProcesses(Op op, String what) {
-        if (op == Op.USER) {
-            throw new UnsupportedOperationException("op user is not available on " + what + " of a team spanning"
-                    + " processes: its stages run after the call returned, outside the UserOp's call; the blocking form"
-                    + " takes it");
-        }
     }
 }

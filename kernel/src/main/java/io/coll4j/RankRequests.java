@@ -506,15 +506,13 @@ abstract class RankRequests extends RankVocabulary {
     }
 
     /** Joins a chain's collective stage under the next issue number; the chain posts it when the stage is reached. */
-    io.coll4j.kernel.nb.CollectiveRequest joinStage(Collective c, MemorySegment send, MemorySegment recv, long count,
-                                                     DType dtype, Op op, int root, UserOp user) {
+    io.coll4j.kernel.nb.CollectiveRequest joinStage(CallArgs a, UserOp user) {
         if (context.isAborted()) {
             throw context.abortedException(id);
         }
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
-        MemorySegment r = c == Collective.REDUCE && id != root ? null : recv;
-        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, c, count, dtype, op, root, false, send, r, null,
-                op == Op.USER ? user.reducer() : null);
+        io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, a.c(), a.count(), a.dtype(), a.op(), a.root(), false,
+                a.send(), a.recv(), a.call(), a.op() == Op.USER ? user.reducer() : null);
         return io.coll4j.kernel.nb.CollectiveRequest.unposted(engine, x, id);
     }
 }

@@ -74,10 +74,10 @@ public final class LeaderAllgatherv {
         int t = local.localSize();
         int me = local.localId();
         int processes = g.processes();
-        int n = t * processes;
+        int n = g.globalSize();
         long es = dtype.size();
         List<SpanRequest.Stage> s = new ArrayList<>(4);
-        if (t == 1) {
+        if (g.oneEach()) {
             int mine = g.globalId(me);
             long[] counts = VectorCounts.bytes(recvCounts, es);
             long[] at = VectorCounts.bytes(displs, es);
@@ -91,7 +91,7 @@ public final class LeaderAllgatherv {
         long[] packed = SpanGroup.starts(recvCounts, 0, n, es);
         long total = processStarts[processes - 1] + processCounts[processes - 1];
         MemorySegment whole = SpanGroup.requestBuffer(total);
-        int first = g.process() * t;
+        int first = g.globalId(0);
         long[] localCounts = java.util.Arrays.copyOfRange(recvCounts, first, first + t);
         long[] localDispls = SpanGroup.starts(recvCounts, first, t, 1);
         MemorySegment mineBlock = me == 0 ? whole.asSlice(processStarts[g.process()], processCounts[g.process()]) : null;

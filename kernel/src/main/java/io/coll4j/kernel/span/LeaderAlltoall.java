@@ -87,6 +87,11 @@ public final class LeaderAlltoall {
      */
     public static List<SpanRequest.Stage> schedule(SpanGroup g, LocalOps local, LocalJoin join, MemorySegment send,
                                                    MemorySegment recv, long count, DType dtype) {
+        if (!g.even()) {
+            long[] counts = SpanGroup.equal(g.globalSize(), count);
+            long[] displs = SpanGroup.starts(counts, 0, counts.length, 1);
+            return LeaderAlltoallv.schedule(g, local, join, send, counts, displs, recv, counts, displs, dtype);
+        }
         ProcessSpan span = g.span();
         int t = local.localSize();
         int processes = g.processes();

@@ -167,11 +167,10 @@ public final class LeaderAlltoallv {
         ProcessSpan span = g.span();
         int t = local.localSize();
         int me = local.localId();
-        int processes = g.processes();
-        int n = t * processes;
+        int n = g.globalSize();
         long es = dtype.size();
         List<SpanRequest.Stage> s = new ArrayList<>(9);
-        if (t == 1) {
+        if (g.oneEach()) {
             long[] sc = VectorCounts.bytes(sendCounts, es);
             long[] sd = VectorCounts.bytes(sendDispls, es);
             long[] rc = VectorCounts.bytes(recvCounts, es);
@@ -256,6 +255,8 @@ public final class LeaderAlltoallv {
         private long es;
         private int t;
         private int processes;
+        /** The layout: process q's ranks are global ids first(q) .. first(q) + count(q) − 1. */
+        private SpanGroup g;
 
         void derive(SpanGroup g, MemorySegment counts, int t, long es) {
             if (sc != null) {
@@ -264,7 +265,8 @@ public final class LeaderAlltoallv {
             this.t = t;
             this.es = es;
             this.processes = g.processes();
-            int n = t * processes;
+            this.g = g;
+            int n = g.globalSize();
             sc = new long[t][];
             rc = new long[t][];
             sourceTotals = new long[t];
@@ -279,8 +281,8 @@ public final class LeaderAlltoallv {
             fromProcess = new long[processes];
             for (int q = 0; q < processes; q++) {
                 for (int j = 0; j < t; j++) {
-                    toProcess[q] += SpanGroup.sum(sc[j], q * t, t) * es;
-                    fromProcess[q] += SpanGroup.sum(rc[j], q * t, t) * es;
+                    toProcess[q] += SpanGroup.sum(sc[j], g.first(q), g.count(q)) * es;
+                    fromProcess[q] += SpanGroup.sum(rc[j], g.first(q), g.count(q)) * es;
                 }
             }
             toAt = SpanGroup.starts(toProcess, 0, processes, 1);
@@ -297,8 +299,8 @@ public final class LeaderAlltoallv {
             long w = 0;
             for (int q = 0; q < processes; q++) {
                 for (int j = 0; j < t; j++) {
-                    long run = SpanGroup.sum(sc[j], q * t, t) * es;
-                    MemorySegment.copy(sources, sourceAt[j] + SpanGroup.sum(sc[j], 0, q * t) * es, grouped, w, run);
+                    long run = SpanGroup.sum(sc[j], g.first(q), g.count(q)) * es;
+                    MemorySegment.copy(sources, sourceAt[j] + SpanGroup.sum(sc[j], 0, g.first(q)) * es, grouped, w, run);
                     w += run;
                 }
             }
@@ -310,9 +312,9 @@ public final class LeaderAlltoallv {
             long[] destStart = SpanGroup.starts(destTotals, 0, t, es);
             long r = 0;
             for (int p = 0; p < processes; p++) {
-                for (int j = 0; j < t; j++) {
+                for (int j = 0; j < g.count(p); j++) {
                     for (int d = 0; d < t; d++) {
-                        long bytes = rc[d][p * t + j] * es;
+                        long bytes = rc[d][g.first(p) + j] * es;
                         MemorySegment.copy(arrived, r, byDest, destStart[d] + destAt[d], bytes);
                         destAt[d] += bytes;
                         r += bytes;

@@ -63,18 +63,18 @@ public final class LeaderGather {
         int t = local.localSize();
         Rooted r = Rooted.of(g, local, root);
         long processBytes = count * dtype.size() * t;
-        long[][] blocks = g.processBlocks(count * dtype.size());   // even layout (uneven spans refuse requests): T blocks of count each
+        long[][] blocks = g.processBlocks(count * dtype.size());   // by process: {bytes, start}
         List<SpanRequest.Stage> s = new ArrayList<>(3);
         if (t == 1) {
-            boolean inPlace = r.atRoot() && SpanGroup.startsAt(send, recv, r.rootProcess() * processBytes);
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(send, recv, blocks[1][r.rootProcess()]);
             s.add(new SpanRequest.Inter(() -> span.igatherv(span.requests(), inPlace ? null : send, processBytes,
                     r.atRoot() ? recv : null, blocks[0], blocks[1], r.rootProcess())));
             return s;
         }
         int me = local.localId();
-        long wholeBytes = processBytes * g.processes();
+        long wholeBytes = count * dtype.size() * g.globalSize();
         MemorySegment all = me != 0 || !r.atRoot() ? null : r.rootLocal() == 0 ? recv : SpanGroup.requestBuffer(wholeBytes);
-        MemorySegment block = me != 0 ? null : r.atRoot() ? all.asSlice(r.rootProcess() * processBytes, processBytes)
+        MemorySegment block = me != 0 ? null : r.atRoot() ? all.asSlice(blocks[1][r.rootProcess()], processBytes)
                 : SpanGroup.requestBuffer(processBytes);
         s.add(new SpanRequest.Local(join.join(Collective.GATHER, send, block, count, dtype, null, 0)));
         if (me == 0) {
@@ -83,7 +83,7 @@ public final class LeaderGather {
         }
         if (r.atRoot() && r.rootLocal() != 0) {
             s.add(new SpanRequest.Local(join.joinOnly(Collective.SCATTERV, me, t, r.rootLocal(), recv, all,
-                    count * t * g.processes(), dtype)));
+                    count * g.globalSize(), dtype)));
         }
         return s;
     }

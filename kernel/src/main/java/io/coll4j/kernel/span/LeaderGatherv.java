@@ -88,7 +88,7 @@ public final class LeaderGatherv {
         long es = dtype.size();
         Rooted r = Rooted.of(g, local, root);
         List<SpanRequest.Stage> s = new ArrayList<>(6);
-        if (t == 1) {
+        if (g.oneEach()) {
             long[] at = r.atRoot() ? VectorCounts.bytes(displs, es) : null;
             long[] counts = r.atRoot() ? VectorCounts.bytes(recvCounts, es) : null;
             boolean inPlace = r.atRoot() && SpanGroup.startsAt(send, recv, at[r.rootProcess()]);

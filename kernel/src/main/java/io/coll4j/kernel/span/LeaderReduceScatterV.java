@@ -71,7 +71,7 @@ public final class LeaderReduceScatterV {
         if (me == 0) {
             s.add(new SpanRequest.Inter(() -> span.iallreduce(span.requests(), null, whole, total, dtype, op)));
         }
-        int first = g.process() * t;
+        int first = g.globalId(0);
         long[] localCounts = java.util.Arrays.copyOfRange(recvCounts, first, first + t);
         long[] localDispls = java.util.Arrays.copyOfRange(offsets, first, first + t);
         s.add(new SpanRequest.Local(join.join(Collective.SCATTERV, whole, recv, dtype, 0,

@@ -61,10 +61,10 @@ public final class LeaderScatter {
         int t = local.localSize();
         Rooted r = Rooted.of(g, local, root);
         long processBytes = count * dtype.size() * t;
-        long[][] blocks = g.processBlocks(count * dtype.size());   // even layout (uneven spans refuse requests): T blocks of count each
+        long[][] blocks = g.processBlocks(count * dtype.size());   // by process: {bytes, start}
         List<SpanRequest.Stage> s = new ArrayList<>(3);
         if (t == 1) {
-            boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, r.rootProcess() * processBytes);
+            boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, blocks[1][r.rootProcess()]);
             s.add(new SpanRequest.Inter(() -> span.iscatterv(span.requests(), r.atRoot() ? send : null, blocks[0], blocks[1],
                     inPlace ? null : recv, processBytes, r.rootProcess())));
             return s;
@@ -72,9 +72,9 @@ public final class LeaderScatter {
         int me = local.localId();
         MemorySegment all = null;
         if (r.atRoot() && r.rootLocal() != 0) {
-            all = me == 0 ? SpanGroup.requestBuffer(processBytes * g.processes()) : null;
+            all = me == 0 ? SpanGroup.requestBuffer(count * dtype.size() * g.globalSize()) : null;
             s.add(new SpanRequest.Local(join.joinOnly(Collective.GATHERV, me, t, r.rootLocal(), send, all,
-                    count * t * g.processes(), dtype)));
+                    count * g.globalSize(), dtype)));
         } else if (r.atRoot() && me == 0) {
             all = send;
         }

@@ -87,7 +87,7 @@ public final class LeaderScatterv {
         long es = dtype.size();
         Rooted r = Rooted.of(g, local, root);
         List<SpanRequest.Stage> s = new ArrayList<>(6);
-        if (t == 1) {
+        if (g.oneEach()) {
             long[] at = r.atRoot() ? VectorCounts.bytes(displs, es) : null;
             long[] counts = r.atRoot() ? VectorCounts.bytes(sendCounts, es) : null;
             boolean inPlace = r.atRoot() && SpanGroup.startsAt(recv, send, at[r.rootProcess()]);

@@ -66,7 +66,7 @@ final class VectorCounts {
         int t = local.localSize();
         int me = local.localId();
         if (atRootProcess) {
-            int n = t * g.processes();
+            int n = g.globalSize();
             MemorySegment cell = SpanGroup.requestBuffer(8L * n);
             if (me == rootLocal) {
                 MemorySegment.copy(globalCounts, 0, cell, ValueLayout.JAVA_LONG, 0, n);
