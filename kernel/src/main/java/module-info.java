@@ -24,6 +24,8 @@ module io.coll4j {
     exports io.coll4j.kernel.sync to io.coll4j.jcstress;
     exports io.coll4j.kernel.nb to io.coll4j.jcstress;
     exports io.coll4j.kernel.span to io.coll4j.mpi, io.coll4j.cli;
+    // an MPI job on one host runs its teams over the shared mapping (coll4j-mpi MpiProvider)
+    exports io.coll4j.kernel.span.shm to io.coll4j.mpi;
     // JFR reads the event classes' fields and annotations reflectively
     exports io.coll4j.kernel.events to jdk.jfr, io.coll4j.cli;
 

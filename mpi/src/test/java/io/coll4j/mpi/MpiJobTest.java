@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -52,6 +53,9 @@ class MpiJobTest {
         cmd.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xss1m"));
         // a crash's report in the temporary directory, not in the working directory of the build
         cmd.add("-XX:ErrorFile=" + Path.of(System.getProperty("java.io.tmpdir"), "coll4j-mpi-hs_err_%p.log"));
+        // this suite tests MPI as the transport: a job on one host would otherwise run over the shared mapping
+        // (MpiProvider), which SharedMappingJobTest tests; a jvmArgs -D given after this one wins
+        cmd.add("-Dcoll4j.mpi.sharedMapping=false");
         cmd.addAll(jvmArgs);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CrossProcessDriver.class.getName()));
         cmd.addAll(List.of(args));
@@ -85,6 +89,16 @@ class MpiJobTest {
         assertEquals(0, job.exit(), job.output());
         assertTrue(job.output().contains("cross-process OK: " + processes + " processes x " + ranks + " ranks"), job.output());
         assertTrue(job.output().contains("MPI_THREAD_" + level.toUpperCase(java.util.Locale.ROOT)), job.output());
+    }
+
+    @Test
+    void aJobOnOneHostRunsOverTheSharedMappingWithMpiAsItsLauncher() throws Exception {
+        // mpirun's processes all on this host: MPI agrees on the mapping's name, the collectives run over the mapping
+        Job job = mpirun(2, List.of("-Dcoll4j.mpi.sharedMapping=true"), "check-core", "2");
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("cross-process OK: 2 processes x 2 ranks"), job.output());
+        assertTrue(job.output().contains("shared mapping") && job.output().contains("agreed through MPI"), job.output());
+        assertFalse(job.output().contains("MPI_THREAD_"), job.output());
     }
 
     @Test

@@ -71,6 +71,8 @@ public final class SharedMemorySpan implements ProcessSpan {
     private final boolean sub;
     private final String host;
     private boolean closed;
+    /** The span of the MPI job that started these processes ({@link #closeAfter}), or null. */
+    private ProcessSpan launcher;
     /** The blocks {@link #allocate} took for this span's team: offset → bytes, given back at close. */
     private final java.util.HashMap<Long, Long> blocks = new java.util.HashMap<>();
 
@@ -171,7 +173,8 @@ public final class SharedMemorySpan implements ProcessSpan {
     @Override
     public String describe() {
         return "shared mapping " + m.path + " (unlinked once mapped), " + members.length + " processes"
-                + (sub ? " (a sub-team's channels)" : "") + ", slices of " + (m.slotBytes >> 10) + " KiB, no MPI";
+                + (sub ? " (a sub-team's channels)" : "") + ", slices of " + (m.slotBytes >> 10) + " KiB"
+                + (launcher != null ? ", its name agreed through MPI (every process of the MPI job on this host)" : ", no MPI");
     }
 
     @Override
@@ -647,5 +650,20 @@ public final class SharedMemorySpan implements ProcessSpan {
         }
         blocks.clear();
         m.release();
+        if (launcher != null) {
+            launcher.close();
+        }
+    }
+
+    /**
+     * Makes this span the transport of an MPI job whose processes all run on this host: {@code launcher} (the job's
+     * MPI span, which agreed on the mapping's name) stays open while the team lives, so MPI is finalised only after
+     * the mapping is released, and closes with this span.
+     */
+    public synchronized void closeAfter(ProcessSpan launcher) {
+        if (this.launcher != null) {
+            throw new IllegalStateException("shared mapping: the span already closes after " + this.launcher.describe());
+        }
+        this.launcher = launcher;
     }
 }
