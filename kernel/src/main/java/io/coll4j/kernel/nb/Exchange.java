@@ -89,8 +89,12 @@ public final class Exchange {
     /** Joins and releases over every use (nothing is reset): use u is joined at p·u, released at p·u. */
     private final AtomicLong joined = new AtomicLong();
     private final AtomicLong released = new AtomicLong();
-    /** The last use each rank joined (0: none). */
+    /**
+     * The last use each rank joined (0: none), a line per rank ({@link #LINE} longs): read only to name the ranks a
+     * timeout waits for, so each rank's store stays in its own cache instead of taking a shared line at every call.
+     */
     private final AtomicLongArray joinedBy;
+    private static final int LINE = 16;
     final RoundCounters counters;
     /** The schedule's algorithm name ({@code collbench list}'s, or the engine's own schedule's). */
     private final String algorithm;
@@ -140,7 +144,7 @@ public final class Exchange {
         this.vector = schedule.vector();
         this.send = new MemorySegment[p];
         this.recv = new MemorySegment[p];
-        this.joinedBy = new AtomicLongArray(p);
+        this.joinedBy = new AtomicLongArray(p * LINE);
         this.postedBy = new AtomicLongArray(p);
         if (schedule.steps() instanceof Steps.Parts pt) {
             this.parts = pt;
@@ -171,10 +175,10 @@ public final class Exchange {
             if (owned) {
                 // a stamp line per rank, no payload
                 this.rankStride = 128;
-                this.stageArray = new long[p * 16];
-                this.partStride = 16;
-                this.partClaim = new AtomicLongArray(p * 16);
-                this.partDone = new AtomicLongArray(p * 16);
+                this.stageArray = new long[p * LINE];
+                this.partStride = LINE;
+                this.partClaim = new AtomicLongArray(p * LINE);
+                this.partDone = new AtomicLongArray(p * LINE);
             } else {
                 this.rankStride = 0;
                 this.stageArray = null;
@@ -228,7 +232,7 @@ public final class Exchange {
         if (vector != null) {
             vector.register(rank, call);
         }
-        joinedBy.set(rank, use);
+        joinedBy.set(rank * LINE, use);
         return joined.incrementAndGet() == p * use;
     }
 
@@ -276,7 +280,7 @@ public final class Exchange {
     List<Integer> notJoined() {
         List<Integer> m = new ArrayList<>();
         for (int q = 0; q < p; q++) {
-            if (joinedBy.get(q) < use) {
+            if (joinedBy.get(q * LINE) < use) {
                 m.add(q);
             }
         }
