@@ -93,6 +93,51 @@ class RequestAlgorithmTest {
         }
     }
 
+    /**
+     * Reduce, reduce-scatter and allgather requests run the steps of their catalogue algorithm ({@code direct},
+     * {@code direct}, {@code push}): staged parts while a rank's contribution fits the staging regions, per-rank
+     * items beyond; {@code explain} names it. The results are checked by NonBlockingCollectivesTest and
+     * RequestOpsMatrixTest on the same paths.
+     */
+    @Test
+    void reduceReduceScatterAllgatherRequestsRunTheirCatalogueSteps() {
+        Map<Collective, String> named = Map.of(Collective.REDUCE, "direct", Collective.REDUCE_SCATTER, "direct",
+                Collective.ALLGATHER, "push");
+        for (int p : new int[]{1, 2, 3}) {
+            try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(30)).build()) {
+                Queue<String> problems = new ConcurrentLinkedQueue<>();
+                team.run(rank -> {
+                    Arena arena = Arena.ofAuto();
+                    for (long n : new long[]{1, 7, 32, 33, 4099}) {
+                        for (Map.Entry<Collective, String> e : named.entrySet()) {
+                            Collective c = e.getKey();
+                            Op op = c == Collective.ALLGATHER ? null : Op.SUM;
+                            String explain = rank.plan(c, n, DType.F64, op).explain();
+                            if (!explain.contains("request (non-blocking, persistent, chained): " + e.getValue())) {
+                                problems.add(c.cliName() + " of " + n + ": explain says " + explain);
+                            }
+                            // a rank's contribution: reduce-scatter's input holds p blocks
+                            long contribution = n * 8 * (c == Collective.REDUCE_SCATTER ? p : 1);
+                            MemorySegment send = arena.allocate(n * 8 * p, 64);
+                            MemorySegment recv = arena.allocate(n * 8 * p, 64);
+                            Request r = switch (c) {
+                                case REDUCE -> rank.ireduce(send, recv, n, DType.F64, Op.SUM, 0);
+                                case REDUCE_SCATTER -> rank.ireduceScatter(send, recv, n, DType.F64, Op.SUM);
+                                default -> rank.iallgather(send, recv, n, DType.F64);
+                            };
+                            Exchange x = ((CollectiveRequest) r).exchange();
+                            if (!x.algorithm().equals(e.getValue()) || x.staged() != contribution <= 256) {
+                                problems.add(c.cliName() + " of " + n + " ran " + x.algorithm() + " (staged " + x.staged() + ")");
+                            }
+                            r.await();
+                        }
+                    }
+                });
+                assertTrue(problems.isEmpty(), "p=" + p + ": " + problems);
+            }
+        }
+    }
+
     @Test
     void forcedResumableAlgorithmIsUsedByRequests() {
         for (int p : new int[]{2, 3}) {

@@ -15,14 +15,12 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The engine's own sliced schedule, for the collectives whose algorithms in the catalogue have no resumable
- * steps yet (allreduce's are {@code PushAllreduce}'s, bcast's {@code DirectBcast}'s, barrier's {@code CentralBarrier}'s):
+ * steps yet (allreduce's are {@code PushAllreduce}'s, bcast's {@code DirectBcast}'s, barrier's {@code CentralBarrier}'s,
+ * reduce's {@code DirectReduce}'s, reduce-scatter's {@code DirectReduceScatter}'s, allgather's {@code PushAllgather}'s):
  * the work is cut into items of whole cache lines
  * ({@link ItemSlicing}), each reading its inputs in place from the ranks' send buffers and writing its output
  * into every receive buffer that needs it:
  * <pre>
- * reduce     item j        fold slice j of every send → slice j of recv_root
- * reduce-scatter (q, j)    fold slice j of block q of every send → recv_q
- * allgather  (q, j)        copy slice j of send_q → block q of every recv
  * gather     (q, j)        copy slice j of send_q → block q of recv_root
  * scatter    (q, j)        copy slice j of block q of send_root → recv_q
  * alltoall   (a ≤ b, j)    slice j of block b of send_a → block a of recv_b, and of block a of send_b →
@@ -70,7 +68,7 @@ final class EngineItems implements Steps.Items {
 
     /** Collectives whose items are (block q, slice j): one block per rank, cut into slices. */
     private static boolean blocked(Collective c) {
-        return c == Collective.REDUCE_SCATTER || c == Collective.ALLGATHER || c == Collective.GATHER || c == Collective.SCATTER;
+        return c == Collective.GATHER || c == Collective.SCATTER;
     }
 
     /** Unordered pairs (q, s), q ≤ s, of p ranks: the alltoall's items per slice. */
@@ -111,29 +109,6 @@ final class EngineItems implements Steps.Items {
         long n = Math.min(sliceElements, count - first);
         long bytes = n * es;
         switch (collective) {
-            case REDUCE -> {
-                for (int s = 0; s < p; s++) {
-                    w.source(s, send[s], first * es);
-                }
-                w.dest(0, recv[root], first * es);
-                w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
-                Averaging.divide(collective, op, dtype, root, p, recv[root], first * es, n);
-            }
-            case REDUCE_SCATTER -> {
-                long src = (q * count + first) * es;
-                for (int s = 0; s < p; s++) {
-                    w.source(s, send[s], src);
-                }
-                w.dest(0, recv[(int) q], first * es);
-                w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
-                Averaging.divide(collective, op, dtype, q, p, recv[(int) q], first * es, n);
-            }
-            case ALLGATHER -> {
-                long dst = (q * count + first) * es;
-                for (int s = 0; s < p; s++) {
-                    ItemWorker.copy(copy, send[(int) q], first * es, recv[s], dst, bytes, nonTemporal);
-                }
-            }
             // in place at the root its own block is the same range: copy() skips it
             case GATHER -> ItemWorker.copy(copy, send[(int) q], first * es, recv[root], (q * count + first) * es, bytes, nonTemporal);
             case SCATTER -> ItemWorker.copy(copy, send[root], (q * count + first) * es, recv[(int) q], first * es, bytes, nonTemporal);

@@ -14,12 +14,10 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The engine's own staged schedule, for the collectives whose algorithms in the catalogue have no resumable
- * steps yet (allreduce's are {@code FlatAllreduce}'s, bcast's {@code FlatBcast}'s): each rank stages its contribution ({@link Exchange}'s
- * staging regions), and rank q's part computes its result from the staged copies:
+ * steps yet (allreduce's are {@code FlatAllreduce}'s, bcast's {@code FlatBcast}'s, reduce's, reduce-scatter's and
+ * allgather's those of {@code DirectReduce}, {@code DirectReduceScatter}, {@code PushAllgather}): each rank stages its
+ * contribution ({@link Exchange}'s staging regions), and rank q's part computes its result from the staged copies:
  * <pre>
- * reduce          the root folds the p staged vectors in rank order
- * allgather       the p staged vectors, in rank order
- * reduce-scatter  fold of block q of the p staged vectors
  * gather          the root copies the p staged vectors
  * scatter         block q of the root's staged vector
  * alltoall        block q of every staged vector
@@ -55,7 +53,7 @@ final class EngineParts implements Steps.Parts {
     /** Bytes a rank contributes to a call of {@code c}: what staging would carry. */
     static long contribution(Collective c, long count, int es, int p) {
         return switch (c) {
-            case REDUCE_SCATTER, SCATTER, ALLTOALL -> count * es * p;
+            case SCATTER, ALLTOALL -> count * es * p;
             default -> count * es;
         };
     }
@@ -75,27 +73,6 @@ final class EngineParts implements Steps.Parts {
         MemorySegment staging = in.segment();
         long n = count;
         switch (collective) {
-            case REDUCE -> {
-                if (q == root) {
-                    for (int s = 0; s < p; s++) {
-                        w.source(s, staging, in.at(s));
-                    }
-                    w.fold(reducer, dtype, recv[q], 0, p, n);
-                    Averaging.divide(collective, op, dtype, q, p, recv[q], 0, n);
-                }
-            }
-            case ALLGATHER -> {
-                for (int s = 0; s < p; s++) {
-                    MemorySegment.copy(staging, in.at(s), recv[q], s * n * es, n * es);
-                }
-            }
-            case REDUCE_SCATTER -> {
-                for (int s = 0; s < p; s++) {
-                    w.source(s, staging, in.at(s) + q * n * es);
-                }
-                w.fold(reducer, dtype, recv[q], 0, p, n);
-                Averaging.divide(collective, op, dtype, q, p, recv[q], 0, n);
-            }
             case GATHER -> {
                 if (q == root) {
                     for (int s = 0; s < p; s++) {
