@@ -94,39 +94,45 @@ class RequestAlgorithmTest {
     }
 
     /**
-     * Reduce, reduce-scatter and allgather requests run the steps of their catalogue algorithm ({@code direct},
-     * {@code direct}, {@code push}): staged parts while a rank's contribution fits the staging regions, per-rank
-     * items beyond; {@code explain} names it. The results are checked by NonBlockingCollectivesTest and
-     * RequestOpsMatrixTest on the same paths.
+     * Reduce, reduce-scatter, allgather, scan and exscan requests run the steps of their catalogue algorithm: staged
+     * parts while a rank's contribution fits the staging regions, items beyond ({@code direct}, {@code direct},
+     * {@code push} both ways; scans {@code direct}'s parts, then {@code chain}'s items); {@code explain} names it.
+     * The results are checked by NonBlockingCollectivesTest and RequestOpsMatrixTest on the same paths.
      */
     @Test
-    void reduceReduceScatterAllgatherRequestsRunTheirCatalogueSteps() {
-        Map<Collective, String> named = Map.of(Collective.REDUCE, "direct", Collective.REDUCE_SCATTER, "direct",
-                Collective.ALLGATHER, "push");
+    void movedCollectivesRequestsRunTheirCatalogueSteps() {
+        Collective[] moved = {Collective.REDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER, Collective.SCAN,
+                Collective.EXSCAN};
         for (int p : new int[]{1, 2, 3}) {
             try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(30)).build()) {
                 Queue<String> problems = new ConcurrentLinkedQueue<>();
                 team.run(rank -> {
                     Arena arena = Arena.ofAuto();
                     for (long n : new long[]{1, 7, 32, 33, 4099}) {
-                        for (Map.Entry<Collective, String> e : named.entrySet()) {
-                            Collective c = e.getKey();
+                        for (Collective c : moved) {
+                            // a rank's contribution: reduce-scatter's input holds p blocks
+                            boolean staged = n * 8 * (c == Collective.REDUCE_SCATTER ? p : 1) <= 256;
+                            String expected = switch (c) {
+                                case ALLGATHER -> "push";
+                                case SCAN, EXSCAN -> staged ? "direct" : "chain";
+                                default -> "direct";
+                            };
                             Op op = c == Collective.ALLGATHER ? null : Op.SUM;
                             String explain = rank.plan(c, n, DType.F64, op).explain();
-                            if (!explain.contains("request (non-blocking, persistent, chained): " + e.getValue())) {
+                            if (!explain.contains("request (non-blocking, persistent, chained): " + expected)) {
                                 problems.add(c.cliName() + " of " + n + ": explain says " + explain);
                             }
-                            // a rank's contribution: reduce-scatter's input holds p blocks
-                            long contribution = n * 8 * (c == Collective.REDUCE_SCATTER ? p : 1);
                             MemorySegment send = arena.allocate(n * 8 * p, 64);
                             MemorySegment recv = arena.allocate(n * 8 * p, 64);
                             Request r = switch (c) {
                                 case REDUCE -> rank.ireduce(send, recv, n, DType.F64, Op.SUM, 0);
                                 case REDUCE_SCATTER -> rank.ireduceScatter(send, recv, n, DType.F64, Op.SUM);
+                                case SCAN -> rank.iscan(send, recv, n, DType.F64, Op.SUM);
+                                case EXSCAN -> rank.iexscan(send, recv, n, DType.F64, Op.SUM);
                                 default -> rank.iallgather(send, recv, n, DType.F64);
                             };
                             Exchange x = ((CollectiveRequest) r).exchange();
-                            if (!x.algorithm().equals(e.getValue()) || x.staged() != contribution <= 256) {
+                            if (!x.algorithm().equals(expected) || x.staged() != staged) {
                                 problems.add(c.cliName() + " of " + n + " ran " + x.algorithm() + " (staged " + x.staged() + ")");
                             }
                             r.await();

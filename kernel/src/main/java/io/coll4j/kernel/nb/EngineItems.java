@@ -16,7 +16,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * The engine's own sliced schedule, for the collectives whose algorithms in the catalogue have no resumable
  * steps yet (allreduce's are {@code PushAllreduce}'s, bcast's {@code DirectBcast}'s, barrier's {@code CentralBarrier}'s,
- * reduce's {@code DirectReduce}'s, reduce-scatter's {@code DirectReduceScatter}'s, allgather's {@code PushAllgather}'s):
+ * reduce's {@code DirectReduce}'s, reduce-scatter's {@code DirectReduceScatter}'s, allgather's {@code PushAllgather}'s,
+ * scan's and exscan's {@code ChainScan}'s):
  * the work is cut into items of whole cache lines
  * ({@link ItemSlicing}), each reading its inputs in place from the ranks' send buffers and writing its output
  * into every receive buffer that needs it:
@@ -25,8 +26,6 @@ import java.lang.foreign.MemorySegment;
  * scatter    (q, j)        copy slice j of block q of send_root → recv_q
  * alltoall   (a ≤ b, j)    slice j of block b of send_a → block a of recv_b, and of block a of send_b →
  *                          block b of recv_a, both read before either is written (one item per pair)
- * scan, exscan  item j     slice j through a private accumulator, ranks in order: read send_q, then
- *                          write recv_q (scan: acc op send_q; exscan: acc before folding send_q)
  * </pre>
  * Every output element is written by exactly one item, after that item read all of its inputs that the
  * output may alias (a rank's own buffer in place), so in place is safe; stores are non-temporal iff
@@ -120,12 +119,6 @@ final class EngineItems implements Steps.Items {
                 long inA = (b * count + first) * es;
                 long inB = (a * count + first) * es;
                 w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, bytes, nonTemporal);
-            }
-            case SCAN, EXSCAN -> {
-                w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
-                for (int r = 0; r < p; r++) {
-                    Averaging.divide(collective, op, dtype, r, p, recv[r], first * es, n);
-                }
             }
             default -> throw new IllegalStateException("no sliced schedule for " + collective);
         }

@@ -15,13 +15,13 @@ import java.lang.foreign.MemorySegment;
 /**
  * The engine's own staged schedule, for the collectives whose algorithms in the catalogue have no resumable
  * steps yet (allreduce's are {@code FlatAllreduce}'s, bcast's {@code FlatBcast}'s, reduce's, reduce-scatter's and
- * allgather's those of {@code DirectReduce}, {@code DirectReduceScatter}, {@code PushAllgather}): each rank stages its
+ * allgather's those of {@code DirectReduce}, {@code DirectReduceScatter}, {@code PushAllgather}, scan's and exscan's
+ * {@code DirectScan}'s): each rank stages its
  * contribution ({@link Exchange}'s staging regions), and rank q's part computes its result from the staged copies:
  * <pre>
  * gather          the root copies the p staged vectors
  * scatter         block q of the root's staged vector
  * alltoall        block q of every staged vector
- * scan, exscan    fold of the staged vectors 0..q (exscan: 0..q−1; rank 0 untouched)
  * </pre>
  * The sources are copies, never an alias of a receive buffer, so in place is safe.
  */
@@ -84,16 +84,6 @@ final class EngineParts implements Steps.Parts {
             case ALLTOALL -> {
                 for (int s = 0; s < p; s++) {
                     MemorySegment.copy(staging, in.at(s) + q * n * es, recv[q], s * n * es, n * es);
-                }
-            }
-            case SCAN, EXSCAN -> {
-                int k = collective == Collective.SCAN ? q + 1 : q;   // exscan: rank 0's recv is not written
-                if (k > 0) {
-                    for (int s = 0; s < k; s++) {
-                        w.source(s, staging, in.at(s));
-                    }
-                    w.fold(reducer, dtype, recv[q], 0, k, n);
-                    Averaging.divide(collective, op, dtype, q, p, recv[q], 0, n);
                 }
             }
             default -> throw new IllegalStateException("no staged schedule for " + collective);
