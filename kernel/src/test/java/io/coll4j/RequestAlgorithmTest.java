@@ -94,15 +94,16 @@ class RequestAlgorithmTest {
     }
 
     /**
-     * Reduce, reduce-scatter, allgather, scan and exscan requests run the steps of their catalogue algorithm: staged
-     * parts while a rank's contribution fits the staging regions, items beyond ({@code direct}, {@code direct},
-     * {@code push} both ways; scans {@code direct}'s parts, then {@code chain}'s items); {@code explain} names it.
+     * Reduce, reduce-scatter, allgather, gather, scatter, scan and exscan requests run the steps of their catalogue
+     * algorithm: staged parts while a rank's contribution fits the staging regions, items beyond ({@code direct},
+     * {@code direct}, {@code push}, {@code push} both ways; scatter {@code flat}'s parts, then {@code direct}'s items;
+     * scans {@code direct}'s parts, then {@code chain}'s items); {@code explain} names it.
      * The results are checked by NonBlockingCollectivesTest and RequestOpsMatrixTest on the same paths.
      */
     @Test
     void movedCollectivesRequestsRunTheirCatalogueSteps() {
-        Collective[] moved = {Collective.REDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER, Collective.SCAN,
-                Collective.EXSCAN};
+        Collective[] moved = {Collective.REDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER, Collective.GATHER,
+                Collective.SCATTER, Collective.SCAN, Collective.EXSCAN};
         for (int p : new int[]{1, 2, 3}) {
             try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(30)).build()) {
                 Queue<String> problems = new ConcurrentLinkedQueue<>();
@@ -110,14 +111,16 @@ class RequestAlgorithmTest {
                     Arena arena = Arena.ofAuto();
                     for (long n : new long[]{1, 7, 32, 33, 4099}) {
                         for (Collective c : moved) {
-                            // a rank's contribution: reduce-scatter's input holds p blocks
-                            boolean staged = n * 8 * (c == Collective.REDUCE_SCATTER ? p : 1) <= 256;
+                            // a rank's contribution: reduce-scatter's input and scatter's root's buffer hold p blocks
+                            boolean blocks = c == Collective.REDUCE_SCATTER || c == Collective.SCATTER;
+                            boolean staged = n * 8 * (blocks ? p : 1) <= 256;
                             String expected = switch (c) {
-                                case ALLGATHER -> "push";
+                                case ALLGATHER, GATHER -> "push";
+                                case SCATTER -> staged ? "flat" : "direct";
                                 case SCAN, EXSCAN -> staged ? "direct" : "chain";
                                 default -> "direct";
                             };
-                            Op op = c == Collective.ALLGATHER ? null : Op.SUM;
+                            Op op = c.reduces() ? Op.SUM : null;
                             String explain = rank.plan(c, n, DType.F64, op).explain();
                             if (!explain.contains("request (non-blocking, persistent, chained): " + expected)) {
                                 problems.add(c.cliName() + " of " + n + ": explain says " + explain);
@@ -129,6 +132,8 @@ class RequestAlgorithmTest {
                                 case REDUCE_SCATTER -> rank.ireduceScatter(send, recv, n, DType.F64, Op.SUM);
                                 case SCAN -> rank.iscan(send, recv, n, DType.F64, Op.SUM);
                                 case EXSCAN -> rank.iexscan(send, recv, n, DType.F64, Op.SUM);
+                                case GATHER -> rank.igather(send, recv, n, DType.F64, 0);
+                                case SCATTER -> rank.iscatter(send, recv, n, DType.F64, 0);
                                 default -> rank.iallgather(send, recv, n, DType.F64);
                             };
                             Exchange x = ((CollectiveRequest) r).exchange();
