@@ -5,6 +5,7 @@ import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
 import io.coll4j.kernel.algo.Resumable;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
@@ -124,7 +125,7 @@ public final class PushAllgather extends AbstractAlgorithm implements Resumable 
     }
 
     /** send_q into block q of every receive buffer, one item per rank (see the class comment). */
-    private static final class Items implements Steps.Items {
+    private static final class Items implements PerRankItems {
         private final int p;
         private final long block;
         private final io.coll4j.bindings.copy.Copy copy;
@@ -138,13 +139,8 @@ public final class PushAllgather extends AbstractAlgorithm implements Resumable 
         }
 
         @Override
-        public long items() {
+        public int ranks() {
             return p;
-        }
-
-        @Override
-        public boolean perRank() {
-            return true;
         }
 
         @Override

@@ -10,6 +10,7 @@ import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
 import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
 import io.coll4j.kernel.algo.Resumable;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
@@ -145,18 +146,8 @@ public final class PushGather extends AbstractAlgorithm implements Resumable {
     }
 
     /** Item q writes send_q into block q of the root's buffer. */
-    private record Rendezvous(int p, int root, long block, io.coll4j.bindings.copy.Copy copy, boolean nonTemporal)
-            implements Steps.Items {
-        @Override
-        public long items() {
-            return p;
-        }
-
-        @Override
-        public boolean perRank() {
-            return true;
-        }
-
+    private record Rendezvous(int ranks, int root, long block, io.coll4j.bindings.copy.Copy copy, boolean nonTemporal)
+            implements PerRankItems {
         @Override
         public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
             int q = (int) i;

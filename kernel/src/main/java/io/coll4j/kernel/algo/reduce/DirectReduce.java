@@ -6,6 +6,7 @@ import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
 import io.coll4j.kernel.algo.Resumable;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
@@ -168,7 +169,7 @@ public final class DirectReduce extends AbstractAlgorithm implements Resumable {
     }
 
     /** Block q of every send buffer folded into the root's buffer, one item per rank (see the class comment). */
-    private static final class Items implements Steps.Items {
+    private static final class Items implements PerRankItems {
         private final int p;
         private final int root;
         private final int es;
@@ -192,13 +193,8 @@ public final class DirectReduce extends AbstractAlgorithm implements Resumable {
         }
 
         @Override
-        public long items() {
+        public int ranks() {
             return p;
-        }
-
-        @Override
-        public boolean perRank() {
-            return true;
         }
 
         @Override

@@ -7,6 +7,7 @@ import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
 import io.coll4j.kernel.algo.Resumable;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
@@ -139,7 +140,7 @@ public final class DirectReduceScatter extends AbstractAlgorithm implements Resu
     }
 
     /** Block q of every send buffer folded into recv_q, one item per rank (see the class comment). */
-    private static final class Items implements Steps.Items {
+    private static final class Items implements PerRankItems {
         private final int p;
         private final long count;
         private final long block;
@@ -161,13 +162,8 @@ public final class DirectReduceScatter extends AbstractAlgorithm implements Resu
         }
 
         @Override
-        public long items() {
+        public int ranks() {
             return p;
-        }
-
-        @Override
-        public boolean perRank() {
-            return true;
         }
 
         @Override

@@ -8,12 +8,11 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
-import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
 import io.coll4j.kernel.algo.Resumable;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
-import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 
@@ -95,18 +94,8 @@ public final class DirectScatter extends AbstractAlgorithm implements Resumable 
     }
 
     /** Item q copies block q of the root's send buffer into recv_q. */
-    private record Items(int p, int root, long block, io.coll4j.bindings.copy.Copy copy, boolean nonTemporal)
-            implements Steps.Items {
-        @Override
-        public long items() {
-            return p;
-        }
-
-        @Override
-        public boolean perRank() {
-            return true;
-        }
-
+    private record Items(int ranks, int root, long block, io.coll4j.bindings.copy.Copy copy, boolean nonTemporal)
+            implements PerRankItems {
         @Override
         public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
             int q = (int) i;
