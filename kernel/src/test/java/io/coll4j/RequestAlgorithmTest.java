@@ -93,6 +93,62 @@ class RequestAlgorithmTest {
         }
     }
 
+    /**
+     * Reduce, reduce-scatter, allgather, gather, scatter, scan and exscan requests run the steps of their catalogue
+     * algorithm: staged parts while a rank's contribution fits the staging regions, items beyond ({@code direct},
+     * {@code direct}, {@code push}, {@code push} both ways; scatter {@code flat}'s parts, then {@code direct}'s items;
+     * scans {@code direct}'s parts, then {@code chain}'s items); {@code explain} names it.
+     * The results are checked by NonBlockingCollectivesTest and RequestOpsMatrixTest on the same paths.
+     */
+    @Test
+    void movedCollectivesRequestsRunTheirCatalogueSteps() {
+        Collective[] moved = {Collective.REDUCE, Collective.REDUCE_SCATTER, Collective.ALLGATHER, Collective.GATHER,
+                Collective.SCATTER, Collective.SCAN, Collective.EXSCAN};
+        for (int p : new int[]{1, 2, 3}) {
+            try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(30)).build()) {
+                Queue<String> problems = new ConcurrentLinkedQueue<>();
+                team.run(rank -> {
+                    Arena arena = Arena.ofAuto();
+                    for (long n : new long[]{1, 7, 32, 33, 4099}) {
+                        for (Collective c : moved) {
+                            // a rank's contribution: reduce-scatter's input and scatter's root's buffer hold p blocks
+                            boolean blocks = c == Collective.REDUCE_SCATTER || c == Collective.SCATTER;
+                            boolean staged = n * 8 * (blocks ? p : 1) <= 256;
+                            String expected = switch (c) {
+                                case ALLGATHER, GATHER -> "push";
+                                case SCATTER -> staged ? "flat" : "direct";
+                                case SCAN, EXSCAN -> staged ? "direct" : "chain";
+                                default -> "direct";
+                            };
+                            Op op = c.reduces() ? Op.SUM : null;
+                            String explain = rank.plan(c, n, DType.F64, op).explain();
+                            if (!explain.contains("request (non-blocking, persistent, chained): " + expected)) {
+                                problems.add(c.cliName() + " of " + n + ": explain says " + explain);
+                            }
+                            MemorySegment send = arena.allocate(n * 8 * p, 64);
+                            MemorySegment recv = arena.allocate(n * 8 * p, 64);
+                            Request r = switch (c) {
+                                case REDUCE -> rank.ireduce(send, recv, n, DType.F64, Op.SUM, 0);
+                                case REDUCE_SCATTER -> rank.ireduceScatter(send, recv, n, DType.F64, Op.SUM);
+                                case SCAN -> rank.iscan(send, recv, n, DType.F64, Op.SUM);
+                                case EXSCAN -> rank.iexscan(send, recv, n, DType.F64, Op.SUM);
+                                case GATHER -> rank.igather(send, recv, n, DType.F64, 0);
+                                case SCATTER -> rank.iscatter(send, recv, n, DType.F64, 0);
+                                default -> rank.iallgather(send, recv, n, DType.F64);
+                            };
+                            Exchange x = ((CollectiveRequest) r).exchange();
+                            if (!x.algorithm().equals(expected) || x.staged() != staged) {
+                                problems.add(c.cliName() + " of " + n + " ran " + x.algorithm() + " (staged " + x.staged() + ")");
+                            }
+                            r.await();
+                        }
+                    }
+                });
+                assertTrue(problems.isEmpty(), "p=" + p + ": " + problems);
+            }
+        }
+    }
+
     @Test
     void forcedResumableAlgorithmIsUsedByRequests() {
         for (int p : new int[]{2, 3}) {

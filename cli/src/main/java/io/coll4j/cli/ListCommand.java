@@ -34,7 +34,8 @@ final class ListCommand implements Callable<Integer> {
             out.println(c.cliName());
             for (CollectiveAlgorithm a : AlgorithmCatalog.of(c)) {
                 String summary = AlgorithmCatalog.isBaseline(a) ? "(baseline, never auto) " + a.summary()
-                        : a instanceof io.coll4j.kernel.algo.Resumable ? "(requests too) " + a.summary() : a.summary();
+                        // a v-collective's requests run the engine's VectorBlocks (its creator may not know the others' counts)
+                        : a instanceof io.coll4j.kernel.algo.Resumable && !c.vector() ? "(requests too) " + a.summary() : a.summary();
                 out.printf("  %-14s %s  %s%n", a.name(), summary, a.seed());
             }
         }

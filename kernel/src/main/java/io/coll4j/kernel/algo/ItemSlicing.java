@@ -29,6 +29,23 @@ public final class ItemSlicing {
         return Math.max(1, sliceBytes(total, p, maxSliceBytes) / es);
     }
 
+    /**
+     * Whether a request whose ranks contribute {@code bytes} each runs as {@link Steps.Parts} (the contributions
+     * travel in the staging regions: one hand-over of flag and data per round, and a rank's request completes with
+     * its own part) rather than as items over the buffers in place (a post, then the items' own hand-over).
+     */
+    public static boolean staged(long bytes) {
+        return bytes <= STAGE_MAX_BYTES;
+    }
+
+    /**
+     * Predicted time of staged parts awaited at once: one hand-over of flag and data, {@code polled} staged lines
+     * read (the copies and folds of at most 256 B per rank are below the model's resolution) [PAMI §3.4].
+     */
+    public static double stagedCost(io.coll4j.kernel.model.MachineModel m, int polled) {
+        return polled == 0 ? m.callOverhead() : m.callOverhead() + CopyCost.flag(m) + CopyCost.poll(m, polled);
+    }
+
     /** Items of {@code count} elements cut into slices of {@code sliceElements}. */
     public static long items(long count, long sliceElements) {
         return (count + sliceElements - 1) / sliceElements;

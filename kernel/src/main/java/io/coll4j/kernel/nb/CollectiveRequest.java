@@ -30,6 +30,8 @@ public final class CollectiveRequest implements PersistentRequest {
     private final Exchange x;
     private final int rank;
     private final boolean persistent;
+    /** The exchange's round this request's first (a one-shot request's only) round is. */
+    private final long firstRound;
     private long round;
     private boolean active;
     private boolean closed;
@@ -48,6 +50,10 @@ public final class CollectiveRequest implements PersistentRequest {
         this.x = x;
         this.rank = rank;
         this.persistent = persistent;
+        // a one-shot request is its exchange's current use, one round of it (a pooled exchange's rounds go on
+        // from its last call's: ExchangePool); a persistent request's rounds are its starts
+        this.firstRound = persistent ? 1 : x.use;
+        this.round = firstRound - 1;
     }
 
     /** Issues a one-shot collective: posts its single round at once. */
@@ -69,7 +75,7 @@ public final class CollectiveRequest implements PersistentRequest {
 
     /** Posts a chain stage's single round (its inputs are ready). */
     public void post() {
-        if (round != 0) {
+        if (posted()) {
             throw new IllegalStateException("already posted");
         }
         throwIfFailed();
@@ -78,7 +84,7 @@ public final class CollectiveRequest implements PersistentRequest {
 
     /** True once posted (a one-shot request or a posted chain stage). */
     public boolean posted() {
-        return round > 0;
+        return round >= firstRound;
     }
 
     /**
@@ -108,7 +114,7 @@ public final class CollectiveRequest implements PersistentRequest {
     /** True when the posted round is complete (observing it, as {@link #isDone} does, without progressing). */
     boolean completed() {
         throwIfFailed();
-        if (round == 0) {
+        if (!posted()) {
             return false;
         }
         if (active && x.done(rank, round)) {
@@ -287,6 +293,10 @@ public final class CollectiveRequest implements PersistentRequest {
         finishEvent(null);
         if (future != null) {
             engine.settle(x);
+        }
+        if (!persistent) {
+            // last: once every rank's request got here, the exchange may serve another call (ExchangePool)
+            engine.release(x, rank);
         }
         return true;
     }

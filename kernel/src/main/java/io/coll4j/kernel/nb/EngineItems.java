@@ -2,47 +2,31 @@ package io.coll4j.kernel.nb;
 
 import io.coll4j.Collective;
 import io.coll4j.bindings.copy.Copy;
-import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
-import io.coll4j.reductions.DType;
-import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * The engine's own sliced schedule, for the collectives whose algorithms in the catalogue have no resumable
- * steps yet (allreduce's are {@code PushAllreduce}'s, bcast's {@code DirectBcast}'s, barrier's {@code CentralBarrier}'s):
- * the work is cut into items of whole cache lines
- * ({@link ItemSlicing}), each reading its inputs in place from the ranks' send buffers and writing its output
- * into every receive buffer that needs it:
+ * The engine's own sliced schedule, left for alltoall, the one collective whose catalogue algorithms have no
+ * resumable steps (every other collective's requests run its catalogue algorithm's steps, docs/design.md, "One
+ * contract for every form"). Why not theirs: in place, the blocking direct and push alltoall stage a rank's outgoing
+ * blocks in its scratch first ({@code AlltoallStaging}), a per-call copy steps cannot own; the pairs below are safe
+ * in place without it. The work is cut into items of whole cache lines ({@link ItemSlicing}):
  * <pre>
- * reduce     item j        fold slice j of every send → slice j of recv_root
- * reduce-scatter (q, j)    fold slice j of block q of every send → recv_q
- * allgather  (q, j)        copy slice j of send_q → block q of every recv
- * gather     (q, j)        copy slice j of send_q → block q of recv_root
- * scatter    (q, j)        copy slice j of block q of send_root → recv_q
  * alltoall   (a ≤ b, j)    slice j of block b of send_a → block a of recv_b, and of block a of send_b →
  *                          block b of recv_a, both read before either is written (one item per pair)
- * scan, exscan  item j     slice j through a private accumulator, ranks in order: read send_q, then
- *                          write recv_q (scan: acc op send_q; exscan: acc before folding send_q)
  * </pre>
  * Every output element is written by exactly one item, after that item read all of its inputs that the
  * output may alias (a rank's own buffer in place), so in place is safe; stores are non-temporal iff
  * W = 2·p·s exceeds the cache [YHCCL §4.2].
  */
 final class EngineItems implements Steps.Items {
-    private final Collective collective;
     private final int p;
-    private final int root;
     private final long count;
     private final int es;
-    private final DType dtype;
-    private final Op op;
-    private final Reducer reducer;
     private final Copy copy;
     private final long sliceElements;
     private final long itemsPerBlock;
@@ -50,27 +34,19 @@ final class EngineItems implements Steps.Items {
     private final boolean nonTemporal;
 
     EngineItems(StepCall c) {
-        this.collective = c.collective();
+        if (c.collective() != Collective.ALLTOALL) {
+            throw new IllegalStateException("no engine schedule for " + c.collective() + ": its catalogue algorithm has steps");
+        }
         this.p = c.ranks();
-        this.root = c.root();
         this.count = c.count();
         this.es = c.elementSize();
-        this.dtype = c.dtype();
-        this.op = c.op();
-        this.reducer = c.reducer();
         this.copy = c.copy();
-        long total = blocked(collective) || collective == Collective.ALLTOALL ? count * es * p : count * es;
+        long total = count * es * p;
         this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
-        // per block (reduce-scatter, allgather) or per vector: count elements, cut into slices
+        // per block: count elements, cut into slices
         this.sliceElements = ItemSlicing.sliceElements(total, p, c.maxSliceBytes(), es);
         this.itemsPerBlock = ItemSlicing.items(count, sliceElements);
-        this.items = blocked(collective) ? itemsPerBlock * p
-                : collective == Collective.ALLTOALL ? itemsPerBlock * pairs(p) : itemsPerBlock;
-    }
-
-    /** Collectives whose items are (block q, slice j): one block per rank, cut into slices. */
-    private static boolean blocked(Collective c) {
-        return c == Collective.REDUCE_SCATTER || c == Collective.ALLGATHER || c == Collective.GATHER || c == Collective.SCATTER;
+        this.items = itemsPerBlock * pairs(p);
     }
 
     /** Unordered pairs (q, s), q ≤ s, of p ranks: the alltoall's items per slice. */
@@ -101,58 +77,15 @@ final class EngineItems implements Steps.Items {
 
     @Override
     public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
-        long q = 0;
-        long j = i;
-        if (blocked(collective) || collective == Collective.ALLTOALL) {
-            q = i / itemsPerBlock;
-            j = i % itemsPerBlock;
-        }
-        long first = j * sliceElements;
-        long n = Math.min(sliceElements, count - first);
-        long bytes = n * es;
-        switch (collective) {
-            case REDUCE -> {
-                for (int s = 0; s < p; s++) {
-                    w.source(s, send[s], first * es);
-                }
-                w.dest(0, recv[root], first * es);
-                w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
-                Averaging.divide(collective, op, dtype, root, p, recv[root], first * es, n);
-            }
-            case REDUCE_SCATTER -> {
-                long src = (q * count + first) * es;
-                for (int s = 0; s < p; s++) {
-                    w.source(s, send[s], src);
-                }
-                w.dest(0, recv[(int) q], first * es);
-                w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
-                Averaging.divide(collective, op, dtype, q, p, recv[(int) q], first * es, n);
-            }
-            case ALLGATHER -> {
-                long dst = (q * count + first) * es;
-                for (int s = 0; s < p; s++) {
-                    ItemWorker.copy(copy, send[(int) q], first * es, recv[s], dst, bytes, nonTemporal);
-                }
-            }
-            // in place at the root its own block is the same range: copy() skips it
-            case GATHER -> ItemWorker.copy(copy, send[(int) q], first * es, recv[root], (q * count + first) * es, bytes, nonTemporal);
-            case SCATTER -> ItemWorker.copy(copy, send[root], (q * count + first) * es, recv[(int) q], first * es, bytes, nonTemporal);
-            case ALLTOALL -> {
-                // pair (a, b): block b of send_a → block a of recv_b and block a of send_b → block b of recv_a, both
-                // read before either is written, so a rank in place (recv == send) loses nothing
-                int a = pairFirst(p, q);
-                int b = pairSecond(p, q);
-                long inA = (b * count + first) * es;
-                long inB = (a * count + first) * es;
-                w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, bytes, nonTemporal);
-            }
-            case SCAN, EXSCAN -> {
-                w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
-                for (int r = 0; r < p; r++) {
-                    Averaging.divide(collective, op, dtype, r, p, recv[r], first * es, n);
-                }
-            }
-            default -> throw new IllegalStateException("no sliced schedule for " + collective);
-        }
+        long q = i / itemsPerBlock;
+        long first = i % itemsPerBlock * sliceElements;
+        long bytes = Math.min(sliceElements, count - first) * es;
+        // pair (a, b): block b of send_a → block a of recv_b and block a of send_b → block b of recv_a, both
+        // read before either is written, so a rank in place (recv == send) loses nothing
+        int a = pairFirst(p, q);
+        int b = pairSecond(p, q);
+        long inA = (b * count + first) * es;
+        long inB = (a * count + first) * es;
+        w.exchange(copy, send[a], inA, recv[b], inB, send[b], inB, recv[a], inA, bytes, bytes, nonTemporal);
     }
 }

@@ -1,63 +1,34 @@
 package io.coll4j.kernel.nb;
 
 import io.coll4j.Collective;
-import io.coll4j.bindings.copy.Copy;
-import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.ItemWorker;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
-import io.coll4j.reductions.DType;
-import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * The engine's own staged schedule, for the collectives whose algorithms in the catalogue have no resumable
- * steps yet (allreduce's are {@code FlatAllreduce}'s, bcast's {@code FlatBcast}'s): each rank stages its contribution ({@link Exchange}'s
- * staging regions), and rank q's part computes its result from the staged copies:
- * <pre>
- * reduce          the root folds the p staged vectors in rank order
- * allgather       the p staged vectors, in rank order
- * reduce-scatter  fold of block q of the p staged vectors
- * gather          the root copies the p staged vectors
- * scatter         block q of the root's staged vector
- * alltoall        block q of every staged vector
- * scan, exscan    fold of the staged vectors 0..q (exscan: 0..q−1; rank 0 untouched)
- * </pre>
- * The sources are copies, never an alias of a receive buffer, so in place is safe.
+ * The engine's own staged schedule, left for alltoall (see {@link EngineItems} for why): each rank stages its
+ * send buffer ({@link Exchange}'s staging regions), and rank q's part copies block q of every staged vector into
+ * its receive buffer. The sources are copies, never an alias of a receive buffer, so in place is safe.
  */
 final class EngineParts implements Steps.Parts {
-    private final Collective collective;
     private final int p;
-    private final int root;
-    private final long count;
-    private final int es;
-    private final DType dtype;
-    private final Op op;
-    private final Reducer reducer;
-    private final Copy copy;
+    private final long block;
     private final long stagedBytes;
 
     EngineParts(StepCall c) {
-        this.collective = c.collective();
+        if (c.collective() != Collective.ALLTOALL) {
+            throw new IllegalStateException("no engine schedule for " + c.collective() + ": its catalogue algorithm has steps");
+        }
         this.p = c.ranks();
-        this.root = c.root();
-        this.count = c.count();
-        this.es = c.elementSize();
-        this.dtype = c.dtype();
-        this.op = c.op();
-        this.reducer = c.reducer();
-        this.copy = c.copy();
-        this.stagedBytes = contribution(collective, count, es, p);
+        this.block = c.count() * c.elementSize();
+        this.stagedBytes = contribution(c.collective(), c.count(), c.elementSize(), p);
     }
 
     /** Bytes a rank contributes to a call of {@code c}: what staging would carry. */
     static long contribution(Collective c, long count, int es, int p) {
-        return switch (c) {
-            case REDUCE_SCATTER, SCATTER, ALLTOALL -> count * es * p;
-            default -> count * es;
-        };
+        return c == Collective.ALLTOALL ? count * es * p : count * es;
     }
 
     @Override
@@ -66,60 +37,9 @@ final class EngineParts implements Steps.Parts {
     }
 
     @Override
-    public boolean stages(int rank) {
-        return collective != Collective.SCATTER || rank == root;
-    }
-
-    @Override
     public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
-        MemorySegment staging = in.segment();
-        long n = count;
-        switch (collective) {
-            case REDUCE -> {
-                if (q == root) {
-                    for (int s = 0; s < p; s++) {
-                        w.source(s, staging, in.at(s));
-                    }
-                    w.fold(reducer, dtype, recv[q], 0, p, n);
-                    Averaging.divide(collective, op, dtype, q, p, recv[q], 0, n);
-                }
-            }
-            case ALLGATHER -> {
-                for (int s = 0; s < p; s++) {
-                    MemorySegment.copy(staging, in.at(s), recv[q], s * n * es, n * es);
-                }
-            }
-            case REDUCE_SCATTER -> {
-                for (int s = 0; s < p; s++) {
-                    w.source(s, staging, in.at(s) + q * n * es);
-                }
-                w.fold(reducer, dtype, recv[q], 0, p, n);
-                Averaging.divide(collective, op, dtype, q, p, recv[q], 0, n);
-            }
-            case GATHER -> {
-                if (q == root) {
-                    for (int s = 0; s < p; s++) {
-                        ItemWorker.copy(copy, staging, in.at(s), recv[q], s * n * es, n * es, false);
-                    }
-                }
-            }
-            case SCATTER -> MemorySegment.copy(staging, in.at(root) + q * n * es, recv[q], 0, n * es);
-            case ALLTOALL -> {
-                for (int s = 0; s < p; s++) {
-                    MemorySegment.copy(staging, in.at(s) + q * n * es, recv[q], s * n * es, n * es);
-                }
-            }
-            case SCAN, EXSCAN -> {
-                int k = collective == Collective.SCAN ? q + 1 : q;   // exscan: rank 0's recv is not written
-                if (k > 0) {
-                    for (int s = 0; s < k; s++) {
-                        w.source(s, staging, in.at(s));
-                    }
-                    w.fold(reducer, dtype, recv[q], 0, k, n);
-                    Averaging.divide(collective, op, dtype, q, p, recv[q], 0, n);
-                }
-            }
-            default -> throw new IllegalStateException("no staged schedule for " + collective);
+        for (int s = 0; s < p; s++) {
+            MemorySegment.copy(in.segment(), in.at(s) + q * block, recv[q], s * block, block);
         }
     }
 }

@@ -7,6 +7,7 @@ import io.coll4j.kernel.algo.Signature;
 import io.coll4j.kernel.algo.Steps;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -14,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -66,19 +67,34 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * </ol>
  */
 public final class Exchange {
-    final long id;
+    /**
+     * The call this exchange serves now: its issue number, first issuer and use (1, 2, …: a pooled one-shot exchange,
+     * {@link ExchangePool}, serves call after call, use u as round u). Written by the issuer that takes it, before
+     * the slot's CAS publishes it; constant while any rank's request of the use is outstanding.
+     */
+    long id;
+    int creator;
+    long use = 1;
     final Collective collective;
     final long count;
     final DType dtype;
     final Op op;
     final int root;
     final boolean persistent;
-    final int creator;
+    /** The USER op's reducer the steps fold with (null for the other ops): a pooled exchange serves the same. */
+    final Reducer user;
     private final int p;
     final MemorySegment[] send;
     final MemorySegment[] recv;
-    private final AtomicInteger joined = new AtomicInteger();
+    /** Joins and releases over every use (nothing is reset): use u is joined at p·u, released at p·u. */
+    private final AtomicLong joined = new AtomicLong();
+    private final AtomicLong released = new AtomicLong();
+    /**
+     * The last use each rank joined (0: none), a line per rank ({@link #LINE} longs): read only to name the ranks a
+     * timeout waits for, so each rank's store stays in its own cache instead of taking a shared line at every call.
+     */
     private final AtomicLongArray joinedBy;
+    private static final int LINE = 16;
     final RoundCounters counters;
     /** The schedule's algorithm name ({@code collbench list}'s, or the engine's own schedule's). */
     private final String algorithm;
@@ -112,8 +128,9 @@ public final class Exchange {
     private static final java.lang.invoke.VarHandle STAMP = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
 
     Exchange(long id, int creator, int p, Collective collective, long count, DType dtype, Op op, int root,
-             boolean persistent, boolean claimParts, RequestSchedule schedule) {
+             boolean persistent, boolean claimParts, RequestSchedule schedule, Reducer user) {
         this.claimParts = claimParts;
+        this.user = user;
         this.id = id;
         this.creator = creator;
         this.p = p;
@@ -127,7 +144,7 @@ public final class Exchange {
         this.vector = schedule.vector();
         this.send = new MemorySegment[p];
         this.recv = new MemorySegment[p];
-        this.joinedBy = new AtomicLongArray(p);
+        this.joinedBy = new AtomicLongArray(p * LINE);
         this.postedBy = new AtomicLongArray(p);
         if (schedule.steps() instanceof Steps.Parts pt) {
             this.parts = pt;
@@ -158,10 +175,10 @@ public final class Exchange {
             if (owned) {
                 // a stamp line per rank, no payload
                 this.rankStride = 128;
-                this.stageArray = new long[p * 16];
-                this.partStride = 16;
-                this.partClaim = new AtomicLongArray(p * 16);
-                this.partDone = new AtomicLongArray(p * 16);
+                this.stageArray = new long[p * LINE];
+                this.partStride = LINE;
+                this.partClaim = new AtomicLongArray(p * LINE);
+                this.partDone = new AtomicLongArray(p * LINE);
             } else {
                 this.rankStride = 0;
                 this.stageArray = null;
@@ -204,13 +221,46 @@ public final class Exchange {
 
     /** Records rank {@code rank}'s buffers (and a v-collective's counts); true for the last rank to join. */
     boolean register(int rank, MemorySegment s, MemorySegment r, VectorCall call) {
-        send[rank] = s;
-        recv[rank] = r;
+        // a loop that calls with the same buffers finds them registered by its last call (a pooled exchange keeps
+        // them): no store, so the arrays' lines stay shared in every rank's cache instead of moving at each call
+        if (send[rank] != s) {
+            send[rank] = s;
+        }
+        if (recv[rank] != r) {
+            recv[rank] = r;
+        }
         if (vector != null) {
             vector.register(rank, call);
         }
-        joinedBy.set(rank, 1);
-        return joined.incrementAndGet() == p;
+        joinedBy.set(rank * LINE, use);
+        return joined.incrementAndGet() == p * use;
+    }
+
+    /**
+     * Serves call {@code id}, issued first by {@code creator}, as the next use: called by that issuer on an exchange
+     * it took from the pool, before it publishes it. Its rounds go on where the last use's ended, so a helper still
+     * holding the last round (the progress thread) finds nothing to claim.
+     */
+    void reuse(long id, int creator) {
+        this.id = id;
+        this.creator = creator;
+        this.use++;
+    }
+
+    /** Undoes {@link #reuse} for an exchange that was not published (the issuer lost the slot to another). */
+    void unuse() {
+        this.use--;
+    }
+
+    /**
+     * Rank {@code rank}'s request of this use completed; true for the last rank's, when nobody reads or writes the
+     * use's buffers any more (every item or part of the round is done, and every rank has seen its result): the
+     * exchange may then serve another call. It keeps the use's buffer references (the next call of a loop passes the
+     * same, {@link #register}); the pool holds a few exchanges, so a few calls' buffers, until a call or close drops
+     * them.
+     */
+    boolean release(int rank) {
+        return released.incrementAndGet() == p * use;
     }
 
     /**
@@ -224,13 +274,13 @@ public final class Exchange {
 
     /** Every rank has found this exchange: its slot in the issue window may be reused. */
     boolean allJoined() {
-        return joined.get() == p;
+        return joined.get() == p * use;
     }
 
     List<Integer> notJoined() {
         List<Integer> m = new ArrayList<>();
         for (int q = 0; q < p; q++) {
-            if (joinedBy.get(q) == 0) {
+            if (joinedBy.get(q * LINE) < use) {
                 m.add(q);
             }
         }

@@ -51,6 +51,7 @@ public final class NonBlockingEngine implements AutoCloseable {
     private final Thread progressThread;
     private final ThreadLocal<ItemWorker> workers;
     private final RequestSchedules schedules;
+    private final ExchangePool pool = new ExchangePool();
     private volatile boolean closed;
 
     private record Ready(Exchange exchange, long round) {
@@ -125,11 +126,21 @@ public final class NonBlockingEngine implements AutoCloseable {
                 break;
             }
             if (e == null || (e.id == id - WINDOW && e.allJoined())) {
-                Exchange n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                        schedules.schedule(c, count, dtype, op, root, call, user));
+                Exchange n = ExchangePool.pooled(c, persistent) ? pool.take(c, count, dtype, op, root, user) : null;
+                boolean reused = n != null;
+                if (reused) {
+                    n.reuse(id, rank);
+                } else {
+                    n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                            schedules.schedule(c, count, dtype, op, root, call, user), user);
+                }
                 if (slots.compareAndSet(i, e, n)) {
                     e = n;
                     break;
+                }
+                if (reused) {
+                    n.unuse();
+                    pool.put(n);
                 }
                 continue;
             }
@@ -152,7 +163,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         }
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
             Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                    schedules.schedule(c, count, dtype, op, root, call, user));
+                    schedules.schedule(c, count, dtype, op, root, call, user), user);
             throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + ": rank "
                     + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
         }
@@ -186,6 +197,16 @@ public final class NonBlockingEngine implements AutoCloseable {
         if (progressThread != null && (complete || x.stampedPosts())) {
             ready.add(new Ready(x, round));
             LockSupport.unpark(progressThread);
+        }
+    }
+
+    /**
+     * Rank {@code rank}'s one-shot request of {@code x}'s current use completed: once every rank's has, {@code x}
+     * serves a later call of its shape ({@link ExchangePool}).
+     */
+    void release(Exchange x, int rank) {
+        if (x.release(rank) && !closed) {
+            pool.put(x);
         }
     }
 
@@ -322,6 +343,7 @@ public final class NonBlockingEngine implements AutoCloseable {
             }
         }
         failAll();
+        pool.clear();
         for (int i = 0; i < WINDOW; i++) {
             slots.set(i, null);
         }

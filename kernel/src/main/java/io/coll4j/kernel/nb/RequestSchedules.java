@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Which steps a team's request runs (docs/design.md, "One contract for every form"): the {@link Resumable}
  * algorithm the team's {@link Selector} names for the call ({@link Selector#chooseSteps}, a forced resumable
  * algorithm first), made into steps by the call's first issuer. Where no algorithm of the collective has steps
- * yet, the engine's own schedules: {@link EngineParts} up to {@link ItemSlicing#STAGE_MAX_BYTES} per rank,
- * {@link EngineItems} beyond, and {@link VectorBlocks} for the v-collectives.
+ * yet (alltoall), the engine's own schedules: {@link EngineParts} up to {@link ItemSlicing#STAGE_MAX_BYTES} per
+ * rank, {@link EngineItems} beyond; and {@link VectorBlocks} for the v-collectives.
  *
  * <p>The pick is deterministic (the selector's), so every rank would name the same; only the creator asks, once
  * per exchange, and the last pick per collective is kept (a benign race between creators: each stores a pick

@@ -3,11 +3,19 @@ package io.coll4j.kernel.algo.allgather;
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * Push allgather: every rank writes its own block into block r of EVERY rank's receive buffer — thread
@@ -32,8 +40,15 @@ import io.coll4j.kernel.sync.ControlBlock;
  * The streaming copy ends with {@code sfence}, so its NT stores are ordered before the DONE release.
  * In place (my send buffer is block r of my receive buffer) that destination is skipped; no other rank
  * reads or writes block r of any buffer. No scratch.
+ *
+ * <h2>As resumable steps (requests)</h2>
+ * The same blocks, one per rank ({@link Steps.Items#perRank}): item q writes send_q into block q of every receive
+ * buffer (NT iff W exceeds the cache, as above; in place its own destination is skipped); a rank posts, pushes its
+ * own block, and a rank that waits pushes a late peer's. Up to {@link ItemSlicing#STAGE_MAX_BYTES} per rank the
+ * blocks travel in the ranks' staged lines ({@link Steps.Parts}) and part q copies the p staged blocks into recv_q:
+ * one hand-over, and a rank's request completes with its own copy-out.
  */
-public final class PushAllgather extends AbstractAlgorithm {
+public final class PushAllgather extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "push";
 
     public PushAllgather() {
@@ -85,5 +100,56 @@ public final class PushAllgather extends AbstractAlgorithm {
         // release: my block is in every receive buffer; pairs with every rank's await below
         call.publish(ControlBlock.DONE, 0);
         call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+
+    /** Staged: one hand-over, p − 1 staged lines polled; in place: the blocking protocol's cost. */
+    @Override
+    public double stepsCost(MachineModel m, TeamShape shape, long bytes) {
+        return ItemSlicing.staged(bytes / shape.ranks()) ? ItemSlicing.stagedCost(m, shape.ranks() - 1) : cost(m, shape, bytes);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        long block = call.count() * call.elementSize();
+        return ItemSlicing.staged(block) ? new Parts(call.ranks(), block) : new Items(call, block);
+    }
+
+    /** Part q copies the staged blocks into recv_q, in rank order (see the class comment). */
+    private record Parts(int p, long stagedBytes) implements Steps.Parts {
+        @Override
+        public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
+            for (int s = 0; s < p; s++) {
+                MemorySegment.copy(in.segment(), in.at(s), recv[q], s * stagedBytes, stagedBytes);
+            }
+        }
+    }
+
+    /** send_q into block q of every receive buffer, one item per rank (see the class comment). */
+    private static final class Items implements PerRankItems {
+        private final int p;
+        private final long block;
+        private final io.coll4j.bindings.copy.Copy copy;
+        private final boolean nonTemporal;
+
+        Items(StepCall c, long block) {
+            this.p = c.ranks();
+            this.block = block;
+            this.copy = c.copy();
+            this.nonTemporal = copy.useNonTemporal(DirectAllgather.workingSet(p, block), false);
+        }
+
+        @Override
+        public int ranks() {
+            return p;
+        }
+
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            int q = (int) i;
+            for (int d = 0; d < p; d++) {
+                // in place, send_q is block q of recv_q: copy() skips a range onto itself
+                ItemWorker.copy(copy, send[q], 0, recv[d], q * block, block, nonTemporal);
+            }
+        }
     }
 }

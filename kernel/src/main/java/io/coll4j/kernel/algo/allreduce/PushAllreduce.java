@@ -5,6 +5,7 @@ import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
 import io.coll4j.kernel.algo.Resumable;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
@@ -168,7 +169,7 @@ public final class PushAllreduce extends AbstractAlgorithm implements Resumable 
     }
 
     /** The push's resumable items, one block per rank (see the class comment). */
-    private static final class Items implements Steps.Items {
+    private static final class Items implements PerRankItems {
         private final int p;
         private final int es;
         private final DType dtype;
@@ -190,13 +191,8 @@ public final class PushAllreduce extends AbstractAlgorithm implements Resumable 
         }
 
         @Override
-        public long items() {
+        public int ranks() {
             return p;
-        }
-
-        @Override
-        public boolean perRank() {
-            return true;
         }
 
         @Override

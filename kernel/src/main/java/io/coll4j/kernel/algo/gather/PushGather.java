@@ -8,6 +8,15 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
+import io.coll4j.kernel.model.TeamShape;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
 
 import java.lang.foreign.MemorySegment;
 
@@ -26,8 +35,14 @@ import java.lang.foreign.MemorySegment;
  * rendezvous from the same number (the block's bytes), once it is known to agree. No sender waits for the
  * root to finish; a payload of parity s is rewritten at s + 2, after the runtime's lag check has seen the
  * root enter s + 1.
+ *
+ * <p>As resumable steps (gather requests; a gatherv request runs the engine's {@code VectorBlocks}, whose creator
+ * may not know the other ranks' counts): eager is staged parts — up to {@link ItemSlicing#STAGE_MAX_BYTES} a block
+ * travels in its rank's staged line and the root's part copies the p of them out, one hand-over — and rendezvous
+ * is per-rank items: item q writes send_q into block q of the root's buffer (NT as above), its own rank first, a
+ * waiting rank takes a late peer's. In place at the root its own block is skipped.
  */
-public final class PushGather extends AbstractAlgorithm {
+public final class PushGather extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "push";
 
     public PushGather(Collective c) {
@@ -95,6 +110,49 @@ public final class PushGather extends AbstractAlgorithm {
                 Transfers.copy(call, call.control(), call.inlinePayload(j, ControlBlock.ARRIVE), recv, me.recvDispl(j) * es,
                         bytes, false);
             }
+        }
+    }
+
+    @Override
+    public boolean supportsSteps(int ranks, long count, DType dtype, Op op) {
+        return !collective().vector();
+    }
+
+    /** Eager: one hand-over, the root polls p − 1 staged lines; rendezvous: the blocking protocol's cost. */
+    @Override
+    public double stepsCost(MachineModel m, TeamShape shape, long bytes) {
+        int p = shape.ranks();
+        return ItemSlicing.staged(bytes / p) ? ItemSlicing.stagedCost(m, p - 1) : cost(m, shape, bytes);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        long block = call.count() * call.elementSize();
+        return ItemSlicing.staged(block) ? new Eager(call.ranks(), call.root(), block, call.copy())
+                : new Rendezvous(call.ranks(), call.root(), block, call.copy(),
+                call.copy().useNonTemporal(2L * call.ranks() * block, false));
+    }
+
+    /** The root copies the p staged blocks into its buffer. */
+    private record Eager(int p, int root, long stagedBytes, io.coll4j.bindings.copy.Copy copy) implements Steps.Parts {
+        @Override
+        public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
+            if (q == root) {
+                for (int s = 0; s < p; s++) {
+                    ItemWorker.copy(copy, in.segment(), in.at(s), recv[q], s * stagedBytes, stagedBytes, false);
+                }
+            }
+        }
+    }
+
+    /** Item q writes send_q into block q of the root's buffer. */
+    private record Rendezvous(int ranks, int root, long block, io.coll4j.bindings.copy.Copy copy, boolean nonTemporal)
+            implements PerRankItems {
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            int q = (int) i;
+            // in place at the root, send_root is its block of recv_root: copy() skips a range onto itself
+            ItemWorker.copy(copy, send[q], 0, recv[root], q * block, block, nonTemporal);
         }
     }
 }

@@ -2,13 +2,23 @@ package io.coll4j.kernel.algo.reduce;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.CollectiveCall;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.algo.Tiles;
 import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 
@@ -40,8 +50,17 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Reduction order: the scalar left fold x0 op x1 op … op x(p−1), ascending rank order — bitwise the
  * reference, so it needs no separate reproducible mode. Memory: none beyond the caller's buffers.
+ *
+ * <h2>As resumable steps (requests)</h2>
+ * The same blocks, one per rank ({@link Steps.Items#perRank}): item q folds block q of send_0..send_{p−1} into
+ * block q of the root's receive buffer, NT as above; a rank posts, does its own block, and a rank that waits takes
+ * a late peer's. Up to {@link ItemSlicing#STAGE_MAX_BYTES} per rank the contributions travel in the ranks' staged
+ * lines instead ({@link Steps.Parts}): the root's part folds the p staged copies in rank order, the others have
+ * nothing to compute, so a non-root's request completes once it posted — one hand-over, where the blocks in place
+ * would cost a post and a DONE for a vector that is one block anyway. AVG is divided once a block (or the root's
+ * part) is folded ({@link Averaging}). The fold order is rank order on both shapes, as above.
  */
-public final class DirectReduce extends AbstractAlgorithm {
+public final class DirectReduce extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "direct";
 
     public DirectReduce() {
@@ -116,5 +135,82 @@ public final class DirectReduce extends AbstractAlgorithm {
         // release: my block of the root's buffer is written and I no longer read any send buffer
         call.publish(ControlBlock.DONE, 0);
         call.awaitAllPeers(ControlBlock.DONE, 0);
+    }
+
+    /** Staged: one hand-over, the root polls the p − 1 staged lines; in place: the blocking protocol's cost. */
+    @Override
+    public double stepsCost(MachineModel m, TeamShape shape, long bytes) {
+        return ItemSlicing.staged(bytes) ? ItemSlicing.stagedCost(m, shape.ranks() - 1) : cost(m, shape, bytes);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return ItemSlicing.staged(call.count() * call.elementSize()) ? new Parts(call) : new Items(call);
+    }
+
+    /** The root folds the staged vectors (see the class comment). */
+    private record Parts(int p, int root, long count, DType dtype, Op op, Reducer reducer, long stagedBytes)
+            implements Steps.Parts {
+        Parts(StepCall c) {
+            this(c.ranks(), c.root(), c.count(), c.dtype(), c.op(), c.reducer(), c.count() * c.elementSize());
+        }
+
+        @Override
+        public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
+            if (q != root) {
+                return;
+            }
+            for (int s = 0; s < p; s++) {
+                w.source(s, in.segment(), in.at(s));
+            }
+            w.fold(reducer, dtype, recv[q], 0, p, count);
+            Averaging.divide(Collective.REDUCE, op, dtype, q, p, recv[q], 0, count);
+        }
+    }
+
+    /** Block q of every send buffer folded into the root's buffer, one item per rank (see the class comment). */
+    private static final class Items implements PerRankItems {
+        private final int p;
+        private final int root;
+        private final int es;
+        private final DType dtype;
+        private final Op op;
+        private final Reducer reducer;
+        private final io.coll4j.bindings.copy.Copy copy;
+        private final Tiles tiles;
+        private final boolean nonTemporal;
+
+        Items(StepCall c) {
+            this.p = c.ranks();
+            this.root = c.root();
+            this.es = c.elementSize();
+            this.dtype = c.dtype();
+            this.op = c.op();
+            this.reducer = c.reducer();
+            this.copy = c.copy();
+            this.tiles = Tiles.of(c.count(), p, es);
+            this.nonTemporal = copy.useNonTemporal(workingSet(p, c.count() * es), false);
+        }
+
+        @Override
+        public int ranks() {
+            return p;
+        }
+
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            int q = (int) i;
+            long off = tiles.start(q) * es;
+            long n = tiles.length(q);
+            if (n == 0) {
+                return;
+            }
+            for (int s = 0; s < p; s++) {
+                w.source(s, send[s], off);
+            }
+            w.dest(0, recv[root], off);
+            w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
+            Averaging.divide(Collective.REDUCE, op, dtype, root, p, recv[root], off, n);
+        }
     }
 }

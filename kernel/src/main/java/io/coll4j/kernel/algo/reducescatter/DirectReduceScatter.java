@@ -2,10 +2,23 @@ package io.coll4j.kernel.algo.reducescatter;
 
 import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
+import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.CopyCost;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * Direct reduce-scatter: rank i reads block i of every rank's send buffer in place (thread ranks share
@@ -20,8 +33,16 @@ import io.coll4j.kernel.sync.ControlBlock;
  * <p>Protocol: wait for every rank's entry (send buffers are published with the announce), fold,
  * publish DONE, and wait for every rank's DONE before returning — peers read my send buffer until then.
  * Reduction order: the scalar left fold (bitwise the reference).
+ *
+ * <h2>As resumable steps (requests)</h2>
+ * The same blocks, one per rank ({@link Steps.Items#perRank}): item q folds block q of send_0..send_{p−1} into
+ * recv_q in one pass, NT iff W = p·s + s (s the input per rank) exceeds the cache; a rank posts, does its own
+ * block, and a rank that waits takes a late peer's whole. Up to {@link ItemSlicing#STAGE_MAX_BYTES} of input per
+ * rank the inputs travel in the ranks' staged lines ({@link Steps.Parts}) and part q folds block q of the p staged
+ * copies: one hand-over, and a rank's request completes with its own block. AVG is divided once a block is folded
+ * ({@link Averaging}); rank order on both shapes.
  */
-public final class DirectReduceScatter extends AbstractAlgorithm {
+public final class DirectReduceScatter extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "direct";
 
     public DirectReduceScatter() {
@@ -86,6 +107,74 @@ public final class DirectReduceScatter extends AbstractAlgorithm {
             // release: I no longer read other ranks' send buffers
             call.publish(ControlBlock.DONE, 0);
             call.awaitAllPeers(ControlBlock.DONE, 0);
+        }
+    }
+
+    /** Staged: one hand-over, p − 1 staged lines polled; in place: the blocking protocol's cost. */
+    @Override
+    public double stepsCost(MachineModel m, TeamShape shape, long bytes) {
+        return ItemSlicing.staged(bytes) ? ItemSlicing.stagedCost(m, shape.ranks() - 1) : cost(m, shape, bytes);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        long block = call.count() * call.elementSize();
+        return ItemSlicing.staged(block * call.ranks()) ? new Parts(call, block * call.ranks()) : new Items(call);
+    }
+
+    /** Part q folds block q of the staged inputs (see the class comment). */
+    private record Parts(int p, long count, DType dtype, Op op, Reducer reducer, long block, long stagedBytes)
+            implements Steps.Parts {
+        Parts(StepCall c, long staged) {
+            this(c.ranks(), c.count(), c.dtype(), c.op(), c.reducer(), c.count() * c.elementSize(), staged);
+        }
+
+        @Override
+        public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
+            for (int s = 0; s < p; s++) {
+                w.source(s, in.segment(), in.at(s) + q * block);
+            }
+            w.fold(reducer, dtype, recv[q], 0, p, count);
+            Averaging.divide(Collective.REDUCE_SCATTER, op, dtype, q, p, recv[q], 0, count);
+        }
+    }
+
+    /** Block q of every send buffer folded into recv_q, one item per rank (see the class comment). */
+    private static final class Items implements PerRankItems {
+        private final int p;
+        private final long count;
+        private final long block;
+        private final DType dtype;
+        private final Op op;
+        private final Reducer reducer;
+        private final io.coll4j.bindings.copy.Copy copy;
+        private final boolean nonTemporal;
+
+        Items(StepCall c) {
+            this.p = c.ranks();
+            this.count = c.count();
+            this.block = count * c.elementSize();
+            this.dtype = c.dtype();
+            this.op = c.op();
+            this.reducer = c.reducer();
+            this.copy = c.copy();
+            this.nonTemporal = copy.useNonTemporal(workingSet(p, p * block), false);
+        }
+
+        @Override
+        public int ranks() {
+            return p;
+        }
+
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            int q = (int) i;
+            for (int s = 0; s < p; s++) {
+                w.source(s, send[s], q * block);
+            }
+            w.dest(0, recv[q], 0);
+            w.foldToAll(reducer, dtype, op, 1, p, count, nonTemporal, copy);
+            Averaging.divide(Collective.REDUCE_SCATTER, op, dtype, q, p, recv[q], 0, count);
         }
     }
 }

@@ -8,6 +8,15 @@ import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.algo.Slicing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.algo.Averaging;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 
@@ -26,8 +35,17 @@ import java.lang.foreign.MemorySegment;
  * await rank r+1's DONE (it reads my buffers until then). The last rank's output is not re-read, so it
  * stores non-temporally iff W = 2·p·s exceeds the cache [YHCCL §4.2]; the others' are read at once by
  * their successor and stay temporal.
+ *
+ * <h2>As resumable steps (requests)</h2>
+ * The chain, a slice at a time: item j carries slice j down the ranks in order, through a private accumulator
+ * ({@link ItemWorker#prefix}: send_q of the slice is read before recv_q is written, so a rank in place loses
+ * nothing), whichever worker claims it. Items are {@link ItemSlicing}'s (about four per rank, at least 4 KiB),
+ * not the blocking chain's slices: a request's items are claimed from a shared counter, and each must be worth its
+ * claim; the chain's hand-overs between ranks become the worker's own loop. AVG is divided per slice, rank r's
+ * result by the r + 1 (exscan: r) contributions folded into it ({@link Averaging}). Small requests run
+ * {@link DirectScan}'s staged parts.
  */
-public final class ChainScan extends AbstractAlgorithm {
+public final class ChainScan extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "chain";
 
     public ChainScan(Collective c) {
@@ -144,6 +162,51 @@ public final class ChainScan extends AbstractAlgorithm {
             call.foldIntoNonTemporal(dst, off, n);
         } else {
             call.foldInto(dst, off, n);
+        }
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return new Items(call);
+    }
+
+    /** Slice j of every rank's result, carried down the ranks by one worker (see the class comment). */
+    private static final class Items implements Steps.Items {
+        private final Collective collective;
+        private final int p;
+        private final long count;
+        private final int es;
+        private final DType dtype;
+        private final Op op;
+        private final Reducer reducer;
+        private final long sliceElements;
+        private final long items;
+
+        Items(StepCall c) {
+            this.collective = c.collective();
+            this.p = c.ranks();
+            this.count = c.count();
+            this.es = c.elementSize();
+            this.dtype = c.dtype();
+            this.op = c.op();
+            this.reducer = c.reducer();
+            this.sliceElements = ItemSlicing.sliceElements(count * es, p, c.maxSliceBytes(), es);
+            this.items = ItemSlicing.items(count, sliceElements);
+        }
+
+        @Override
+        public long items() {
+            return items;
+        }
+
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            long first = i * sliceElements;
+            long n = Math.min(sliceElements, count - first);
+            w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
+            for (int r = 0; r < p; r++) {
+                Averaging.divide(collective, op, dtype, r, p, recv[r], first * es, n);
+            }
         }
     }
 }

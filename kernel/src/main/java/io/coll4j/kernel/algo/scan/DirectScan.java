@@ -7,6 +7,16 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.algo.Averaging;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
+import io.coll4j.kernel.model.TeamShape;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 
@@ -23,8 +33,13 @@ import java.lang.foreign.MemorySegment;
  * still reads my buffer, the result goes to my scratch first and is copied over my buffer after their
  * DONEs. Stores are non-temporal iff W = 2·p·s exceeds the cache [YHCCL §4.2]. Reduction order: the scalar
  * left fold (bitwise the reference); exscan leaves rank 0's receive buffer untouched.
+ *
+ * <p>As resumable steps (requests, up to {@link ItemSlicing#STAGE_MAX_BYTES} per rank): the engine's staging
+ * regions carry the vectors, and rank r's part folds the staged copies of ranks 0..r (exscan: 0..r−1) in one pass:
+ * one hand-over of flag and data, and the sources are copies, so in place needs no scratch. Larger requests run
+ * {@link ChainScan}'s steps. AVG is divided by the contributions folded into each rank's result ({@link Averaging}).
  */
-public final class DirectScan extends AbstractAlgorithm {
+public final class DirectScan extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "direct";
 
     public DirectScan(Collective c) {
@@ -103,6 +118,43 @@ public final class DirectScan extends AbstractAlgorithm {
         }
         if (staged) {
             Transfers.copy(call, call.scratch(), 0, call.recv(), 0, call.bytes(), false);
+        }
+    }
+
+    @Override
+    public boolean supportsSteps(int ranks, long count, DType dtype, Op op) {
+        return dtype == null || ItemSlicing.staged(count * dtype.size());
+    }
+
+    /** One hand-over of flag and data, the p − 1 staged lines polled. */
+    @Override
+    public double stepsCost(MachineModel m, TeamShape shape, long bytes) {
+        return ItemSlicing.stagedCost(m, shape.ranks() - 1);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        return new Parts(call);
+    }
+
+    /** Rank q's part folds the staged vectors 0..q (exscan: 0..q−1) (see the class comment). */
+    private record Parts(Collective collective, int p, long count, DType dtype, Op op, Reducer reducer, long stagedBytes)
+            implements Steps.Parts {
+        Parts(StepCall c) {
+            this(c.collective(), c.ranks(), c.count(), c.dtype(), c.op(), c.reducer(), c.count() * c.elementSize());
+        }
+
+        @Override
+        public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
+            int k = (int) Averaging.contributions(collective, q, p);     // exscan: rank 0's recv is not written
+            if (k == 0) {
+                return;
+            }
+            for (int s = 0; s < k; s++) {
+                w.source(s, in.segment(), in.at(s));
+            }
+            w.fold(reducer, dtype, recv[q], 0, k, count);
+            Averaging.divide(collective, op, dtype, q, p, recv[q], 0, count);
         }
     }
 }

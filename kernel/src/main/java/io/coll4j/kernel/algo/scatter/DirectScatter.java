@@ -8,6 +8,15 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.PerRankItems;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * One-stage (direct) scatter and scatterv [HMPI §2.6, one-stage]: every rank copies its block straight
@@ -18,8 +27,12 @@ import io.coll4j.kernel.sync.ControlBlock;
  * root's count for me against mine (a v-count mismatch aborts before the copy), copy, publish DONE
  * (release: I no longer read the root's buffer). Root — copy its own block (nothing in place), await every
  * DONE. Copy-out with non-temporal stores iff W = 2·(total) exceeds the cache [YHCCL §4.2].
+ *
+ * <p>As resumable steps (scatter requests beyond {@link FlatScatter}'s staged sizes; a scatterv request runs the
+ * engine's {@code VectorBlocks}): per-rank items, item q copies block q of the root's send buffer into recv_q, its
+ * own rank first, a waiting rank takes a late peer's. In place at the root its own block is skipped.
  */
-public final class DirectScatter extends AbstractAlgorithm {
+public final class DirectScatter extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "direct";
 
     public DirectScatter(Collective c) {
@@ -67,5 +80,27 @@ public final class DirectScatter extends AbstractAlgorithm {
         Transfers.copy(call, call.peerSend(root), at.sendDispl(r) * es, call.recv(), 0, bytes, nt);
         // release: I no longer read the root's send buffer
         call.publish(ControlBlock.DONE, 0);
+    }
+
+    @Override
+    public boolean supportsSteps(int ranks, long count, DType dtype, Op op) {
+        return !collective().vector();
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        long block = call.count() * call.elementSize();
+        return new Items(call.ranks(), call.root(), block, call.copy(), call.copy().useNonTemporal(2L * call.ranks() * block, false));
+    }
+
+    /** Item q copies block q of the root's send buffer into recv_q. */
+    private record Items(int ranks, int root, long block, io.coll4j.bindings.copy.Copy copy, boolean nonTemporal)
+            implements PerRankItems {
+        @Override
+        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
+            int q = (int) i;
+            // in place at the root, recv_root is its block of send_root: copy() skips a range onto itself
+            ItemWorker.copy(copy, send[root], q * block, recv[q], 0, block, nonTemporal);
+        }
     }
 }

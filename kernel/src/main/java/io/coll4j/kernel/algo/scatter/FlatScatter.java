@@ -8,6 +8,14 @@ import io.coll4j.kernel.algo.Transfers;
 import io.coll4j.kernel.algo.CopyCost;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
+import io.coll4j.kernel.algo.ItemSlicing;
+import io.coll4j.kernel.algo.ItemWorker;
+import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.StepCall;
+import io.coll4j.kernel.algo.Steps;
+import io.coll4j.kernel.model.TeamShape;
+import io.coll4j.reductions.DType;
+import io.coll4j.reductions.Op;
 
 import java.lang.foreign.MemorySegment;
 
@@ -23,8 +31,13 @@ import java.lang.foreign.MemorySegment;
  * receivers read from the root's published layout). The staging buffer of parity s is rewritten at s + 2,
  * after the runtime's lag check has seen every rank enter s + 1. Copies are temporal into the staging
  * buffer (re-read at once) and non-temporal out iff W = 3·(total) exceeds the cache [YHCCL §4.2].
+ *
+ * <p>As resumable steps (scatter requests whose root's send buffer fits {@link ItemSlicing#STAGE_MAX_BYTES}; a
+ * scatterv request runs the engine's {@code VectorBlocks}): the root alone stages its send buffer in its staged
+ * line, and part q copies block q out — one hand-over, as {@code FlatBcast}'s steps. Larger requests run
+ * {@link DirectScatter}'s.
  */
-public final class FlatScatter extends AbstractAlgorithm {
+public final class FlatScatter extends AbstractAlgorithm implements Resumable {
     public static final String NAME = "flat";
 
     public FlatScatter(Collective c) {
@@ -96,5 +109,36 @@ public final class FlatScatter extends AbstractAlgorithm {
         boolean nt = !inline && call.copy().useNonTemporal(3 * at.sendTotal(p) * es, false);
         call.record("copy", root);
         Transfers.copy(call, staging, base + at.sendDispl(r) * es, call.recv(), 0, call.count() * es, nt);
+    }
+
+    @Override
+    public boolean supportsSteps(int ranks, long count, DType dtype, Op op) {
+        return !collective().vector() && (dtype == null || ItemSlicing.staged(count * dtype.size() * ranks));
+    }
+
+    /** One hand-over of flag and data (the root's staged line), then a copy of at most 256 B. */
+    @Override
+    public double stepsCost(MachineModel m, TeamShape shape, long bytes) {
+        return ItemSlicing.stagedCost(m, shape.ranks() == 1 ? 0 : 1);
+    }
+
+    @Override
+    public Steps steps(StepCall call) {
+        long block = call.count() * call.elementSize();
+        return new Parts(call.root(), block, block * call.ranks());
+    }
+
+    /** The root's staged send buffer, block q copied out by part q. */
+    private record Parts(int root, long block, long stagedBytes) implements Steps.Parts {
+        @Override
+        public boolean stages(int rank) {
+            return rank == root;
+        }
+
+        @Override
+        public void part(ItemWorker w, int q, Steps.Staged in, MemorySegment[] recv) {
+            // in place at the root, recv_root is its block of send_root: the staged copy is the same bytes
+            MemorySegment.copy(in.segment(), in.at(root) + q * block, recv[q], 0, block);
+        }
     }
 }
