@@ -16,7 +16,9 @@ package io.coll4j.kernel.span.shm;
  *   <li>ma-sliced: copy-in 2, fold 1 load + 1/P store, copy-out 2: 5 + 1/P; slices of P/(P + 1) of a slot and one
  *   round more (the last slice's copy-out).</li>
  * </ul>
- * The volumes favour ma-sliced from 2 processes on; the extra round decides the small vectors. Buffers in the
+ * The volumes favour ma-sliced from 2 processes on; its extra rounds (one more per call, and P/(P + 1) slices) decide
+ * the smaller vectors: with the constants below, across 2 processes 1 MiB folds replicated, 4 MiB ma-sliced, and
+ * every size from 6 MiB ma-sliced (1 MiB across 3 processes). Buffers in the
  * mapping of every process never reach either fold: the allreduce pushes ({@link Ops.Fold#push}).
  */
 final class StagedAllreduce {
@@ -31,12 +33,16 @@ final class StagedAllreduce {
     private static final String[] NAMES = {"replicated", "ma-sliced"};
 
     /**
-     * A hand-over (arrive, wait for every peer, done) in ns: a few µs between two busy processes of this host's class;
-     * a descheduled peer costs far more, for both folds alike.
+     * A hand-over (arrive, wait for every peer, done) in ns, as measured on the 2-vCPU development host under load 5–7
+     * (docs/measurements.md, "Staged allreduce"): 64 MiB across 2 processes, whose ma-sliced call has 32 rounds more
+     * than the replicated one and moves 1.5·64 MiB less, read 22.5 against 24.7 ms (best batches), so a round costs
+     * ~90 µs there; a descheduled peer dominates it. A quiet host hands over in a few µs, which would move the
+     * crossover from ~4 MiB down to ~100 KiB (not measured quietly yet: the loaded figure is the safer one, since it
+     * keeps the 1 MiB vector replicated where the loaded runs measured it faster).
      */
-    static final double ROUND_NANOS = 5_000;
-    /** ns per byte moved: ~8 GB/s of loads and stores for one core out of the L2. */
-    static final double BYTE_NANOS = 0.125;
+    static final double ROUND_NANOS = 100_000;
+    /** ns per byte moved: the replicated 64 MiB call moves 7·64 MiB per process in ~22 ms (best batches, same runs). */
+    static final double BYTE_NANOS = 0.05;
 
     /** The mode the property asks for ({@link #AUTO} when unset). */
     static int fromProperty() {
@@ -83,17 +89,22 @@ final class StagedAllreduce {
         return rounds * ROUND_NANOS + (double) bytes * (5 + 1.0 / processes) * BYTE_NANOS;
     }
 
-    /** The smallest vector (bytes, a multiple of 64) auto folds ma-sliced across {@code processes}, or -1: never. */
+    /**
+     * The size (bytes, a multiple of 64) from which auto folds every vector up to 64 slots ma-sliced across
+     * {@code processes}, or -1 when it folds the largest one replicated: the rounds' ceilings make the prices cross
+     * more than once near the crossover.
+     */
     static long autoFrom(int processes, long slotBytes) {
-        for (long b = 64; b <= (1L << 32); b += 64) {
-            if (pick(AUTO, b, processes, slotBytes, false) == MA_SLICED) {
-                return b;
-            }
-            if (b >= 4 * slotBytes) {
-                return -1;
+        long last = 64 * slotBytes;
+        if (pick(AUTO, last, processes, slotBytes, false) != MA_SLICED) {
+            return -1;
+        }
+        for (long b = last; b > Channel.INLINE; b -= 64) {
+            if (pick(AUTO, b, processes, slotBytes, false) != MA_SLICED) {
+                return b + 64;
             }
         }
-        return -1;
+        return 64;
     }
 
     /** For the span's description (collbench's header): what a staged allreduce folds with. */
@@ -103,6 +114,6 @@ final class StagedAllreduce {
         }
         long from = autoFrom(processes, slotBytes);
         return from < 0 ? "staged allreduce replicated (auto)"
-                : "staged allreduce ma-sliced from " + from + " B, replicated below (auto)";
+                : "staged allreduce priced per call (auto): ma-sliced from " + from + " B on, replicated or ma-sliced below";
     }
 }
