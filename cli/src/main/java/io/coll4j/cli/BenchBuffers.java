@@ -26,6 +26,8 @@ final class BenchBuffers {
     /** Cache capacity to overrun with {@code --cold}, 0 for warm runs. */
     private final long coldCache;
     private final long regionBytes;
+    /** {@code --heap}: coll4j's algorithms get the Java arrays too (a process team then stages them through its transport). */
+    private boolean heapForAll;
 
     BenchBuffers(DType dtype, long maxBytes, int threads, long coldCache) {
         this.dtype = dtype;
@@ -48,6 +50,11 @@ final class BenchBuffers {
 
     private static long slotBytes(long bytes) {
         return roundUp(Math.max(bytes, 1), PAGE);
+    }
+
+    /** {@code --heap}: every algorithm gets the dtype's Java arrays, as the baseline does. */
+    void heapForAll() {
+        heapForAll = true;
     }
 
     /** True once a measured algorithm has allocated native buffers (what {@link #checkPlacement} inspects). */
@@ -107,7 +114,7 @@ final class BenchBuffers {
         int me = rank.localId();  // this process's arrays
         MemorySegment sendRegion;
         MemorySegment recvRegion;
-        if (baseline) {
+        if (baseline || heapForAll) {
             if (heapSend[me] == null) {
                 heapSend[me] = array(regionBytes);
                 heapRecv[me] = array(regionBytes);

@@ -183,6 +183,11 @@ final class CollectiveBenchmark {
         consume = true;
     }
 
+    /** {@code --heap}: coll4j's algorithms run on Java arrays, as the baseline does (buffers outside a shared mapping). */
+    void heapBuffers() {
+        buffers.heapForAll();
+    }
+
     /** This rank's result buffer for {@code --consume}, null when it has none. */
     private MemorySegment output(int rank, MemorySegment send, MemorySegment recv) {
         return switch (collective) {

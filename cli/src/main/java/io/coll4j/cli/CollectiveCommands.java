@@ -283,6 +283,7 @@ final class CollectiveCommands {
             h.put("wait", team.waitStrategy().alias());
             h.put("model", TeamInternals.model(team).source());
             h.put("cold", run.cold);
+            h.put("heap", run.heap);
             h.put("consume", run.consume);
             h.put("alternate", alternate);
             h.put("commandLine", "collbench " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));

@@ -70,6 +70,10 @@ final class RunOptions {
     @Option(names = "--cold", description = "rotate through buffers larger than the LLC so every iteration starts off-cache")
     boolean cold;
 
+    @Option(names = "--heap", description = "coll4j's algorithms run on Java arrays instead of rank.allocate memory: across"
+            + " processes the buffers lie outside the shared mapping and are staged (-Dcoll4j.shm.allreduce picks the fold)")
+    boolean heap;
+
     @Option(names = "--consume", description = "every rank reads its whole result after each call, timed, as an application does:"
             + " an algorithm that leaves results in another core's cache pays for it here")
     boolean consume;
@@ -235,6 +239,9 @@ final class RunOptions {
         }
         if (consume) {
             bench.consumeResults();
+        }
+        if (heap) {
+            bench.heapBuffers();
         }
         return bench;
     }

@@ -113,7 +113,8 @@ final class Ops {
         final int me;
         final long desc;
         final Pieces mine;
-        final long cap;
+        /** The bytes of a stream one round's slice carries (a multiple of 64; {@link MaSlicedFold} keeps room for results). */
+        long cap;
         private boolean writing = true;
         private boolean first = true;
         /** One round, every payload in its process's arrive line ({@link #inlineUpTo}). */
@@ -256,8 +257,9 @@ final class Ops {
                     continue;
                 }
                 if (offerRound || last) {
-                    // a peer may still read this process's buffers (or write them: a push) until it is done
-                    if (offerRound || streamAt >= 0) {
+                    // a peer may still read this process's buffers (or write them: a push) until it is done; or this
+                    // process still has to read what its peers did in the last round (holdsResults)
+                    if (offerRound || streamAt >= 0 || holdsResults()) {
                         draining = true;
                         continue;
                     }
@@ -318,12 +320,25 @@ final class Ops {
         static String describe(long d) {
             int kind = (int) (d >>> 56);
             String name = kind > 0 && kind < KINDS.length ? KINDS[kind] : "an unknown call (" + Long.toHexString(d) + ")";
+            if (kind == ALLREDUCE) {
+                // an allreduce's root byte names its staged fold: processes that chose differently must not meet
+                return name + " (" + StagedAllreduce.name((int) ((d >>> 32) & 0xff)) + ", dtype " + ((d >>> 48) & 0xff)
+                        + ", op " + ((d >>> 40) & 0xff) + ", count " + (d & 0xffffffffL) + ")";
+            }
             return name + " (dtype " + ((d >>> 48) & 0xff) + ", op " + ((d >>> 40) & 0xff) + ", root " + ((d >>> 32) & 0xff)
                     + ", count " + (d & 0xffffffffL) + ")";
         }
 
         /** Reads this round's slices (off, n, total, data of every process are set). */
         abstract void consume(MemorySegment seg);
+
+        /**
+         * Whether the last round leaves work that needs every peer done with it ({@link MaSlicedFold}: the copy-out of
+         * the last slice's folded blocks): the call then waits for the peers' done, and {@link #finish} does it.
+         */
+        boolean holdsResults() {
+            return false;
+        }
 
         void finish() {
         }
@@ -333,15 +348,15 @@ final class Ops {
      * The reductions: every process streams its whole contribution (equal lengths), and folds, slice by slice, the
      * range [lo, hi) of the stream it owns into {@code dst} at {@code dst + (position - lo)}, in ascending process order.
      */
-    static final class Fold extends Coll {
-        private final MemorySegment dst;
-        private final long dstOff;
-        private final long lo;
-        private final long hi;
-        private final Reducer reducer;
-        private final int esize;
-        private final MemorySegment[] srcs;
-        private final long[] srcOffs;
+    static class Fold extends Coll {
+        final MemorySegment dst;
+        final long dstOff;
+        final long lo;
+        final long hi;
+        final Reducer reducer;
+        final int esize;
+        final MemorySegment[] srcs;
+        final long[] srcOffs;
         private RuntimeException userError;
 
         Fold(Channel ch, int[] members, int me, long desc, Pieces mine, String what, MemorySegment dst, long dstOff,

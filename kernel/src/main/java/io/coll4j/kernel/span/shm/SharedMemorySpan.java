@@ -35,7 +35,9 @@ import java.util.TreeMap;
  *
  * <p>Buffers: memory from {@link #allocate} ({@code rank.allocate}) lies in the mapping, and the peers read (and an
  * allreduce's push writes) it in place, found by offset; any other buffer, heap or native, is staged through the
- * slots ({@link Ops.Coll}).
+ * slots ({@link Ops.Coll}); a staged allreduce folds replicated (every process folds every slice) or movement-avoiding
+ * (each folds its block of every slice, then copies the others' out: {@link MaSlicedFold}), priced per call by
+ * {@link StagedAllreduce} and forced with {@code -Dcoll4j.shm.allreduce=replicated|ma-sliced}.
  *
  * <p>Faults: a waiting process looks at the mapping's abort word and at its peers' pids (every 50 ms, on the slow path
  * of each wait): a dead peer or an abort ends the wait with {@link io.coll4j.TeamAbortedException} naming the process
@@ -75,6 +77,8 @@ public final class SharedMemorySpan implements ProcessSpan {
     private ProcessSpan launcher;
     /** The blocks {@link #allocate} took for this span's team: offset → bytes, given back at close. */
     private final java.util.HashMap<Long, Long> blocks = new java.util.HashMap<>();
+    /** The fold of a staged allreduce: {@link StagedAllreduce#AUTO} (priced per call) or one forced by -Dcoll4j.shm.allreduce. */
+    private int allreduceMode = StagedAllreduce.fromProperty();
 
     private SharedMemorySpan(Mapping m, int[] members, int me, int firstChannel, int localRanks, boolean sub) {
         this.m = m;
@@ -145,6 +149,11 @@ public final class SharedMemorySpan implements ProcessSpan {
         }
     }
 
+    /** Forces the fold of staged allreduces ({@link StagedAllreduce#AUTO}, REPLICATED or MA_SLICED): the tests' contenders. */
+    void allreduceMode(int mode) {
+        this.allreduceMode = mode;
+    }
+
     /** The mapping's file (unlinked once every process has mapped it). */
     public String path() {
         return m.path.toString();
@@ -173,7 +182,8 @@ public final class SharedMemorySpan implements ProcessSpan {
     @Override
     public String describe() {
         return "shared mapping " + m.path + " (unlinked once mapped), " + members.length + " processes"
-                + (sub ? " (a sub-team's channels)" : "") + ", slices of " + (m.slotBytes >> 10) + " KiB"
+                + (sub ? " (a sub-team's channels)" : "") + ", slices of " + (m.slotBytes >> 10) + " KiB, "
+                + StagedAllreduce.describe(allreduceMode, members.length, m.slotBytes)
                 + (launcher != null ? ", its name agreed through MPI (every process of the MPI job on this host)" : ", no MPI");
     }
 
@@ -251,8 +261,11 @@ public final class SharedMemorySpan implements ProcessSpan {
         long bytes = count * dtype.size();
         MemorySegment src = send == null ? recv : send;
         Ops.Pieces mine = Ops.Pieces.of(src, 0, bytes);
-        long desc = Ops.desc(Ops.ALLREDUCE, dtype.ordinal(), op.ordinal(), 0, count);
-        Ops.Fold f = new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, 0, bytes, r, dtype.size());
+        // every process prices the same size and count alike; the descriptor carries the pick (a mismatch otherwise)
+        int fold = StagedAllreduce.pick(allreduceMode, bytes, members.length, m.slotBytes, op == Op.USER);
+        long desc = Ops.desc(Ops.ALLREDUCE, dtype.ordinal(), op.ordinal(), fold, count);
+        Ops.Fold f = fold == StagedAllreduce.MA_SLICED ? new MaSlicedFold(ch, members, me, desc, mine, recv, r, dtype.size())
+                : new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, 0, bytes, r, dtype.size());
         f.readInPlace(foldSource(src, bytes, recv, 0, bytes)).inlineUpTo(bytes);
         return op == Op.USER ? f : f.offer(at(recv, 0, bytes), at(src, 0, bytes));
     }
@@ -596,7 +609,9 @@ public final class SharedMemorySpan implements ProcessSpan {
             }
         }
         m.retain();
-        return new SharedMemorySpan(m, sub, mine, (int) base[0] + first, colors.get((long) color) > 0 ? localRanks : 1, true);
+        SharedMemorySpan s = new SharedMemorySpan(m, sub, mine, (int) base[0] + first, colors.get((long) color) > 0 ? localRanks : 1, true);
+        s.allreduceMode = allreduceMode;
+        return s;
     }
 
     /**
