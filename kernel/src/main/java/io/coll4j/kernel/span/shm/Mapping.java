@@ -544,7 +544,22 @@ final class Mapping {
             }
             return true;
         }
-        check(s.members, s.what, started);
+        try {
+            check(s.members, s.what, started);
+        } catch (TeamAbortedException e) {
+            // a peer may have finished its part of this very step and then closed its team (or exited) between the
+            // progress above and the check: its slices are all there, so progress once more before failing the step
+            lock.lock();
+            try {
+                progressAll();
+            } finally {
+                lock.unlock();
+            }
+            if (s.done && s.error == null) {
+                return true;
+            }
+            throw e;
+        }
         return false;
     }
 
