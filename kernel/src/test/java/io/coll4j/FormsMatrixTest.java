@@ -7,21 +7,16 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Every collective × every form (blocking, non-blocking, persistent over two rounds of different data, chained) ×
@@ -36,7 +31,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class FormsMatrixTest {
     private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final AtomicInteger JOBS = new AtomicInteger();
 
     /** The combinations still refused, as "shape form collective op": none. */
     private static final Set<String> REFUSED = Set.of();
@@ -89,29 +83,13 @@ class FormsMatrixTest {
 
     /** Two teams of 2 ranks, each on a thread of its own, joined as one job of 2 processes; rethrows the first failure. */
     private static void job(RankBody body) throws InterruptedException {
-        assumeTrue(Files.isDirectory(Path.of("/dev/shm")), "no /dev/shm");
-        String job = "forms-" + ProcessHandle.current().pid() + "-" + JOBS.incrementAndGet();
-        Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int q = 0; q < 2; q++) {
-            int index = q;
-            Thread t = new Thread(() -> {
-                try (Team team = Team.builder().ranks(2).processes(2, index).name(job).maxSliceBytes(256)
-                        .timeout(Duration.ofSeconds(30)).build()) {
-                    team.run(body);
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "process-" + q);
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        if (!failures.isEmpty()) {
-            throw new AssertionError(failures.peek());
-        }
+        String job = ProcessThreads.jobName("forms");
+        ProcessThreads.run(2, index -> {
+            try (Team team = Team.builder().ranks(2).processes(2, index).name(job).maxSliceBytes(256)
+                    .timeout(Duration.ofSeconds(30)).build()) {
+                team.run(body);
+            }
+        });
     }
 
     private static void matrix(Rank rank, String shape, Queue<String> problems, Set<String> refused) {

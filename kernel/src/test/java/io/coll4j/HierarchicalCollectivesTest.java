@@ -6,18 +6,11 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A team spanning processes runs its collectives as compositions of its process's local collectives with the span
@@ -30,33 +23,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * coll4j-mpi's MpiJobTest and SharedMappingJobTest.
  */
 class HierarchicalCollectivesTest {
-    private static final AtomicInteger JOBS = new AtomicInteger();
 
     /** Runs {@code body} on every rank of {@code processes} teams of {@code ranks} ranks joined as one job; rethrows the first failure. */
     private static void job(int processes, int ranks, RankBody body) throws InterruptedException {
-        assumeTrue(Files.isDirectory(Path.of("/dev/shm")), "no /dev/shm");
-        String job = "hier-test-" + ProcessHandle.current().pid() + "-" + JOBS.incrementAndGet();
-        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int q = 0; q < processes; q++) {
-            int index = q;
-            Thread t = new Thread(() -> {
-                try (Team team = Team.builder().ranks(ranks).processes(processes, index).name(job)
-                        .timeout(Duration.ofSeconds(30)).build()) {
-                    team.run(body);
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "process-" + q);
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        if (!failures.isEmpty()) {
-            throw new AssertionError(failures.peek());
-        }
+        String job = ProcessThreads.jobName("hier-test");
+        ProcessThreads.run(processes, index -> {
+            try (Team team = Team.builder().ranks(ranks).processes(processes, index).name(job)
+                    .timeout(Duration.ofSeconds(30)).build()) {
+                team.run(body);
+            }
+        });
     }
 
     private static MemorySegment longs(Rank rank, long... values) {

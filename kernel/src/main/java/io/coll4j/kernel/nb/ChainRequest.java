@@ -263,36 +263,15 @@ public final class ChainRequest implements Request {
 
     /** What the chain's future drives: the chain on its rank's thread, a bounded wait elsewhere. */
     private RequestFuture.Driver driver() {
-        return new RequestFuture.Driver() {
-            @Override
-            public boolean drivable() {
-                return Thread.currentThread() == owner;
-            }
-
-            @Override
-            public void await() {
-                ChainRequest.this.await();
-            }
-
-            @Override
-            public boolean await(Duration timeout) {
-                return ChainRequest.this.await(timeout);
-            }
-
-            @Override
-            public long timeoutNanos() {
-                return context.timeoutNanos();
-            }
-
-            @Override
-            public RuntimeException foreignTimeout(long waitedNanos) {
-                CollectiveTimeoutException e = new CollectiveTimeoutException("the future of a chain of rank " + rank
-                        + " was waited on by thread " + Thread.currentThread().getName() + ", which is not that rank's "
-                        + "and cannot run the chain, for " + waitedNanos / 1_000_000 + " ms (the team timeout) without "
-                        + "completing", List.of());
-                return failAndAbort(e);
-            }
-        };
+        return RequestFuture.Driver.of(() -> Thread.currentThread() == owner,
+                this::await, this::await, context::timeoutNanos,
+                waitedNanos -> {
+                    CollectiveTimeoutException e = new CollectiveTimeoutException("the future of a chain of rank " + rank
+                            + " was waited on by thread " + Thread.currentThread().getName() + ", which is not that rank's "
+                            + "and cannot run the chain, for " + waitedNanos / 1_000_000 + " ms (the team timeout) without "
+                            + "completing", List.of());
+                    return failAndAbort(e);
+                });
     }
 
     @Override

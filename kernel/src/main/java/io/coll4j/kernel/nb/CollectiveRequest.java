@@ -368,38 +368,17 @@ public final class CollectiveRequest implements PersistentRequest {
 
     /** What the future of round {@code r} drives: this request on its rank's thread, a bounded wait elsewhere. */
     private RequestFuture.Driver driver(long r) {
-        return new RequestFuture.Driver() {
-            @Override
-            public boolean drivable() {
-                return context.thread(rank) == Thread.currentThread();
-            }
-
-            @Override
-            public void await() {
-                CollectiveRequest.this.await();
-            }
-
-            @Override
-            public boolean await(Duration timeout) {
-                return CollectiveRequest.this.await(timeout);
-            }
-
-            @Override
-            public long timeoutNanos() {
-                return context.timeoutNanos();
-            }
-
-            @Override
-            public RuntimeException foreignTimeout(long waitedNanos) {
-                List<Integer> missing = x.notPosted(r);
-                CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + x.describe() + " (issue #"
-                        + x.id + ", round " + r + ") of rank " + rank + " was waited on by thread "
-                        + Thread.currentThread().getName() + ", which is not that rank's and cannot progress it, for "
-                        + waitedNanos / 1_000_000 + " ms (the team timeout) without completing; ranks that have not posted"
-                        + " it: " + missing, missing);
-                return failAndAbort(e);
-            }
-        };
+        return RequestFuture.Driver.of(() -> context.thread(rank) == Thread.currentThread(),
+                this::await, this::await, context::timeoutNanos,
+                waitedNanos -> {
+                    List<Integer> missing = x.notPosted(r);
+                    CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + x.describe() + " (issue #"
+                            + x.id + ", round " + r + ") of rank " + rank + " was waited on by thread "
+                            + Thread.currentThread().getName() + ", which is not that rank's and cannot progress it, for "
+                            + waitedNanos / 1_000_000 + " ms (the team timeout) without completing; ranks that have not posted"
+                            + " it: " + missing, missing);
+                    return failAndAbort(e);
+                });
     }
 
     @Override

@@ -5,6 +5,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * The future of a request ({@code Request.toFuture()}) whose blocking methods never wait silently. A team
@@ -37,6 +41,40 @@ public final class RequestFuture extends CompletableFuture<Void> {
          * request and abort the team with a timeout; returns the request's failure (the first one, if it had one).
          */
         RuntimeException foreignTimeout(long waitedNanos);
+
+        /**
+         * A driver from a request's own parts: {@code await} and {@code awaitFor} its two waits, {@code timeoutNanos}
+         * read when a foreign thread starts waiting (the team's timeout may change between calls).
+         */
+        static Driver of(BooleanSupplier drivable, Runnable await, Predicate<Duration> awaitFor,
+                         LongSupplier timeoutNanos, LongFunction<RuntimeException> foreignTimeout) {
+            return new Driver() {
+                @Override
+                public boolean drivable() {
+                    return drivable.getAsBoolean();
+                }
+
+                @Override
+                public void await() {
+                    await.run();
+                }
+
+                @Override
+                public boolean await(Duration timeout) {
+                    return awaitFor.test(timeout);
+                }
+
+                @Override
+                public long timeoutNanos() {
+                    return timeoutNanos.getAsLong();
+                }
+
+                @Override
+                public RuntimeException foreignTimeout(long waitedNanos) {
+                    return foreignTimeout.apply(waitedNanos);
+                }
+            };
+        }
     }
 
     private final Driver driver;

@@ -2,14 +2,10 @@ package io.coll4j.kernel.nb;
 
 import io.coll4j.Collective;
 import io.coll4j.bindings.copy.Copy;
-import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
-import io.coll4j.reductions.DType;
-import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -38,13 +34,11 @@ import java.util.Arrays;
  * post ({@link #mismatch}): the counts a root or a peer expects must be the ones each rank sends.
  */
 final class VectorBlocks implements Steps.Items {
+    private final StepCall c;
     private final Collective collective;
     private final int p;
     private final int root;
     private final int es;
-    private final DType dtype;
-    private final Op op;
-    private final Reducer reducer;
     private final Copy copy;
     private final VectorCall[] calls;
     private final long slices;
@@ -54,13 +48,11 @@ final class VectorBlocks implements Steps.Items {
     private final long[] blockStarts;
 
     VectorBlocks(StepCall c, VectorCall creator) {
+        this.c = c;
         this.collective = c.collective();
         this.p = c.ranks();
         this.root = c.root();
         this.es = c.elementSize();
-        this.dtype = c.dtype();
-        this.op = c.op();
-        this.reducer = c.reducer();
         this.copy = c.copy();
         long maxSliceBytes = c.maxSliceBytes();
         this.calls = new VectorCall[p];
@@ -96,12 +88,12 @@ final class VectorBlocks implements Steps.Items {
     String mismatch() {
         switch (collective) {
             case GATHERV, SCATTERV -> {
-                long[] c = collective == Collective.GATHERV ? calls[root].recvCounts() : calls[root].sendCounts();
+                long[] rootCounts = collective == Collective.GATHERV ? calls[root].recvCounts() : calls[root].sendCounts();
                 for (int q = 0; q < p; q++) {
-                    if (calls[q].own() != c[q]) {
+                    if (calls[q].own() != rootCounts[q]) {
                         return "rank " + q + " " + (collective == Collective.GATHERV ? "sends " : "receives ") + calls[q].own()
                                 + " elements but the root's " + (collective == Collective.GATHERV ? "recvCounts[" : "sendCounts[")
-                                + q + "] = " + c[q];
+                                + q + "] = " + rootCounts[q];
                     }
                 }
             }
@@ -176,8 +168,8 @@ final class VectorBlocks implements Steps.Items {
                     w.source(src, send[src], from);
                 }
                 w.dest(0, recv[q], first * es);
-                w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
-                Averaging.divide(collective, op, dtype, q, p, recv[q], first * es, n);
+                c.foldToAll(w, 1, n, nonTemporal);
+                c.divide(q, recv[q], first * es, n);
             }
         }
     }

@@ -494,38 +494,17 @@ public final class SpanRequest implements PersistentRequest {
 
     /** What the future drives: the request on its rank's thread, a bounded wait elsewhere. */
     private RequestFuture.Driver driver() {
-        return new RequestFuture.Driver() {
-            @Override
-            public boolean drivable() {
-                return Thread.currentThread() == owner;
-            }
-
-            @Override
-            public void await() {
-                SpanRequest.this.await();
-            }
-
-            @Override
-            public boolean await(Duration timeout) {
-                return SpanRequest.this.await(timeout);
-            }
-
-            @Override
-            public long timeoutNanos() {
-                return context.timeoutNanos();
-            }
-
-            @Override
-            public RuntimeException foreignTimeout(long waitedNanos) {
-                CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + what + " across processes"
-                        + " of rank " + rank + " was waited on by thread " + Thread.currentThread().getName() + ", which is"
-                        + " not that rank's and cannot progress it, for " + waitedNanos / 1_000_000 + " ms (the team timeout)"
-                        + " without completing", List.of());
-                RuntimeException f = record(e);
-                context.abort(e, rank);
-                return f;
-            }
-        };
+        return RequestFuture.Driver.of(() -> Thread.currentThread() == owner,
+                this::await, this::await, context::timeoutNanos,
+                waitedNanos -> {
+                    CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + what + " across processes"
+                            + " of rank " + rank + " was waited on by thread " + Thread.currentThread().getName() + ", which is"
+                            + " not that rank's and cannot progress it, for " + waitedNanos / 1_000_000 + " ms (the team timeout)"
+                            + " without completing", List.of());
+                    RuntimeException f = record(e);
+                    context.abort(e, rank);
+                    return f;
+                });
     }
 
     @Override

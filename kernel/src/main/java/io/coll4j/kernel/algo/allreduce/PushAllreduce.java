@@ -16,9 +16,6 @@ import io.coll4j.kernel.algo.PackageCrossing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.model.TeamShape;
 import io.coll4j.kernel.sync.ControlBlock;
-import io.coll4j.reductions.DType;
-import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 
@@ -170,24 +167,18 @@ public final class PushAllreduce extends AbstractAlgorithm implements Resumable 
 
     /** The push's resumable items, one block per rank (see the class comment). */
     private static final class Items implements PerRankItems {
+        private final StepCall c;
         private final int p;
         private final int es;
-        private final DType dtype;
-        private final Op op;
-        private final Reducer reducer;
-        private final io.coll4j.bindings.copy.Copy copy;
         private final Tiles tiles;
         private final boolean nonTemporal;
 
         Items(StepCall c) {
+            this.c = c;
             this.p = c.ranks();
             this.es = c.elementSize();
-            this.dtype = c.dtype();
-            this.op = c.op();
-            this.reducer = c.reducer();
-            this.copy = c.copy();
             this.tiles = Tiles.of(c.count(), p, es);
-            this.nonTemporal = copy.useNonTemporal(workingSet(p, c.count() * es), false);
+            this.nonTemporal = c.copy().useNonTemporal(workingSet(p, c.count() * es), false);
         }
 
         @Override
@@ -209,9 +200,9 @@ public final class PushAllreduce extends AbstractAlgorithm implements Resumable 
             for (int d = 0; d < p; d++) {
                 w.dest(d, recv[d], first * es);
             }
-            w.foldToAll(reducer, dtype, op, p, p, n, nonTemporal, copy);
+            c.foldToAll(w, p, n, nonTemporal);
             for (int d = 0; d < p; d++) {
-                Averaging.divide(Collective.ALLREDUCE, op, dtype, d, p, recv[d], first * es, n);
+                c.divide(d, recv[d], first * es, n);
             }
         }
     }

@@ -3,6 +3,7 @@ package io.coll4j.kernel.algo.bcast;
 import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
 import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.SlicedItems;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.algo.Slicing;
@@ -166,37 +167,21 @@ public final class DirectBcast extends AbstractAlgorithm implements Resumable {
     }
 
     /** The direct copies as items (see the class comment). */
-    private static final class Items implements Steps.Items {
-        private final int p;
+    private static final class Items extends SlicedItems {
         private final int root;
-        private final int es;
-        private final long count;
         private final io.coll4j.bindings.copy.Copy copy;
-        private final long sliceElements;
-        private final long items;
         private final boolean nonTemporal;
 
         Items(StepCall c) {
-            this.p = c.ranks();
+            super(c);
             this.root = c.root();
-            this.es = c.elementSize();
-            this.count = c.count();
             this.copy = c.copy();
-            long total = count * es;
-            this.nonTemporal = copy.useNonTemporal(2L * p * total, false);
-            this.sliceElements = ItemSlicing.sliceElements(total, p, c.maxSliceBytes(), es);
-            this.items = ItemSlicing.items(count, sliceElements);
+            this.nonTemporal = copy.useNonTemporal(2L * p * count * es, false);
         }
 
         @Override
-        public long items() {
-            return items;
-        }
-
-        @Override
-        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
-            long first = i * sliceElements;
-            long bytes = Math.min(sliceElements, count - first) * es;
+        protected void slice(ItemWorker w, long first, long n, MemorySegment[] send, MemorySegment[] recv) {
+            long bytes = n * es;
             for (int s = 0; s < p; s++) {
                 if (s != root) {
                     ItemWorker.copy(copy, send[root], first * es, recv[s], first * es, bytes, nonTemporal);

@@ -170,26 +170,20 @@ public final class DirectReduce extends AbstractAlgorithm implements Resumable {
 
     /** Block q of every send buffer folded into the root's buffer, one item per rank (see the class comment). */
     private static final class Items implements PerRankItems {
+        private final StepCall c;
         private final int p;
         private final int root;
         private final int es;
-        private final DType dtype;
-        private final Op op;
-        private final Reducer reducer;
-        private final io.coll4j.bindings.copy.Copy copy;
         private final Tiles tiles;
         private final boolean nonTemporal;
 
         Items(StepCall c) {
+            this.c = c;
             this.p = c.ranks();
             this.root = c.root();
             this.es = c.elementSize();
-            this.dtype = c.dtype();
-            this.op = c.op();
-            this.reducer = c.reducer();
-            this.copy = c.copy();
             this.tiles = Tiles.of(c.count(), p, es);
-            this.nonTemporal = copy.useNonTemporal(workingSet(p, c.count() * es), false);
+            this.nonTemporal = c.copy().useNonTemporal(workingSet(p, c.count() * es), false);
         }
 
         @Override
@@ -209,8 +203,8 @@ public final class DirectReduce extends AbstractAlgorithm implements Resumable {
                 w.source(s, send[s], off);
             }
             w.dest(0, recv[root], off);
-            w.foldToAll(reducer, dtype, op, 1, p, n, nonTemporal, copy);
-            Averaging.divide(Collective.REDUCE, op, dtype, root, p, recv[root], off, n);
+            c.foldToAll(w, 1, n, nonTemporal);
+            c.divide(root, recv[root], off, n);
         }
     }
 }

@@ -141,24 +141,18 @@ public final class DirectReduceScatter extends AbstractAlgorithm implements Resu
 
     /** Block q of every send buffer folded into recv_q, one item per rank (see the class comment). */
     private static final class Items implements PerRankItems {
+        private final StepCall c;
         private final int p;
         private final long count;
         private final long block;
-        private final DType dtype;
-        private final Op op;
-        private final Reducer reducer;
-        private final io.coll4j.bindings.copy.Copy copy;
         private final boolean nonTemporal;
 
         Items(StepCall c) {
+            this.c = c;
             this.p = c.ranks();
             this.count = c.count();
             this.block = count * c.elementSize();
-            this.dtype = c.dtype();
-            this.op = c.op();
-            this.reducer = c.reducer();
-            this.copy = c.copy();
-            this.nonTemporal = copy.useNonTemporal(workingSet(p, p * block), false);
+            this.nonTemporal = c.copy().useNonTemporal(workingSet(p, p * block), false);
         }
 
         @Override
@@ -173,8 +167,8 @@ public final class DirectReduceScatter extends AbstractAlgorithm implements Resu
                 w.source(s, send[s], q * block);
             }
             w.dest(0, recv[q], 0);
-            w.foldToAll(reducer, dtype, op, 1, p, count, nonTemporal, copy);
-            Averaging.divide(Collective.REDUCE_SCATTER, op, dtype, q, p, recv[q], 0, count);
+            c.foldToAll(w, 1, count, nonTemporal);
+            c.divide(q, recv[q], 0, count);
         }
     }
 }

@@ -12,11 +12,9 @@ import io.coll4j.kernel.algo.Averaging;
 import io.coll4j.kernel.algo.ItemSlicing;
 import io.coll4j.kernel.algo.ItemWorker;
 import io.coll4j.kernel.algo.Resumable;
+import io.coll4j.kernel.algo.SlicedItems;
 import io.coll4j.kernel.algo.StepCall;
 import io.coll4j.kernel.algo.Steps;
-import io.coll4j.reductions.DType;
-import io.coll4j.reductions.Op;
-import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
 
@@ -171,41 +169,16 @@ public final class ChainScan extends AbstractAlgorithm implements Resumable {
     }
 
     /** Slice j of every rank's result, carried down the ranks by one worker (see the class comment). */
-    private static final class Items implements Steps.Items {
-        private final Collective collective;
-        private final int p;
-        private final long count;
-        private final int es;
-        private final DType dtype;
-        private final Op op;
-        private final Reducer reducer;
-        private final long sliceElements;
-        private final long items;
-
+    private static final class Items extends SlicedItems {
         Items(StepCall c) {
-            this.collective = c.collective();
-            this.p = c.ranks();
-            this.count = c.count();
-            this.es = c.elementSize();
-            this.dtype = c.dtype();
-            this.op = c.op();
-            this.reducer = c.reducer();
-            this.sliceElements = ItemSlicing.sliceElements(count * es, p, c.maxSliceBytes(), es);
-            this.items = ItemSlicing.items(count, sliceElements);
+            super(c);
         }
 
         @Override
-        public long items() {
-            return items;
-        }
-
-        @Override
-        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
-            long first = i * sliceElements;
-            long n = Math.min(sliceElements, count - first);
-            w.prefix(reducer, send, recv, p, first * es, n, es, collective == Collective.EXSCAN);
+        protected void slice(ItemWorker w, long first, long n, MemorySegment[] send, MemorySegment[] recv) {
+            w.prefix(call.reducer(), send, recv, p, first * es, n, es, call.collective() == Collective.EXSCAN);
             for (int r = 0; r < p; r++) {
-                Averaging.divide(collective, op, dtype, r, p, recv[r], first * es, n);
+                call.divide(r, recv[r], first * es, n);
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.coll4j.kernel.span.shm;
 
 import io.coll4j.CollectiveMismatchException;
+import io.coll4j.ProcessThreads;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.UserOp;
@@ -9,20 +10,13 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The staged allreduce's two folds ({@link MaSlicedFold}, {@link Ops.Fold}) on buffers outside the mapping (heap
@@ -33,7 +27,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * pick different folds get a mismatch naming both.
  */
 class MaSlicedAllreduceTest {
-    private static final AtomicInteger JOBS = new AtomicInteger();
     /** 0, 1, odd and prime to 2 and 3, and 2.4 MB: four ma-sliced slices of a 1 MiB slot across 2 processes. */
     private static final long[] COUNTS = {0, 1, 7, 1001, 300_001};
     private static final double[] SCALES = {1, 1e3, 1e6, 1e9, 1e12};
@@ -43,36 +36,15 @@ class MaSlicedAllreduceTest {
     }
 
     private static void job(int processes, Body body) throws InterruptedException {
-        assumeTrue(Files.isDirectory(Path.of("/dev/shm")), "no /dev/shm");
-        String job = "ma-test-" + ProcessHandle.current().pid() + "-" + JOBS.incrementAndGet();
-        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int q = 0; q < processes; q++) {
-            int index = q;
-            Thread t = new Thread(() -> {
-                SharedMemorySpan span = null;
-                try {
-                    span = SharedMemorySpan.open(job, processes, index, 1, Duration.ofSeconds(30), 4L << 20);
-                    body.run(span, index);
-                } catch (Throwable e) {
-                    failures.add(e);
-                } finally {
-                    if (span != null) {
-                        span.close();
-                    }
-                }
-            }, "process-" + q);
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        if (!failures.isEmpty()) {
-            AssertionError e = new AssertionError(failures.peek());
-            failures.stream().skip(1).forEach(e::addSuppressed);
-            throw e;
-        }
+        String job = ProcessThreads.jobName("ma-test");
+        ProcessThreads.run(processes, index -> {
+            SharedMemorySpan span = SharedMemorySpan.open(job, processes, index, 1, Duration.ofSeconds(30), 4L << 20);
+            try {
+                body.run(span, index);
+            } finally {
+                span.close();
+            }
+        });
     }
 
     /** Process q's vector: values whose sums round differently in another order. */
