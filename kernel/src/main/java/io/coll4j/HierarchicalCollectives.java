@@ -283,6 +283,11 @@ final class HierarchicalCollectives implements Collectives {
      */
     @Override
     public void execute(CollectivePlan plan, MemorySegment send, MemorySegment recv) {
+        if (plan.collective().vector()) {
+            // before any hand-over with the other processes, as a one-process team refuses it
+            throw new IllegalArgumentException(plan.collective().cliName() + " needs its count arrays: use "
+                    + "execute(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)");
+        }
         if (plan.mpiDirect() && rank.spanQueue == null) {
             // the 8-byte allreduce's path across processes: only the buffers are new
             Arguments.allreduceBuffers(send, recv, plan.bytes(), globalId);
@@ -314,9 +319,7 @@ final class HierarchicalCollectives implements Collectives {
             case ALLTOALL -> alltoall(send, recv, n, t);
             case SCAN -> scan(send, recv, n, t, plan.op());
             case EXSCAN -> exscan(send, recv, n, t, plan.op());
-            default -> throw new UnsupportedOperationException(plan.collective().cliName() + " is not available on a team"
-                    + " that spans processes (Team.Builder.mpi()); every blocking collective and its plan is, and every"
-                    + " collective's non-blocking, persistent and chained forms");
+            default -> throw new AssertionError(plan.collective());     // the v-collectives are refused above
         }
     }
 

@@ -167,6 +167,10 @@ class HierarchicalCollectivesTest {
         IllegalArgumentException user = assertThrows(IllegalArgumentException.class,
                 () -> rank.allreduce(one, one, 1, DType.I64, Op.USER));
         assertEquals("op user stands for a UserOp: call the overload that takes the UserOp", user.getMessage());
+        CollectivePlan gatherv = rank.plan(Collective.GATHERV, 1, DType.I64, Op.SUM, 0);
+        IllegalArgumentException counts = assertThrows(IllegalArgumentException.class, () -> gatherv.execute(one, all));
+        assertEquals("gatherv needs its count arrays: use execute(send, sendCounts, sendDispls, recv, recvCounts, "
+                + "recvDispls)", counts.getMessage());
         // nothing was shared: the team goes on
         MemorySegment x = longs(rank, 1);
         rank.allreduce(x, x, 1, DType.I64, Op.SUM);

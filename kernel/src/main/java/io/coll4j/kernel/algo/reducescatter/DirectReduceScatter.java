@@ -77,7 +77,8 @@ public final class DirectReduceScatter extends AbstractAlgorithm implements Resu
 
     @Override
     public void run(CollectiveCall call) {
-        foldOwnBlock(call, call.rank() * call.bytes(), workingSet(call.size(), call.bytes()));
+        // call.bytes() is one block; the input per rank is p blocks, as cost() and the items count it
+        foldOwnBlock(call, call.rank() * call.bytes(), workingSet(call.size(), (long) call.size() * call.bytes()));
     }
 
     /**
