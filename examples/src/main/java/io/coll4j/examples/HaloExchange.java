@@ -12,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * to the rank below and its highest to the rank above, and receives their edge planes as its ghosts. Ranks that hold
  * no plane (more ranks than planes) are skipped: the neighbours are the previous and the next rank of the chain of
  * non-empty slabs. Plain point-to-point, as an MPI stencil code does it: an {@code irecv} per neighbour into the
- * ghost array [below | above], then an {@code isend} per neighbour straight out of the vector, all posted at once
+ * ghost array [below | above], then an {@code isend} per neighbour straight out of the vector, all posted at once.
  * The receives are awaited when the ghosts are needed ({@link #finish}), the sends only before the edge planes are
  * written again ({@link #awaitSends}), as an MPI code waits for its send requests before reusing the send buffer.
  *
@@ -20,8 +20,8 @@ import java.lang.foreign.MemorySegment;
  * rendezvous and its send completes when the neighbour has copied it, which the neighbour does in its own wait.
  * Awaiting the sends in {@link #finish} made each rank wait there for the slower neighbour to finish its interior
  * update, a third synchronisation per iteration on top of the solver's two allreduces; awaited before the next
- * edge update, they are complete by then (the neighbour copied before entering the allreduce both have passed
- * since). It was one neighborhood {@code ialltoallv} over the chain, awaited as a whole.
+ * edge update, they are complete by then (the neighbour copied them before entering the allreduces both ranks
+ * have passed since). It was one neighborhood {@code ialltoallv} over the chain, awaited as a whole.
  */
 final class HaloExchange {
     /** The exchange's tag: one message per neighbour and direction per exchange, ordered by non-overtaking. */
