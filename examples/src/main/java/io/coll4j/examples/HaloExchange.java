@@ -16,8 +16,8 @@ import java.lang.foreign.MemorySegment;
  * The receives are awaited when the ghosts are needed ({@link #finish}), the sends only before the edge planes are
  * written again ({@link #awaitSends}), as an MPI code waits for its send requests before reusing the send buffer.
  *
- * <p>Why the sends are not awaited with the receives: a plane is larger than the eager limit, so it goes by
- * rendezvous and its send completes when the neighbour has copied it, which the neighbour does in its own wait.
+ * <p>Why the sends are not awaited with the receives: a plane of 64³ (32 KiB) is larger than the eager limit, so it
+ * goes by rendezvous and its send completes when the neighbour has copied it, which the neighbour does in its own wait.
  * Awaiting the sends in {@link #finish} made each rank wait there for the slower neighbour to finish its interior
  * update, a third synchronisation per iteration on top of the solver's two allreduces; awaited before the next
  * edge update, they are complete by then (the neighbour copied them before entering the allreduces both ranks
