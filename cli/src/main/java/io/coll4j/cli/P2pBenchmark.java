@@ -83,8 +83,7 @@ final class P2pBenchmark {
      * so the loop method itself is compiled by invocation count before the timed call. Latency's chunk is 10 round
      * trips, 10 000 calls of the 100 000 warm-up: C2 compiles a method at 5 000 calls (Tier4InvocationThreshold).
      * With chunks of 1000 (100 calls) it was compiled only by its loop's back-edges, an OSR compilation that arrived
-     * after the first timed round (-XX:+PrintCompilation), so the first round ran C1's profiling code, whose counters
-     * both ranks' threads increment in the one shared profile of the method at every round trip.
+     * after the first timed round (-XX:+PrintCompilation), so the first round timed other code than the later ones.
      */
     private static long warmupChunk(Test test) {
         return test.bandwidth() ? 1 : 10;
