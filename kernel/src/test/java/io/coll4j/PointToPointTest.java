@@ -422,6 +422,31 @@ class PointToPointTest {
     }
 
     @Test
+    void interruptEndsAWaitAtOnce() {
+        // the flag set before the wait: seen in the wait's first rounds, which poll without the strategy's idle
+        AtomicReference<Throwable> zero = new AtomicReference<>();
+        long t0 = System.nanoTime();
+        try (Team team = team(2)) {
+            assertThrows(RuntimeException.class, () -> team.run(rank -> {
+                if (rank.id() == 0) {
+                    Thread.currentThread().interrupt();
+                    try {
+                        rank.p2p().recv(rank.allocate(8), 1, 0);
+                    } catch (RuntimeException e) {
+                        zero.set(e);
+                        throw e;
+                    }
+                } else {
+                    rank.p2p().recv(rank.allocate(8), 0, 0);            // ended by the abort
+                }
+            }));
+        }
+        CollectiveInterruptedException e = assertInstanceOf(CollectiveInterruptedException.class, zero.get());
+        assertTrue(e.getMessage().contains("recv(source 1, tag 0"), e.getMessage());
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10), "not at the timeout");
+    }
+
+    @Test
     void abortEndsPendingReceives() {
         AtomicReference<Throwable> zero = new AtomicReference<>();
         try (Team team = Team.builder().ranks(3).timeout(Duration.ofSeconds(30)).build()) {

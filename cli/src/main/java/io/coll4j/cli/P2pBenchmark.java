@@ -80,10 +80,13 @@ final class P2pBenchmark {
 
     /**
      * Warm-up iterations run per call of {@link #iterations} (round trips; windows for bandwidth, each 64+ calls),
-     * so the loop method itself is compiled by invocation count before the timed call.
+     * so the loop method itself is compiled by invocation count before the timed call. Latency's chunk is 10 round
+     * trips, 10 000 calls of the 100 000 warm-up: C2 compiles a method at 5 000 calls (Tier4InvocationThreshold).
+     * With chunks of 1000 (100 calls) it was compiled only by its loop's back-edges, an OSR compilation that arrived
+     * after the first timed round (-XX:+PrintCompilation), so the first round timed other code than the later ones.
      */
     private static long warmupChunk(Test test) {
-        return test.bandwidth() ? 1 : 1000;
+        return test.bandwidth() ? 1 : 10;
     }
 
     private final Test test;

@@ -1,30 +1,44 @@
 package io.coll4j.examples;
 
 import io.coll4j.GraphTopology;
-import io.coll4j.Neighborhood;
+import io.coll4j.PointToPoint;
 import io.coll4j.Rank;
 import io.coll4j.Request;
-import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
 
 /**
  * The halo exchange of a grid cut into slabs of z-planes, one per rank: each rank sends its lowest plane of a vector
- * to the rank below and its highest to the rank above, and receives their edge planes as its ghosts. One neighborhood
- * alltoallv on the chain of ranks that hold at least one plane (with more ranks than planes some slabs are empty and
- * the chain skips them), straight out of the vector and into one ghost array [below | above].
+ * to the rank below and its highest to the rank above, and receives their edge planes as its ghosts. Ranks that hold
+ * no plane (more ranks than planes) are skipped: the neighbours are the previous and the next rank of the chain of
+ * non-empty slabs. Plain point-to-point, as an MPI stencil code does it: an {@code irecv} per neighbour into the
+ * ghost array [below | above], then an {@code isend} per neighbour straight out of the vector, all posted at once.
+ * The receives are awaited when the ghosts are needed ({@link #finish}), the sends only before the edge planes are
+ * written again ({@link #awaitSends}), as an MPI code waits for its send requests before reusing the send buffer.
+ *
+ * <p>Why the sends are not awaited with the receives: a plane of 64³ (32 KiB) is larger than the eager limit, so it
+ * goes by rendezvous and its send completes when the neighbour has copied it, which the neighbour does in its own wait.
+ * Awaiting the sends in {@link #finish} made each rank wait there for the slower neighbour to finish its interior
+ * update, a third synchronisation per iteration on top of the solver's two allreduces; awaited before the next
+ * edge update, they are complete by then (the neighbour copied them before entering the allreduces both ranks
+ * have passed since). It was one neighborhood {@code ialltoallv} over the chain, awaited as a whole.
  */
 final class HaloExchange {
-    private final Neighborhood neighborhood;
+    /** The exchange's tag: one message per neighbour and direction per exchange, ordered by non-overtaking. */
+    static final int TAG = 4711;
+
+    private final PointToPoint pp;
     private final MemorySegment vector;
     private final double[] ghosts;
     private final MemorySegment ghostSegment;
-    private final long[] sendCounts;
-    private final long[] sendDispls;
-    private final long[] recvCounts;
-    private final long[] recvDispls;
-    private final boolean below;
-    private final boolean above;
+    /** The neighbour below and above in the chain, or -1. */
+    private final int belowRank;
+    private final int aboveRank;
+    private final long lowOffset;
+    private final long highOffset;
+    private final long planeBytes;
+    private final Request[] receives;
+    private final Request[] sends;
 
     /** The exchange of rank {@code rank}'s slab of {@code vector}, an n³ grid in z-major order. */
     HaloExchange(Rank rank, int n, double[] vector) {
@@ -34,30 +48,27 @@ final class HaloExchange {
         int plane = n * n;
         int z0 = (int) ((long) n * id / threads);
         int z1 = (int) ((long) n * (id + 1) / threads);
-        int[] src = chain.sources(id);
-        int[] dst = chain.destinations(id);
-        this.neighborhood = rank.p2p().neighborhood(chain);
+        int b = -1;
+        int a = -1;
+        for (int s : chain.sources(id)) {
+            if (s < id) {
+                b = s;
+            } else {
+                a = s;
+            }
+        }
+        this.pp = rank.p2p();
         this.vector = MemorySegment.ofArray(vector);
         this.ghosts = new double[2 * plane];
         this.ghostSegment = MemorySegment.ofArray(ghosts);
-        this.sendCounts = new long[dst.length];
-        this.sendDispls = new long[dst.length];
-        for (int i = 0; i < dst.length; i++) {
-            sendCounts[i] = plane;
-            sendDispls[i] = dst[i] < id ? (long) z0 * plane : (long) (z1 - 1) * plane;
-        }
-        this.recvCounts = new long[src.length];
-        this.recvDispls = new long[src.length];
-        boolean b = false;
-        boolean a = false;
-        for (int i = 0; i < src.length; i++) {
-            recvCounts[i] = plane;
-            recvDispls[i] = src[i] < id ? 0 : plane;
-            b |= src[i] < id;
-            a |= src[i] > id;
-        }
-        this.below = b;
-        this.above = a;
+        this.belowRank = b;
+        this.aboveRank = a;
+        this.planeBytes = (long) plane * Double.BYTES;
+        this.lowOffset = (long) z0 * planeBytes;
+        this.highOffset = (long) Math.max(z1 - 1, z0) * planeBytes;
+        int neighbours = (b >= 0 ? 1 : 0) + (a >= 0 ? 1 : 0);
+        this.receives = new Request[neighbours];
+        this.sends = new Request[neighbours];
     }
 
     /** Ranks that hold planes, each sending to the previous and the next one that holds planes. */
@@ -89,23 +100,57 @@ final class HaloExchange {
     }
 
     boolean hasBelow() {
-        return below;
+        return belowRank >= 0;
     }
 
     boolean hasAbove() {
-        return above;
-    }
-
-    /** Sends this rank's edge planes and receives the ghosts; on return nobody reads this rank's planes any more. */
-    void exchange() {
-        start().await();
+        return aboveRank >= 0;
     }
 
     /**
-     * Starts the exchange: until the request completes, this rank must not write its edge planes (the neighbours
-     * may copy them straight out of the vector) nor read the ghosts.
+     * Sends this rank's edge planes and receives the ghosts; the sends are awaited before the edge planes are
+     * written again ({@link #awaitSends}).
      */
-    Request start() {
-        return neighborhood.ialltoallv(vector, sendCounts, sendDispls, ghostSegment, recvCounts, recvDispls, DType.F64);
+    void exchange() {
+        start();
+        finish();
+    }
+
+    /**
+     * Starts the exchange: until {@link #awaitSends} returns, this rank must not write its edge planes (the
+     * neighbours copy them straight out of the vector); until {@link #finish} returns, it must not read the ghosts.
+     * The previous exchange's sends must have been awaited.
+     */
+    void start() {
+        int i = 0;
+        // the receives first, so a neighbour's plane meets a posted receive and is copied straight into the ghosts
+        if (belowRank >= 0) {
+            receives[i++] = pp.irecv(ghostSegment.asSlice(0, planeBytes), belowRank, TAG);
+        }
+        if (aboveRank >= 0) {
+            receives[i] = pp.irecv(ghostSegment.asSlice(planeBytes, planeBytes), aboveRank, TAG);
+        }
+        i = 0;
+        if (belowRank >= 0) {
+            sends[i++] = pp.isend(vector.asSlice(lowOffset, planeBytes), belowRank, TAG);
+        }
+        if (aboveRank >= 0) {
+            sends[i] = pp.isend(vector.asSlice(highOffset, planeBytes), aboveRank, TAG);
+        }
+    }
+
+    /** Waits for the ghosts of the exchange {@link #start} began. */
+    void finish() {
+        Request.awaitAll(receives);
+    }
+
+    /** Waits until the neighbours have taken this rank's edge planes: then they may be written. */
+    void awaitSends() {
+        for (int i = 0; i < sends.length; i++) {
+            if (sends[i] != null) {
+                sends[i].await();
+                sends[i] = null;
+            }
+        }
     }
 }

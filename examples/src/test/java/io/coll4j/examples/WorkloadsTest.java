@@ -31,6 +31,19 @@ class WorkloadsTest {
     }
 
     @ParameterizedTest
+    // planes of 17 x 17 and 18 x 18 doubles (2312 and 2592 bytes) exceed the 2 KiB eager limit: the halo goes by
+    // rendezvous, whose sends complete only when the neighbour has copied the plane (the form's awaitSends)
+    @CsvSource({"17, 2", "17, 3", "17, 5", "18, 8"})
+    void haloByRendezvousIsTheSharedSolveBitwise(int n, int threads) throws Exception {
+        ConjugateGradient cg = new ConjugateGradient(n, 1e-9, 1000, threads, 7);
+        double[] b = ConjugateGradient.rhs(n, 7);
+        ConjugateGradient.Result shared = cg.solve(Outcome.COLL4J, b);
+        ConjugateGradient.Result halo = cg.solve(Outcome.COLL4J_HALO, b);
+        assertEquals(shared.iterations(), halo.iterations());
+        assertArrayEquals(shared.x(), halo.x());
+    }
+
+    @ParameterizedTest
     // slabs of 0, 1 and 1 planes; of 1, 2 and 2; of 2 and 2 (edge planes that are the slab's only plane, or
     // both of its planes, live in the edge buffers)
     @CsvSource({"2, 3", "5, 3", "4, 2"})

@@ -4,6 +4,7 @@ import io.coll4j.CollectiveInterruptedException;
 import io.coll4j.CollectiveTimeoutException;
 import io.coll4j.MessageStatus;
 import io.coll4j.MessageTruncatedException;
+import io.coll4j.WaitStrategy;
 import io.coll4j.bindings.copy.Copy;
 import io.coll4j.kernel.algo.TeamContext;
 
@@ -39,6 +40,16 @@ public final class Endpoint {
      * 2026-11-29). 64 rounds are a few microseconds: the timeout and the bounded await stay that exact.
      */
     private static final int CLOCK_EVERY = 64;
+    /**
+     * A wait polls this many rounds back to back before it hands its idle rounds to the team's wait strategy (whose
+     * first rounds are a PAUSE each): a message already in flight arrives within a line hand-over, and a PAUSE
+     * between two polls delays seeing it by up to the PAUSE's length, of the order of a hand-over (docs/design.md,
+     * "Point-to-point"). Open MPI's progress loop and the line ping-pong floor poll without PAUSE. 256 rounds are a
+     * few microseconds; after them the strategy's spin, yield and park apply as before. Not on a team whose strategy
+     * is for more ranks than cores ({@link #hotPolls}). {@code -Dcoll4j.p2p.hotPolls=N} sets another count (0: the
+     * strategy from the first idle round).
+     */
+    static final int HOT_POLLS = Integer.getInteger("coll4j.p2p.hotPolls", 256);
 
     final int rank;
     private final P2pEngine engine;
@@ -64,6 +75,11 @@ public final class Endpoint {
     private RecvRequest probeWait;
     private MemorySegment replaceScratch;
     private long lastScan;
+    /**
+     * {@link #HOT_POLLS}, or 0 under the oversubscribed and yielding strategies: there the rank waited for may be
+     * waiting for this core, and those strategies give it up after a few spins on purpose.
+     */
+    private final int hotPolls;
 
     Endpoint(P2pEngine engine, int rank) {
         this.engine = engine;
@@ -79,6 +95,8 @@ public final class Endpoint {
         this.blockingSend = new SendRequest(this);
         this.blockingRecv = new RecvRequest(this);
         this.probeWait = new RecvRequest(this);
+        WaitStrategy w = context.waitStrategy();
+        this.hotPolls = w == WaitStrategy.backoffOversubscribed() || w == WaitStrategy.yielding() ? 0 : HOT_POLLS;
     }
 
     int size() {
@@ -470,7 +488,11 @@ public final class Endpoint {
                 if (checkSometimes(r, idle) && bounded && System.nanoTime() - deadline >= 0) {
                     return false;
                 }
-                idle(r, idle);
+                if (idle >= hotPolls) {
+                    idle(r, idle - hotPolls);
+                } else if (Thread.currentThread().isInterrupted()) {
+                    idle(r, 0);                 // throws: the interrupt is seen at once, as in the strategy's rounds
+                }
             }
         } catch (RuntimeException e) {
             throw r.fail(e);
