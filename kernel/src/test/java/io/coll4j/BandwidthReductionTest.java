@@ -79,6 +79,17 @@ class BandwidthReductionTest {
     }
 
     /**
+     * Push's cached fold goes tile by tile (a tile copied to the peers before the next is folded): blocks of one
+     * tile, several tiles and a short last tile, for f64 and i32 alike, in place and out of place, p = 2, 3, 5.
+     */
+    @Test
+    void pushFoldsABlockOfSeveralTiles() {
+        for (int p : new int[]{2, 3, 5}) {
+            check(Collective.ALLREDUCE, "push", false, p, 4096, new long[]{2047, 4097, 20_487});
+        }
+    }
+
+    /**
      * Every valid op for f64 and i32; SUM and one order-free op for f32 and i64 (the kernels are per
      * dtype × op, the algorithm's paths are not: {@link CollectiveCorrectnessTest} runs every pair).
      */

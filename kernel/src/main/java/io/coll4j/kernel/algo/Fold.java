@@ -21,6 +21,11 @@ import java.lang.foreign.MemorySegment;
 final class Fold {
     /** Bytes of the private strip buffer a fold of more than 16 sources goes through (fits L1 with its sources' lines). */
     static final int STRIP_BYTES = 8 * 1024;
+    /**
+     * Bytes of a tile of {@link #intoEveryRecv}'s temporal path: folded into my receive buffer and copied to the
+     * peers' from L1, with room left in L1 for the sources' lines of the same tile.
+     */
+    static final int EVERY_RECV_TILE_BYTES = 8 * 1024;
 
     private static final NativeType[] NATIVE_TYPE = new NativeType[DType.values().length];
     private static final NativeOp[] NATIVE_OP = new NativeOp[Op.values().length];
@@ -67,6 +72,8 @@ final class Fold {
     private final CollectiveCall call;
     private final MemorySegment[] sources;
     private final long[] offsets;
+    /** The sources' offsets at the start of a tiled fold, which moves {@link #offsets} tile by tile. */
+    private final long[] tileBase;
     private final MemorySegment[] passSources = new MemorySegment[Reducer.MAX_SOURCES];
     private final long[] passOffsets = new long[Reducer.MAX_SOURCES];
     private int count;
@@ -80,6 +87,7 @@ final class Fold {
         this.call = call;
         this.sources = new MemorySegment[Math.max(ranks + 1, Reducer.MAX_SOURCES)];
         this.offsets = new long[sources.length];
+        this.tileBase = new long[sources.length];
     }
 
     void start() {
@@ -149,12 +157,41 @@ final class Fold {
             }
             f.clear();
         }
+        // Tile by tile, each tile copied to the peers while it is still in L1: folding the whole block first
+        // and copying it after made a second pass over a block that had left L2 (docs/measurements.md,
+        // "Consumed allreduce and the 64 MiB copy rate").
         MemorySegment recv = call.recv();
-        into(recv, dstOffset, elements);
-        long bytes = elements * call.dtype().size();
+        int es = call.dtype().size();
+        long perTile = EVERY_RECV_TILE_BYTES / es;
+        if (elements <= perTile) {
+            intoEveryRecvTile(recv, dstOffset, elements * es, elements);
+            return;
+        }
+        int k = count;
+        System.arraycopy(offsets, 0, tileBase, 0, k);
+        try {
+            for (long done = 0; done < elements; done += perTile) {
+                long n = Math.min(perTile, elements - done);
+                for (int s = 0; s < k; s++) {
+                    offsets[s] = tileBase[s] + done * es;
+                }
+                intoEveryRecvTile(recv, dstOffset + done * es, n * es, n);
+            }
+        } finally {
+            System.arraycopy(tileBase, 0, offsets, 0, k);
+        }
+    }
+
+    /**
+     * Folds one tile into my receive buffer at {@code at}, then copies it into every peer's at the same offset. In
+     * place is safe: the tile of every source is read before any receive buffer's tile is written, and later tiles
+     * are not touched.
+     */
+    private void intoEveryRecvTile(MemorySegment recv, long at, long bytes, long elements) {
+        into(recv, at, elements);
         for (int q = 0; q < call.size(); q++) {
             if (q != call.rank()) {
-                MemorySegment.copy(recv, dstOffset, call.peerRecv(q), dstOffset, bytes);
+                MemorySegment.copy(recv, at, call.peerRecv(q), at, bytes);
             }
         }
     }
