@@ -194,10 +194,7 @@ final class Ops {
                     return inlineRound(seg, self, r);
                 }
                 if (writing) {
-                    // the slot of r's parity is free once every peer has read round r - 2
-                    if (r >= 2 && !ch.allDone(members, r - 1)) {
-                        return false;
-                    }
+                    // the slot and line of r's parity are free already (no wait): see Channel
                     seg.set(ValueLayout.JAVA_LONG, ch.line(self, r) + Channel.LINE_DESC, desc);
                     long slot = ch.slot(self, r);
                     // an offer's round carries no data: if every process offers, the fold pushes, otherwise every
@@ -272,10 +269,7 @@ final class Ops {
         /** The whole collective as one round whose payloads sit in the arrive lines ({@link #inlineUpTo}). */
         private boolean inlineRound(MemorySegment seg, int self, long r) {
             if (writing) {
-                // the line of r's parity is free once every peer has read round r - 2
-                if (r >= 2 && !ch.allDone(members, r - 1)) {
-                    return false;
-                }
+                // the line of r's parity is free already (no wait): see Channel
                 long line = ch.line(self, r);
                 seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DESC, desc);
                 if (mine.total > 0) {
