@@ -446,6 +446,9 @@ final class Ops {
             boolean stream = bytes >= PUSH_NT_BYTES;
             long own = pushDsts[me];
             for (long c = a; c < b; c += PUSH_CHUNK) {
+                // a 64 MiB push is one step of tens of ms (seconds on a loaded host): between chunks, at most every
+                // CHECK_NANOS (a clock read otherwise), see whether a peer died, so a survivor does not fold on
+                ch.m.checkDuringStep(members, what);
                 long len = Math.min(PUSH_CHUNK, b - c);
                 long count = len / esize;
                 int p = 0;
