@@ -9,8 +9,9 @@ import java.lang.foreign.MemorySegment;
  * whole life (its counters start at zero when the file is created), so rounds never need resetting.
  *
  * <p>A round r of a collective: each process copies its slice in and publishes arrive = r + 1 in the line of r's
- * parity, beside the round's descriptor (and, for a small collective, its whole payload: {@link #INLINE} bytes, so
- * one line carries flag and data); waits until every peer has arrived at r + 1; reads the slices it needs from their
+ * parity, beside the round's descriptor and either the round's header (where each slice lies, {@link Ops.Coll}) or,
+ * for a small collective, its whole payload ({@link #INLINE} bytes): one line carries flag, descriptor and header or
+ * data; waits until every peer has arrived at r + 1; reads the slices it needs from their
  * slots or lines; publishes done = r + 1. With two slots a process copies slice k in while its peers still read
  * slice k − 1: YHCCL's pipelined copy-in to shared slices [YHCCL §3.3].
  *

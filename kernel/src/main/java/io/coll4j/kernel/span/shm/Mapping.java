@@ -50,7 +50,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * ranks use it.
  */
 final class Mapping {
-    static final long MAGIC = 0x636f6c6c34_6a0003L;   // "coll4j" + layout version 3 (regions, inline payloads)
+    static final long MAGIC = 0x636f6c6c34_6a0004L;   // "coll4j" + layout version 4 (round headers in the arrive lines)
     private static final int MAX_PROCESSES = 32;
     static final long PROC_LINES = 2048;
     static final long CHANNELS_AT = 4096;
