@@ -101,14 +101,9 @@ public final class Team implements AutoCloseable {
         this.timeout = b.timeout;
         this.processSpan = b.span != null ? b.span : b.processLevel.open(size, timeout);
         int sharing = processesOnThisHost();
-        Placement placement = b.placement;
-        if (sharing > 1 && placement.binds()) {
-            // every process would bind its rank 0 to the same PU: leave placement to mpirun (--bind-to, --map-by)
-            io.coll4j.topology.Fallbacks.note("thread binding", sharing + " processes of the job share host " + host()
-                    + ": rank threads are not bound (" + (b.processLevel.mpi() ? "bind processes with mpirun --bind-to / --map-by"
-                    : "bind processes with taskset or numactl") + ")");
-            placement = Placement.NONE;
-        }
+        Placement placement = SharedHostPlacement.of(b.placement, topology, size, sharing,
+                processSpan == null ? 0 : processSpan.process(),
+                b.processLevel.mpi(), host());
         this.plan = placement.plan(topology, size);
         this.binder = Binder.forTopology(topology);
         int cpus = Runtime.getRuntime().availableProcessors();

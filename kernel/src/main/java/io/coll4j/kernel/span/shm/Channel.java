@@ -8,12 +8,18 @@ import java.lang.foreign.MemorySegment;
  * point-to-point messages. Counters are indexed by global process index; a channel belongs to one span for its
  * whole life (its counters start at zero when the file is created), so rounds never need resetting.
  *
- * <p>A round r of a collective: each process waits until every peer has finished reading round r − 2 (its done
- * count ≥ r − 1), so the slot and the arrive line of r's parity are free; copies its slice in and publishes arrive
- * = r + 1 in the line of r's parity, beside the round's descriptor (and, for a small collective, its whole payload:
- * {@link #INLINE} bytes, so one line carries flag and data); waits until every peer has arrived at r + 1; reads the
- * slices it needs from their slots or lines; publishes done = r + 1. With two slots a process copies slice k in
- * while its peers still read slice k − 1: YHCCL's pipelined copy-in to shared slices [YHCCL §3.3].
+ * <p>A round r of a collective: each process copies its slice in and publishes arrive = r + 1 in the line of r's
+ * parity, beside the round's descriptor and either the round's header (where each slice lies, {@link Ops.Coll}) or,
+ * for a small collective, its whole payload ({@link #INLINE} bytes): one line carries flag, descriptor and header or
+ * data; waits until every peer has arrived at r + 1; reads the slices it needs from their
+ * slots or lines; publishes done = r + 1. With two slots a process copies slice k in while its peers still read
+ * slice k − 1: YHCCL's pipelined copy-in to shared slices [YHCCL §3.3].
+ *
+ * <p>The slot and line of r's parity are free when round r starts without looking at the peers' done lines: this
+ * process finished round r − 1, so it saw every peer arrive at r, and each peer published arrive = r after it read
+ * round r − 2 (program order, the arrive a release store, this process's read of it an acquire). A round therefore
+ * costs one line hand-over each way, the arrive line; reading the peers' done lines at every round start was a
+ * second one. The done lines are read only by an owner whose buffers its peers read in place (the drain).
  */
 final class Channel {
     /** Bytes of control lines per process: the two arrive lines (round parity) and the done line. */

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -49,10 +50,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * ranks use it.
  */
 final class Mapping {
-    static final long MAGIC = 0x636f6c6c34_6a0003L;   // "coll4j" + layout version 3 (regions, inline payloads)
+    static final long MAGIC = 0x636f6c6c34_6a0004L;   // "coll4j" + layout version 4 (round headers in the arrive lines)
     private static final int MAX_PROCESSES = 32;
-    private static final long PROC_LINES = 2048;
-    private static final long CHANNELS_AT = 4096;
+    static final long PROC_LINES = 2048;
+    static final long CHANNELS_AT = 4096;
     private static final long MSG_AT = 256;
     private static final int MSG_MAX = 1024;
     static final int SLOT_HEADER = 64;
@@ -86,6 +87,8 @@ final class Mapping {
     private MemorySegment foldScratch;
     private int open = 1;
     private boolean closed;
+    /** The file's identity (device, inode) as this process mapped it: only that file is unlinked on an abort. */
+    private Object fileKey;
 
     private Mapping(Path path, int processes, int index, int localRanks, int channels, long slotBytes, long mailBytes,
                     long regionBytes, Arena arena, MemorySegment seg, long timeoutNanos) {
@@ -182,7 +185,10 @@ final class Mapping {
         }
         Path path = pathOf(job);
         long timeoutNanos = timeout.isZero() ? Long.MAX_VALUE : timeout.toNanos();
-        long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
+        // the join has a bound of its own: a process killed before it mapped the file cannot be seen dying (its pid is
+        // not in the file yet), and the team timeout may be minutes
+        long joinNanos = Math.min(timeoutNanos, Duration.ofSeconds(Long.getLong("coll4j.shm.joinSeconds", 60)).toNanos());
+        long deadline = System.nanoTime() + joinNanos;
         int fixed = SharedMemorySpan.CHANNELS + SharedMemorySpan.perLocalChannels(localRanks);
         // the world span's channels, and room for the sub-teams' (every split takes its own)
         int channels = Integer.getInteger("coll4j.shm.channels", Math.max(64, fixed + 48));
@@ -236,12 +242,16 @@ final class Mapping {
             // last, with release: pairs with the joiners' getAcquire of the magic, so they see every field above
             LONG.setRelease(seg, 0L, MAGIC);
             Mapping m = new Mapping(path, n, 0, localRanks, channels, slot, mail, region, arena, seg, timeoutNanos);
+            m.fileKey = fileKey(path);
             // every process maps the file, then it goes: a kill -9 from here on leaves nothing in /dev/shm
             for (int idle = 0; (int) INT.getAcquire(seg, 64L) < n; idle++) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("shared mapping " + path + ": only " + (int) INT.getAcquire(seg, 64L)
-                            + " of " + n + " processes mapped it within the team timeout; missing indices "
-                            + m.unregistered());
+                            + " of " + n + " processes mapped it within the join timeout (the team timeout, at most "
+                            + "coll4j.shm.joinSeconds); missing indices " + m.unregistered());
+                }
+                if (idle % 25 == 0) {
+                    m.failIfAJoinerDied();
                 }
                 LockSupport.parkNanos(idle < 100 ? 100_000 : 2_000_000);
             }
@@ -256,6 +266,17 @@ final class Mapping {
         }
     }
 
+    /** During process 0's join wait: a process that registered its pid and died since will never be counted. */
+    private void failIfAJoinerDied() {
+        for (int p = 1; p < processes; p++) {
+            long pid = pidOf(p);
+            if (pid != 0 && !alive(pid)) {
+                throw new IllegalStateException("shared mapping " + path + ": process " + p + " (pid " + pid
+                        + ") died during the join");
+            }
+        }
+    }
+
     private List<Integer> unregistered() {
         List<Integer> l = new ArrayList<>();
         for (int p = 0; p < processes; p++) {
@@ -264,6 +285,43 @@ final class Mapping {
             }
         }
         return l;
+    }
+
+    private static Object fileKey(Path path) {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * After a peer died: the file is still there when it died before every process had mapped it (process 0 unlinks
+     * it at the full count), and nobody else would remove it; this process does, if it is still the file it mapped.
+     */
+    private void unlinkIfStillHere() {
+        try {
+            Object now = fileKey(path);
+            if (now != null && now.equals(fileKey)) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            // left to the next job of this name, which replaces a file whose creator is dead
+        }
+    }
+
+    /** The creator's pid of the file at {@code path} with this version's magic, or 0 (none, not yet initialised). */
+    private static long creatorOf(Path path) throws IOException {
+        try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ); Arena a = Arena.ofConfined()) {
+            if (fc.size() < CHANNELS_AT) {
+                return 0;
+            }
+            MemorySegment h = fc.map(FileChannel.MapMode.READ_ONLY, 0, CHANNELS_AT, a);
+            // acquire: pairs with the creator's setRelease of the magic (the creator's pid is then visible)
+            return (long) LONG.getAcquire(h, 0L) == MAGIC ? h.get(ValueLayout.JAVA_LONG, PROC_LINES) : 0;
+        } catch (NoSuchFileException e) {
+            return 0;
+        }
     }
 
     /** Why an existing file is left over from a dead job (null: a live one): another layout version, or its creator dead. */
@@ -287,14 +345,28 @@ final class Mapping {
     private static Mapping join(Path path, int n, int index, int localRanks, long timeoutNanos, long deadline)
             throws IOException {
         String last = "no file yet";
+        long liveCreator = 0;
         for (int idle = 0; ; idle++) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("shared mapping " + path + ": process " + index + " of " + n
-                        + " found no mapping made by process 0 within the team timeout (" + last + ")");
+                        + " found no mapping made by process 0 within the join timeout (the team timeout, at most "
+                        + "coll4j.shm.joinSeconds) (" + last + ")");
             }
             Mapping m = tryJoin(path, n, index, localRanks, timeoutNanos);
             if (m != null) {
                 return m;
+            }
+            if (idle % 25 == 0) {
+                // a creator this process saw alive in the file and that died since is this job's process 0, not the
+                // creator of a stale file: nobody will replace the file, so waiting on is waiting for the timeout
+                long creator = creatorOf(path);
+                if (creator != 0 && alive(creator)) {
+                    liveCreator = creator;
+                } else if (creator != 0 && creator == liveCreator) {
+                    Files.deleteIfExists(path);
+                    throw new IllegalStateException("shared mapping " + path + ": process 0 (pid " + creator
+                            + ") died during the join");
+                }
             }
             last = Files.exists(path) ? "a file not (yet) initialised, or left by an earlier job" : "no file yet";
             LockSupport.parkNanos(idle < 100 ? 200_000 : 2_000_000);
@@ -345,7 +417,9 @@ final class Mapping {
                 LONG.setRelease(seg, mine, pid());
                 INT.getAndAdd(seg, 64L, 1);   // volatile RMW: pairs with the creator's getAcquire of the count
                 ok = true;
-                return new Mapping(path, n, index, localRanks, channels, slot, mail, region, arena, seg, timeoutNanos);
+                Mapping m = new Mapping(path, n, index, localRanks, channels, slot, mail, region, arena, seg, timeoutNanos);
+                m.fileKey = fileKey(path);
+                return m;
             } finally {
                 if (!ok) {
                     arena.close();
@@ -450,6 +524,7 @@ final class Mapping {
                 String why = "process " + p + " (pid " + pid + ", " + ranksOf(p) + ") died while process " + index
                         + " waited in " + what;
                 markAborted(why);
+                unlinkIfStillHere();
                 throw new TeamAbortedException(why, null);
             }
             if (stateOf(p) == 2) {
@@ -461,6 +536,14 @@ final class Mapping {
             throw new CollectiveTimeoutException("shared mapping: process " + index + " waited more than "
                     + Duration.ofNanos(timeoutNanos) + " in " + what, List.of());
         }
+    }
+
+    /**
+     * The abort word and the peers' liveness from inside a long step (a push's chunks), gated by the same
+     * {@link #CHECK_NANOS} as a wait's checks; no timeout applies (the step is working, not waiting).
+     */
+    void checkDuringStep(int[] members, String what) {
+        check(members, what, System.nanoTime());
     }
 
     /** An operation queued on the mapping: {@link #step} moves it as far as it can without waiting. */

@@ -104,9 +104,11 @@ final class Ops {
     }
 
     /**
-     * A collective: the round protocol over the span's channel. A slot's header: descriptor, stream length, slice
-     * offset, slice length, where the stream lies in the mapping when its owner lets its peers read it in place (-1:
-     * the slice is in the slot), and a fold's push offer (the receive and send offsets, or -1).
+     * A collective: the round protocol over the span's channel. A round's header, in the arrive line after the
+     * counter and the descriptor: stream length, slice offset, slice length, where the stream lies in the mapping when
+     * its owner lets its peers read it in place (-1: the slice is in the slot), and a fold's push offer (the receive
+     * and send offsets, or -1) — six longs, the line's 48 payload bytes. The slot's first 64 bytes, once the header's,
+     * stay unused so slices keep their 64-byte-aligned place.
      */
     abstract static class Coll extends Mapping.Step {
         final Channel ch;
@@ -194,23 +196,22 @@ final class Ops {
                     return inlineRound(seg, self, r);
                 }
                 if (writing) {
-                    // the slot of r's parity is free once every peer has read round r - 2
-                    if (r >= 2 && !ch.allDone(members, r - 1)) {
-                        return false;
-                    }
-                    seg.set(ValueLayout.JAVA_LONG, ch.line(self, r) + Channel.LINE_DESC, desc);
+                    // the slot and line of r's parity are free already (no wait): see Channel
+                    // the round's header rides in the arrive line beside the counter and the descriptor: a peer
+                    // reads counter, descriptor and header in one line hand-over, then only the data in the slot
+                    long line = ch.line(self, r);
                     long slot = ch.slot(self, r);
                     // an offer's round carries no data: if every process offers, the fold pushes, otherwise every
                     // process starts its stream again in the next round
                     boolean offer = first && offerSrc >= 0;
                     long c = offer ? 0 : Math.min(cap, mine.total - myOff);
-                    seg.set(ValueLayout.JAVA_LONG, slot, desc);
-                    seg.set(ValueLayout.JAVA_LONG, slot + 8, mine.total);
-                    seg.set(ValueLayout.JAVA_LONG, slot + 16, myOff);
-                    seg.set(ValueLayout.JAVA_LONG, slot + 24, c);
-                    seg.set(ValueLayout.JAVA_LONG, slot + 32, streamAt);
-                    seg.set(ValueLayout.JAVA_LONG, slot + 40, offer ? offerDst : -1);
-                    seg.set(ValueLayout.JAVA_LONG, slot + 48, offer ? offerSrc : -1);
+                    seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DESC, desc);
+                    seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA, mine.total);
+                    seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 8, myOff);
+                    seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 16, c);
+                    seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 24, streamAt);
+                    seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 32, offer ? offerDst : -1);
+                    seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 40, offer ? offerSrc : -1);
                     if (c > 0 && streamAt < 0) {
                         mine.fill(myOff, seg, slot + Mapping.SLOT_HEADER, c);
                     }
@@ -224,20 +225,20 @@ final class Ops {
                 boolean last = true;
                 int offers = 0;
                 for (int p = 0; p < members.length; p++) {
-                    // the line's descriptor first: a process in an inline round wrote no slot header
-                    long d = seg.get(ValueLayout.JAVA_LONG, ch.line(members[p], r) + Channel.LINE_DESC);
-                    long slot = ch.slot(members[p], r);
-                    if (d != desc || (d = seg.get(ValueLayout.JAVA_LONG, slot)) != desc) {
+                    // the descriptor before the header: a process in an inline round wrote payload, not a header, there
+                    long line = ch.line(members[p], r);
+                    long d = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DESC);
+                    if (d != desc) {
                         throw mismatch(p, d);
                     }
-                    total[p] = seg.get(ValueLayout.JAVA_LONG, slot + 8);
-                    off[p] = seg.get(ValueLayout.JAVA_LONG, slot + 16);
-                    n[p] = seg.get(ValueLayout.JAVA_LONG, slot + 24);
-                    long at = seg.get(ValueLayout.JAVA_LONG, slot + 32);
-                    data[p] = at >= 0 ? at + off[p] : slot + Mapping.SLOT_HEADER;
+                    total[p] = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA);
+                    off[p] = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 8);
+                    n[p] = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 16);
+                    long at = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 24);
+                    data[p] = at >= 0 ? at + off[p] : ch.slot(members[p], r) + Mapping.SLOT_HEADER;
                     if (first) {
-                        pushDsts[p] = seg.get(ValueLayout.JAVA_LONG, slot + 40);
-                        pushSrcs[p] = seg.get(ValueLayout.JAVA_LONG, slot + 48);
+                        pushDsts[p] = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 32);
+                        pushSrcs[p] = seg.get(ValueLayout.JAVA_LONG, line + Channel.LINE_DATA + 40);
                         offers += pushDsts[p] >= 0 ? 1 : 0;
                     }
                     last &= off[p] + n[p] >= total[p];
@@ -272,10 +273,7 @@ final class Ops {
         /** The whole collective as one round whose payloads sit in the arrive lines ({@link #inlineUpTo}). */
         private boolean inlineRound(MemorySegment seg, int self, long r) {
             if (writing) {
-                // the line of r's parity is free once every peer has read round r - 2
-                if (r >= 2 && !ch.allDone(members, r - 1)) {
-                    return false;
-                }
+                // the line of r's parity is free already (no wait): see Channel
                 long line = ch.line(self, r);
                 seg.set(ValueLayout.JAVA_LONG, line + Channel.LINE_DESC, desc);
                 if (mine.total > 0) {
@@ -452,6 +450,9 @@ final class Ops {
             boolean stream = bytes >= PUSH_NT_BYTES;
             long own = pushDsts[me];
             for (long c = a; c < b; c += PUSH_CHUNK) {
+                // a 64 MiB push is one step of tens of ms (seconds on a loaded host): between chunks, at most every
+                // CHECK_NANOS (a clock read otherwise), see whether a peer died, so a survivor does not fold on
+                ch.m.checkDuringStep(members, what);
                 long len = Math.min(PUSH_CHUNK, b - c);
                 long count = len / esize;
                 int p = 0;
