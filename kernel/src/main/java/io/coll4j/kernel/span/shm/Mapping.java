@@ -310,36 +310,46 @@ final class Mapping {
         }
     }
 
-    /** The creator's pid of the file at {@code path} with this version's magic, or 0 (none, not yet initialised). */
-    private static long creatorOf(Path path) throws IOException {
+    /** What an existing file's first lines say: its layout's magic and its creator's pid; null when it is gone. */
+    private record Header(boolean tooShort, long magic, long creator) {
+        boolean current() {
+            return !tooShort && magic == MAGIC;
+        }
+    }
+
+    private static Header header(Path path) throws IOException {
         try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ); Arena a = Arena.ofConfined()) {
             if (fc.size() < CHANNELS_AT) {
-                return 0;
+                return new Header(true, 0, 0);
             }
             MemorySegment h = fc.map(FileChannel.MapMode.READ_ONLY, 0, CHANNELS_AT, a);
             // acquire: pairs with the creator's setRelease of the magic (the creator's pid is then visible)
-            return (long) LONG.getAcquire(h, 0L) == MAGIC ? h.get(ValueLayout.JAVA_LONG, PROC_LINES) : 0;
+            long magic = (long) LONG.getAcquire(h, 0L);
+            return new Header(false, magic, h.get(ValueLayout.JAVA_LONG, PROC_LINES));
         } catch (NoSuchFileException e) {
-            return 0;
+            return null;
         }
+    }
+
+    /** The creator's pid of the file at {@code path} with this version's magic, or 0 (none, not yet initialised). */
+    private static long creatorOf(Path path) throws IOException {
+        Header h = header(path);
+        return h != null && h.current() ? h.creator() : 0;
     }
 
     /** Why an existing file is left over from a dead job (null: a live one): another layout version, or its creator dead. */
     private static String staleReason(Path path) throws IOException {
-        try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ); Arena a = Arena.ofConfined()) {
-            if (fc.size() < CHANNELS_AT) {
-                return "too short for a coll4j mapping";
-            }
-            MemorySegment h = fc.map(FileChannel.MapMode.READ_ONLY, 0, CHANNELS_AT, a);
-            long magic = (long) LONG.getAcquire(h, 0L);
-            if (magic != MAGIC) {
-                return "magic " + Long.toHexString(magic) + ", not this version's " + Long.toHexString(MAGIC);
-            }
-            long creator = h.get(ValueLayout.JAVA_LONG, PROC_LINES);
-            return alive(creator) ? null : "its creator pid " + creator + " is dead";
-        } catch (NoSuchFileException e) {
+        Header h = header(path);
+        if (h == null) {
             return "gone";
         }
+        if (h.tooShort()) {
+            return "too short for a coll4j mapping";
+        }
+        if (h.magic() != MAGIC) {
+            return "magic " + Long.toHexString(h.magic()) + ", not this version's " + Long.toHexString(MAGIC);
+        }
+        return alive(h.creator()) ? null : "its creator pid " + h.creator() + " is dead";
     }
 
     private static Mapping join(Path path, int n, int index, int localRanks, long timeoutNanos, long deadline)
