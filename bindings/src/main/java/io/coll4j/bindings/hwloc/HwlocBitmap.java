@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.coll4j.bindings.hwloc.internal.hwloc_h.*;
+import static io.coll4j.bindings.hwloc.internal.hwloc_bitmap_h.*;
 
 /**
  * An owned {@code hwloc_bitmap_t} (a cpuset or nodeset): allocated by {@code hwloc_bitmap_alloc},

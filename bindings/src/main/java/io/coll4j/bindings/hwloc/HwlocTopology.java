@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import static io.coll4j.bindings.hwloc.internal.hwloc_binding_h.*;
+import static io.coll4j.bindings.hwloc.internal.hwloc_bitmap_h.*;
 import static io.coll4j.bindings.hwloc.internal.hwloc_h.*;
 
 /**

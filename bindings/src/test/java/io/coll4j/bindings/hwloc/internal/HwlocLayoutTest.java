@@ -145,10 +145,12 @@ class HwlocLayoutTest {
     void everyFunctionLinks() throws Exception {
         assumeTrue(HwlocLibrary.isAvailable(), "skipped: " + HwlocLibrary.unavailableReason());
         int linked = 0;
-        for (Method m : hwloc_h.class.getMethods()) {
-            if (m.getName().endsWith("$handle") && m.getParameterCount() == 0) {
-                assertNotNull((MethodHandle) m.invoke(null), m.getName());
-                linked++;
+        for (Class<?> header : new Class<?>[]{hwloc_h.class, hwloc_bitmap_h.class, hwloc_binding_h.class}) {
+            for (Method m : header.getMethods()) {
+                if (m.getName().endsWith("$handle") && m.getParameterCount() == 0) {
+                    assertNotNull((MethodHandle) m.invoke(null), header.getSimpleName() + "." + m.getName());
+                    linked++;
+                }
             }
         }
         assertTrue(linked >= 40, "linked " + linked + " functions");
