@@ -61,10 +61,26 @@ final class P2pCommands {
         @CommandLine.Mixin
         FormatOption format = new FormatOption();
 
+        @Option(names = "--processes", paramLabel = "N",
+                description = "span N JVM processes of this host through one shared mapping (collbench starts N - 1 more JVMs"
+                        + " itself), -t ranks in each: the messages between ranks of different processes cross the mapping;"
+                        + " process 0 (this one) prints the table")
+        Integer processes;
+
+        /** Set by the process that started this one (--processes): INDEX:JOB. */
+        @Option(names = "--process-child", hidden = true, paramLabel = "INDEX:JOB")
+        String processChild;
+
         abstract P2pBenchmark.Test test();
 
-        int ranks() {
+        /** Ranks per process with --processes (the team's ranks without). */
+        int perProcess() {
             return 2;
+        }
+
+        int ranks() {
+            RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
+            return sp == null ? perProcess() : perProcess() * sp.n();
         }
 
         int window() {
@@ -72,7 +88,22 @@ final class P2pCommands {
         }
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
+            RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
+            // --processes N: this process (0) starts the others, which run the same command as processes 1 .. N-1
+            ProcessChildren children = ProcessChildren.start(sp, spec);
+            int rc;
+            try {
+                rc = measure(sp);
+            } finally {
+                if (children != null) {
+                    children.finish(spec.commandLine().getErr());
+                }
+            }
+            return rc == 0 && children != null && children.anyFailed() ? 1 : rc;
+        }
+
+        private int measure(RunOptions.Spanning sp) {
             P2pBenchmark.Test t = test();
             SizeRange range = SizeRange.of(sizes, null, null, stepFactor, t.bandwidth() ? "1:4M" : "0:4M");
             if (range.max() > (1L << 30)) {
@@ -108,8 +139,13 @@ final class P2pCommands {
             boolean[] allValid = {true};
             try {
                 Team.Builder b = Team.builder().topology(where.topology()).placement(where.placement());
-                header(out, fmt, t, p);
-                new P2pBenchmark(t, p, window(), iterations, warmup, ws).run(b, range.sizes(), rounds, row -> {
+                if (sp != null) {
+                    b.processes(sp.n(), sp.index()).name(sp.job());
+                }
+                if (sp == null || sp.index() == 0) {
+                    header(out, fmt, t, p);
+                }
+                new P2pBenchmark(t, p, sp == null ? p : p / sp.n(), window(), iterations, warmup, ws).run(b, range.sizes(), rounds, row -> {
                     allValid[0] &= row.valid();
                     print(out, fmt, row);
                 });
@@ -187,6 +223,15 @@ final class P2pCommands {
     @Command(name = "latency", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "osu_latency: ping-pong between ranks 0 and 1 with blocking send/recv; half the round trip per size.")
     static final class Latency extends Base {
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
+                + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
+        int threads;
+
+        @Override
+        int perProcess() {
+            return threads;
+        }
+
         @Override
         P2pBenchmark.Test test() {
             return P2pBenchmark.Test.LATENCY;
@@ -197,6 +242,15 @@ final class P2pCommands {
             description = "osu_bw: rank 0 sends a window of isends, rank 1 receives them with irecvs and answers with 4 bytes;"
                     + " MB/s (10^6 bytes) per size.")
     static final class Bw extends Base {
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
+                + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
+        int threads;
+
+        @Override
+        int perProcess() {
+            return threads;
+        }
+
         @Option(names = {"-W", "--window"}, paramLabel = "N", defaultValue = "64", description = "messages in flight (default ${DEFAULT-VALUE}, OSU's)")
         int window;
 
@@ -214,6 +268,15 @@ final class P2pCommands {
     @Command(name = "bibw", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "osu_bibw: both ranks post a window of irecvs and of isends and wait for all; both directions count.")
     static final class Bibw extends Base {
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
+                + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
+        int threads;
+
+        @Override
+        int perProcess() {
+            return threads;
+        }
+
         @Option(names = {"-W", "--window"}, paramLabel = "N", defaultValue = "64", description = "messages in flight each way (default ${DEFAULT-VALUE}, OSU's)")
         int window;
 
