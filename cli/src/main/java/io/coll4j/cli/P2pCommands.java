@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -294,7 +295,8 @@ final class P2pCommands {
     @Command(name = "multi-lat", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "osu_multi_lat: ranks 2k and 2k+1 ping-pong at once; the mean latency over the pairs.")
     static final class MultiLat extends Base {
-        @Option(names = {"-t", "--threads"}, paramLabel = "N", description = "ranks, an even number (default: the PUs, at least 2)")
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", description = "ranks, an even number (default: the PUs, at least 2);"
+                + " with --processes, per process")
         Integer threads;
 
         @Override
@@ -303,7 +305,7 @@ final class P2pCommands {
         }
 
         @Override
-        int ranks() {
+        int perProcess() {
             if (threads != null) {
                 return threads;
             }
@@ -316,7 +318,7 @@ final class P2pCommands {
             description = "Neighborhood alltoall on a periodic ring: every rank sends a block of the size to each of its two"
                     + " neighbours and receives one from each (Neighborhood.alltoall); the time per call and the MB/s a rank receives.")
     static final class Neighbor extends Base {
-        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks on the ring (default ${DEFAULT-VALUE})")
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks on the ring (default ${DEFAULT-VALUE}); with --processes, per process")
         int threads;
 
         @Override
@@ -325,7 +327,7 @@ final class P2pCommands {
         }
 
         @Override
-        int ranks() {
+        int perProcess() {
             return threads;
         }
     }
@@ -351,8 +353,38 @@ final class P2pCommands {
         @Option(names = {"-v", "--verbose"}, description = "a line per team")
         boolean verbose;
 
+        @Option(names = "--processes", paramLabel = "N",
+                description = "one team over N JVM processes of this host (collbench starts N - 1 more JVMs), -t ranks in"
+                        + " each, through one shared mapping: the traffic crosses processes; the counts are the team's")
+        Integer processes;
+
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2",
+                description = "with --processes: ranks per process (default ${DEFAULT-VALUE})")
+        int threads;
+
+        /** Set by the process that started this one (--processes): INDEX:JOB. */
+        @Option(names = "--process-child", hidden = true, paramLabel = "INDEX:JOB")
+        String processChild;
+
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
+            RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
+            ProcessChildren children = ProcessChildren.start(sp, spec);
+            int rc;
+            try {
+                rc = soak(sp);
+            } finally {
+                if (children != null) {
+                    children.finish(spec.commandLine().getErr());
+                }
+            }
+            return rc == 0 && children != null && children.anyFailed() ? 1 : rc;
+        }
+
+        private int soak(RunOptions.Spanning sp) {
+            if (sp != null && (threads < 1 || threads * sp.n() > 8 * Runtime.getRuntime().availableProcessors())) {
+                throw new IllegalArgumentException("-t: " + threads + " ranks per process");
+            }
             if (messages < 1 || messages > 1_000_000_000_000L) {
                 throw new IllegalArgumentException("--messages must be 1..10^12, got " + messages);
             }
@@ -360,16 +392,20 @@ final class P2pCommands {
                 throw new IllegalArgumentException("--max-time must be 1..604800, got " + maxSeconds);
             }
             PrintWriter out = spec.commandLine().getOut();
-            long s = seed != null ? seed : System.nanoTime();
+            // across processes every process needs the same seed: without --seed, the job's name (process 0's pid)
+            long s = seed != null ? seed : sp != null ? sp.job().hashCode() : System.nanoTime();
             out.println("# p2p-soak: " + messages + " messages, seed " + s);
             out.flush();
             long t0 = System.nanoTime();
-            MessageSoak.Result r = MessageSoak.run(messages, s, java.time.Duration.ofSeconds(maxSeconds), l -> {
+            Consumer<String> log = l -> {
                 if (verbose) {
                     out.println(l);
                     out.flush();
                 }
-            });
+            };
+            MessageSoak.Result r = sp == null ? MessageSoak.run(messages, s, java.time.Duration.ofSeconds(maxSeconds), log)
+                    : MessageSoak.runAcross(messages, s, java.time.Duration.ofSeconds(maxSeconds),
+                    Team.builder().processes(sp.n(), sp.index()).name(sp.job()), threads, log);
             out.printf(Locale.ROOT, "messages %d (%.1f MB) on %d teams in %.1f s: lost %d, reordered %d, corrupted %d, "
                             + "truncations %d of %d expected%n", r.messages(), r.bytes() / 1e6, r.teams(),
                     (System.nanoTime() - t0) / 1e9, r.lost(), r.reordered(), r.corrupted(), r.truncationsSeen(),
