@@ -220,8 +220,14 @@ class PointToPointAcrossProcessesTest {
     }
 
     @Test
-    void neighborhoodCollectivesOnAGridAcrossProcesses() throws Exception {
+    void neighborhoodCollectivesOnAGridAcrossProcessesAndASubTeamAcrossProcessesRefuses() throws Exception {
         job(2, 2, rank -> {
+            // a split across processes has no ring directories: refused, saying so, and the team goes on
+            try (Rank sub = rank.split(0, rank.id())) {
+                UnsupportedOperationException u = assertThrows(UnsupportedOperationException.class,
+                        () -> sub.p2p().send(new byte[1], 0, 0));
+                assertTrue(u.getMessage().contains("sub-team"), u.getMessage());
+            }
             int n = rank.size();
             int me = rank.id();
             CartesianTopology ring = CartesianTopology.of(new int[]{n}, new boolean[]{true});
