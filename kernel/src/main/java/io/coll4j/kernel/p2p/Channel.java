@@ -33,6 +33,12 @@ final class Channel extends ChannelReceiverSide {
     /** Payload bytes that fit in the slot's first cache line beside the header. */
     static final long INLINE_MAX = 64 - INLINE;
     private static final long HEAD_LINE = SLOTS * SLOT_STRIDE;
+    /**
+     * In the head line's second half (never written by the receiver): the sender's crossover, written once before a
+     * ring between processes is published, so a receiver whose process was started with another
+     * {@code coll4j.p2p.eagerMax} (another ring geometry) fails instead of misreading the ring.
+     */
+    static final long EAGER_MAX_AT = HEAD_LINE + 64;
     private static final long DATA = HEAD_LINE + 128;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 

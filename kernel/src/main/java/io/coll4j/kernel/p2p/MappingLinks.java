@@ -90,6 +90,7 @@ final class MappingLinks implements Links {
                     + "Team.builder().sharedMemory(bytes) sizes the region");
         }
         Channel ch = new Channel(seg.asSlice(at, footprint), source, dest, eagerMax);
+        ch.seg.set(ValueLayout.JAVA_LONG, Channel.EAGER_MAX_AT, eagerMax);
         // release: pairs with incoming()'s getAcquire in the receiver's process; the zeroed ring is visible before its
         // offset is
         LONG.setRelease(seg, entry(dest / width, dest % width, source), at);
@@ -104,7 +105,16 @@ final class MappingLinks implements Links {
         }
         // acquire: pairs with open()'s setRelease of the ring's offset by the sender's process
         long at = (long) LONG.getAcquire(seg, entry(process, dest - first, source));
-        return at == 0 ? null : new Channel(seg.asSlice(at, footprint), source, dest, eagerMax);
+        if (at == 0) {
+            return null;
+        }
+        long theirs = seg.get(ValueLayout.JAVA_LONG, at + Channel.EAGER_MAX_AT);
+        if (theirs != eagerMax) {
+            throw new IllegalStateException("point-to-point: rank " + source + "'s process sends with a crossover of "
+                    + theirs + " bytes, rank " + dest + "'s expects " + eagerMax + ": every process of the job needs the"
+                    + " same -Dcoll4j.p2p.eagerMax (the rings' geometry)");
+        }
+        return new Channel(seg.asSlice(at, footprint), source, dest, eagerMax);
     }
 
     /** The directory entry of the ring from {@code source} to local rank {@code dest} of process {@code q}. */
