@@ -4,7 +4,10 @@ import static io.coll4j.ArraySegments.of;
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.p2p.Endpoint;
 import io.coll4j.kernel.p2p.P2pEngine;
+import io.coll4j.kernel.p2p.P2pMemory;
 import io.coll4j.kernel.p2p.P2pRequest;
+import io.coll4j.kernel.span.SpanGroup;
+import io.coll4j.kernel.span.shm.SharedMemorySpan;
 import io.coll4j.reductions.DType;
 
 import java.lang.foreign.MemorySegment;
@@ -47,7 +50,10 @@ import java.nio.ByteBuffer;
  * buffers of unexpected messages are pooled); an {@code isend}/{@code irecv} allocates its request, an array or
  * {@code ByteBuffer} form its segment view.</li>
  * </ul>
- * Not on teams that span processes yet: there every method throws {@link UnsupportedOperationException}.
+ * On a team of {@code Team.builder().processes(n, i)} messages go between the ranks of every process, through the
+ * shared mapping (the same calls, matching and order; a peer process that dies fails the waits on it with a
+ * {@link TeamAbortedException}); on a sub-team across processes and on an MPI team every method throws
+ * {@link UnsupportedOperationException} saying so.
  * docs/design.md, "Point-to-point", has the protocols and their costs.
  */
 public final class PointToPoint {
@@ -62,12 +68,27 @@ public final class PointToPoint {
     private final int id;
     private final int size;
     private final Endpoint ep;
+    /** Why this team has no point-to-point (null: it has). */
+    private final String refusal;
 
-    PointToPoint(Rank rank, TeamContext context, int id, boolean spans) {
+    PointToPoint(Rank rank, TeamContext context, int id, SpanGroup span) {
         this.rank = rank;
-        this.id = id;
-        this.size = context.size();
-        this.ep = spans ? null : P2pEngine.of(context).endpoint(id);
+        if (span == null) {
+            this.id = id;
+            this.size = context.size();
+            this.ep = P2pEngine.of(context).endpoint(id);
+            this.refusal = null;
+            return;
+        }
+        this.id = span.globalId(id);
+        this.size = span.globalSize();
+        P2pMemory memory = span.span() instanceof SharedMemorySpan s ? s.p2pMemory() : null;
+        this.ep = memory != null && span.even() ? P2pEngine.acrossProcesses(context, memory, span.processes(), id) : null;
+        this.refusal = ep != null ? null : span.span() instanceof SharedMemorySpan
+                ? "point-to-point across processes is not available on a sub-team (split) that spans processes, only on"
+                  + " the team of Team.builder().processes(n, i) itself"
+                : "point-to-point across processes runs through the shared mapping of Team.builder().processes(n, i);"
+                  + " not over MPI (" + span.span().describe() + ") yet";
     }
 
     // ---------------------------------------------------------------- segments
@@ -218,7 +239,7 @@ public final class PointToPoint {
     /** Messages up to this many bytes are sent eagerly (the send completes at once); larger ones by rendezvous. */
     public long eagerLimit() {
         checkUsable();
-        return P2pEngine.of(rank.context()).eagerMax();
+        return ep.eagerMax();
     }
 
     // ---------------------------------------------------------------- ByteBuffers: the remaining bytes, position kept
@@ -677,7 +698,7 @@ public final class PointToPoint {
     void checkUsable() {
         rank.checkThread();
         if (ep == null) {
-            throw new UnsupportedOperationException("point-to-point is not available on a team that spans processes yet");
+            throw new UnsupportedOperationException(refusal);
         }
         ep.checkAborted();
     }

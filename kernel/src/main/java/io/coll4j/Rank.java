@@ -175,7 +175,7 @@ public final class Rank extends RankRequests implements AutoCloseable, ArrayColl
     /** This rank's point-to-point messages (MPI's send/recv on this team): see {@link PointToPoint}. */
     public PointToPoint p2p() {
         checkCaller();
-        return p2p != null ? p2p : (p2p = new PointToPoint(this, context, id, span != null));
+        return p2p != null ? p2p : (p2p = new PointToPoint(this, context, id, span));
     }
 
     // ------------------------------------------------------------------ memory

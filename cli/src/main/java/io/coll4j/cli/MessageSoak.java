@@ -184,6 +184,56 @@ final class MessageSoak {
                 truncSeen.get(), teams, List.copyOf(failures));
     }
 
+    /**
+     * The soak on one team that spans processes ({@code builder} names them: {@code processes(n, i)}), {@code localRanks}
+     * in each, every process running this with the same {@code seed}: the rounds' plans are the team's, so every
+     * process derives the same ones; global rank 0 decides whether another round runs from the messages of every
+     * process (an allreduce), and the counts returned are the whole team's (summed over the processes).
+     */
+    static Result runAcross(long messages, long seed, Duration maxTime, Team.Builder builder, int localRanks,
+                            Consumer<String> log) {
+        long deadline = System.nanoTime() + maxTime.toNanos();
+        AtomicLong sent = new AtomicLong(), bytes = new AtomicLong(), lost = new AtomicLong(), reordered = new AtomicLong(),
+                corrupted = new AtomicLong(), truncExpected = new AtomicLong(), truncSeen = new AtomicLong();
+        List<String> failures = Collections.synchronizedList(new ArrayList<>());
+        long teamSeed = new Random(seed).nextLong();
+        long[] total = new long[7];
+        try (Team team = builder.ranks(localRanks).timeout(Duration.ofSeconds(60)).build()) {
+            team.run(rank -> {
+                Side side = new Side(rank, (teamSeed & 1) == 0);
+                int p = rank.size();
+                long round = 0;
+                while (true) {
+                    // the team's messages so far: each process's count once (its local rank 0's contribution)
+                    long all = rank.allreduce(rank.localId() == 0 ? sent.get() : 0L, io.coll4j.reductions.Op.SUM);
+                    boolean go = all < messages && System.nanoTime() < deadline;
+                    if (rank.allreduce(rank.id() == 0 && go ? 1L : 0L, io.coll4j.reductions.Op.SUM) == 0) {
+                        break;
+                    }
+                    Plan plan = Plan.of(teamSeed ^ (round * 0x9E3779B97F4A7C15L), p);
+                    side.round(plan, round, sent, bytes, lost, reordered, corrupted, truncExpected, truncSeen, failures,
+                            teamSeed);
+                    round++;
+                    if (rank.id() == 0 && round % 16 == 0) {
+                        log.accept("# round " + round + ": " + all + " messages so far");
+                    }
+                }
+                AtomicLong[] mine = {sent, bytes, lost, reordered, corrupted, truncExpected, truncSeen};
+                for (int i = 0; i < mine.length; i++) {
+                    long v = rank.allreduce(rank.localId() == 0 ? mine[i].get() : 0L, io.coll4j.reductions.Op.SUM);
+                    if (rank.localId() == 0) {
+                        total[i] = v;
+                    }
+                }
+            });
+        } catch (RuntimeException e) {
+            lost.incrementAndGet();
+            failures.add("team seed " + teamSeed + " across processes: " + e);
+            total[2] = Math.max(total[2], lost.get());
+        }
+        return new Result(total[0], total[1], total[2], total[3], total[4], total[5], total[6], 1, List.copyOf(failures));
+    }
+
     /** One rank's buffers and the round it runs. */
     private static final class Side {
         final Rank rank;

@@ -92,13 +92,20 @@ final class P2pBenchmark {
     private final Test test;
     private final int ranks;
     private final int window;
+    private final int localRanks;
     private final Long iterations;
     private final Long warmup;
     private final WaitStrategy wait;
 
     P2pBenchmark(Test test, int ranks, int window, Long iterations, Long warmup, WaitStrategy wait) {
+        this(test, ranks, ranks, window, iterations, warmup, wait);
+    }
+
+    /** {@code localRanks} of the {@code ranks} in this process (fewer when the builder spans processes). */
+    P2pBenchmark(Test test, int ranks, int localRanks, int window, Long iterations, Long warmup, WaitStrategy wait) {
         this.test = test;
         this.ranks = ranks;
+        this.localRanks = localRanks;
         this.window = window;
         this.iterations = iterations;
         this.warmup = warmup;
@@ -111,7 +118,7 @@ final class P2pBenchmark {
             builder.waitStrategy(wait);
         }
         long max = sizes.stream().mapToLong(Long::longValue).max().orElse(0);
-        try (Team team = builder.ranks(ranks).timeout(Duration.ofMinutes(10)).build()) {
+        try (Team team = builder.ranks(localRanks).timeout(Duration.ofMinutes(10)).build()) {
             team.run(rank -> {
                 // a neighborhood alltoall sends and receives two blocks of the size
                 int blocks = test == Test.NEIGHBOR ? 2 : 1;

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -61,10 +62,26 @@ final class P2pCommands {
         @CommandLine.Mixin
         FormatOption format = new FormatOption();
 
+        @Option(names = "--processes", paramLabel = "N",
+                description = "span N JVM processes of this host through one shared mapping (collbench starts N - 1 more JVMs"
+                        + " itself), -t ranks in each: the messages between ranks of different processes cross the mapping;"
+                        + " process 0 (this one) prints the table")
+        Integer processes;
+
+        /** Set by the process that started this one (--processes): INDEX:JOB. */
+        @Option(names = "--process-child", hidden = true, paramLabel = "INDEX:JOB")
+        String processChild;
+
         abstract P2pBenchmark.Test test();
 
-        int ranks() {
+        /** Ranks per process with --processes (the team's ranks without). */
+        int perProcess() {
             return 2;
+        }
+
+        int ranks() {
+            RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
+            return sp == null ? perProcess() : perProcess() * sp.n();
         }
 
         int window() {
@@ -72,7 +89,22 @@ final class P2pCommands {
         }
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
+            RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
+            // --processes N: this process (0) starts the others, which run the same command as processes 1 .. N-1
+            ProcessChildren children = ProcessChildren.start(sp, spec);
+            int rc;
+            try {
+                rc = measure(sp);
+            } finally {
+                if (children != null) {
+                    children.finish(spec.commandLine().getErr());
+                }
+            }
+            return rc == 0 && children != null && children.anyFailed() ? 1 : rc;
+        }
+
+        private int measure(RunOptions.Spanning sp) {
             P2pBenchmark.Test t = test();
             SizeRange range = SizeRange.of(sizes, null, null, stepFactor, t.bandwidth() ? "1:4M" : "0:4M");
             if (range.max() > (1L << 30)) {
@@ -108,8 +140,13 @@ final class P2pCommands {
             boolean[] allValid = {true};
             try {
                 Team.Builder b = Team.builder().topology(where.topology()).placement(where.placement());
-                header(out, fmt, t, p);
-                new P2pBenchmark(t, p, window(), iterations, warmup, ws).run(b, range.sizes(), rounds, row -> {
+                if (sp != null) {
+                    b.processes(sp.n(), sp.index()).name(sp.job());
+                }
+                if (sp == null || sp.index() == 0) {
+                    header(out, fmt, t, p);
+                }
+                new P2pBenchmark(t, p, sp == null ? p : p / sp.n(), window(), iterations, warmup, ws).run(b, range.sizes(), rounds, row -> {
                     allValid[0] &= row.valid();
                     print(out, fmt, row);
                 });
@@ -187,6 +224,15 @@ final class P2pCommands {
     @Command(name = "latency", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "osu_latency: ping-pong between ranks 0 and 1 with blocking send/recv; half the round trip per size.")
     static final class Latency extends Base {
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
+                + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
+        int threads;
+
+        @Override
+        int perProcess() {
+            return threads;
+        }
+
         @Override
         P2pBenchmark.Test test() {
             return P2pBenchmark.Test.LATENCY;
@@ -197,6 +243,15 @@ final class P2pCommands {
             description = "osu_bw: rank 0 sends a window of isends, rank 1 receives them with irecvs and answers with 4 bytes;"
                     + " MB/s (10^6 bytes) per size.")
     static final class Bw extends Base {
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
+                + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
+        int threads;
+
+        @Override
+        int perProcess() {
+            return threads;
+        }
+
         @Option(names = {"-W", "--window"}, paramLabel = "N", defaultValue = "64", description = "messages in flight (default ${DEFAULT-VALUE}, OSU's)")
         int window;
 
@@ -214,6 +269,15 @@ final class P2pCommands {
     @Command(name = "bibw", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "osu_bibw: both ranks post a window of irecvs and of isends and wait for all; both directions count.")
     static final class Bibw extends Base {
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
+                + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
+        int threads;
+
+        @Override
+        int perProcess() {
+            return threads;
+        }
+
         @Option(names = {"-W", "--window"}, paramLabel = "N", defaultValue = "64", description = "messages in flight each way (default ${DEFAULT-VALUE}, OSU's)")
         int window;
 
@@ -231,7 +295,8 @@ final class P2pCommands {
     @Command(name = "multi-lat", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "osu_multi_lat: ranks 2k and 2k+1 ping-pong at once; the mean latency over the pairs.")
     static final class MultiLat extends Base {
-        @Option(names = {"-t", "--threads"}, paramLabel = "N", description = "ranks, an even number (default: the PUs, at least 2)")
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", description = "ranks, an even number (default: the PUs, at least 2);"
+                + " with --processes, per process")
         Integer threads;
 
         @Override
@@ -240,7 +305,7 @@ final class P2pCommands {
         }
 
         @Override
-        int ranks() {
+        int perProcess() {
             if (threads != null) {
                 return threads;
             }
@@ -253,7 +318,7 @@ final class P2pCommands {
             description = "Neighborhood alltoall on a periodic ring: every rank sends a block of the size to each of its two"
                     + " neighbours and receives one from each (Neighborhood.alltoall); the time per call and the MB/s a rank receives.")
     static final class Neighbor extends Base {
-        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks on the ring (default ${DEFAULT-VALUE})")
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks on the ring (default ${DEFAULT-VALUE}); with --processes, per process")
         int threads;
 
         @Override
@@ -262,7 +327,7 @@ final class P2pCommands {
         }
 
         @Override
-        int ranks() {
+        int perProcess() {
             return threads;
         }
     }
@@ -288,8 +353,38 @@ final class P2pCommands {
         @Option(names = {"-v", "--verbose"}, description = "a line per team")
         boolean verbose;
 
+        @Option(names = "--processes", paramLabel = "N",
+                description = "one team over N JVM processes of this host (collbench starts N - 1 more JVMs), -t ranks in"
+                        + " each, through one shared mapping: the traffic crosses processes; the counts are the team's")
+        Integer processes;
+
+        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2",
+                description = "with --processes: ranks per process (default ${DEFAULT-VALUE})")
+        int threads;
+
+        /** Set by the process that started this one (--processes): INDEX:JOB. */
+        @Option(names = "--process-child", hidden = true, paramLabel = "INDEX:JOB")
+        String processChild;
+
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
+            RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
+            ProcessChildren children = ProcessChildren.start(sp, spec);
+            int rc;
+            try {
+                rc = soak(sp);
+            } finally {
+                if (children != null) {
+                    children.finish(spec.commandLine().getErr());
+                }
+            }
+            return rc == 0 && children != null && children.anyFailed() ? 1 : rc;
+        }
+
+        private int soak(RunOptions.Spanning sp) {
+            if (sp != null && (threads < 1 || threads * sp.n() > 8 * Runtime.getRuntime().availableProcessors())) {
+                throw new IllegalArgumentException("-t: " + threads + " ranks per process");
+            }
             if (messages < 1 || messages > 1_000_000_000_000L) {
                 throw new IllegalArgumentException("--messages must be 1..10^12, got " + messages);
             }
@@ -297,16 +392,20 @@ final class P2pCommands {
                 throw new IllegalArgumentException("--max-time must be 1..604800, got " + maxSeconds);
             }
             PrintWriter out = spec.commandLine().getOut();
-            long s = seed != null ? seed : System.nanoTime();
+            // across processes every process needs the same seed: without --seed, the job's name (process 0's pid)
+            long s = seed != null ? seed : sp != null ? sp.job().hashCode() : System.nanoTime();
             out.println("# p2p-soak: " + messages + " messages, seed " + s);
             out.flush();
             long t0 = System.nanoTime();
-            MessageSoak.Result r = MessageSoak.run(messages, s, java.time.Duration.ofSeconds(maxSeconds), l -> {
+            Consumer<String> log = l -> {
                 if (verbose) {
                     out.println(l);
                     out.flush();
                 }
-            });
+            };
+            MessageSoak.Result r = sp == null ? MessageSoak.run(messages, s, java.time.Duration.ofSeconds(maxSeconds), log)
+                    : MessageSoak.runAcross(messages, s, java.time.Duration.ofSeconds(maxSeconds),
+                    Team.builder().processes(sp.n(), sp.index()).name(sp.job()), threads, log);
             out.printf(Locale.ROOT, "messages %d (%.1f MB) on %d teams in %.1f s: lost %d, reordered %d, corrupted %d, "
                             + "truncations %d of %d expected%n", r.messages(), r.bytes() / 1e6, r.teams(),
                     (System.nanoTime() - t0) / 1e9, r.lost(), r.reordered(), r.corrupted(), r.truncationsSeen(),

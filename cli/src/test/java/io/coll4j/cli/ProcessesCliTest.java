@@ -36,6 +36,16 @@ class ProcessesCliTest {
     }
 
     @Test
+    void latencyOverTwoProcessesRunsEveryProtocolBetweenThem() throws IOException {
+        List<String> before = leftovers();
+        // 0 B, inline (1, 16), eager (256) and rendezvous (4K, 64K) (read in place from the mapping) between one rank in each JVM
+        CliRun r = CliRun.of("latency", "--processes", "2", "-t", "1", "-m", "0:64K", "-f", "16", "-i", "50", "-x", "50");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertEquals(6, r.out().lines().filter(l -> l.matches("\\s+1\\s+(0|1|16|256|4096|65536)\\s+.*OK")).count(), r.out());
+        assertEquals(before, leftovers());
+    }
+
+    @Test
     void topoNamesTheProcessLevelPath() throws IOException {
         CliRun r = CliRun.of("topo", "--processes", "2", "-t", "1");
         assertEquals(0, r.code(), r.out() + r.err());

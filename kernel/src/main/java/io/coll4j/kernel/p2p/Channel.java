@@ -33,12 +33,28 @@ final class Channel extends ChannelReceiverSide {
     /** Payload bytes that fit in the slot's first cache line beside the header. */
     static final long INLINE_MAX = 64 - INLINE;
     private static final long HEAD_LINE = SLOTS * SLOT_STRIDE;
+    /**
+     * In the head line's second half (never written by the receiver): the sender's crossover, written once before a
+     * ring between processes is published, so a receiver whose process was started with another
+     * {@code coll4j.p2p.eagerMax} (another ring geometry) fails instead of misreading the ring.
+     */
+    static final long EAGER_MAX_AT = HEAD_LINE + 64;
     private static final long DATA = HEAD_LINE + 128;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     Channel(Arena arena, int source, int dest, long eagerMax) {
         super(source, dest, (eagerMax + 63) & ~63L,
-                arena.allocate(DATA + SLOTS * ((eagerMax + 63) & ~63L), 4096));
+                arena.allocate(DATA + SLOTS * ((eagerMax + 63) & ~63L), 4096), false);
+    }
+
+    /**
+     * A ring between ranks of two processes in {@code seg}, {@link #footprint} zeroed bytes of the shared mapping
+     * ({@link MappingLinks}): the sender and the receiver each hold a Channel object of their own over the same bytes
+     * (each through its process's view of the mapping), and a rendezvous slot carries offsets in the mapping instead
+     * of a reference ({@link MappedRendezvousProtocol}).
+     */
+    Channel(MemorySegment seg, int source, int dest, long eagerMax) {
+        super(source, dest, (eagerMax + 63) & ~63L, seg, true);
     }
 
     /** Bytes of native memory one channel takes with eager messages of at most {@code eagerMax} bytes. */
@@ -157,12 +173,15 @@ abstract class ChannelFixed extends ChannelPad0 {
     final long dataStride;
     /** Per slot: the rendezvous sender's request (see Channel's class comment). */
     final Object[] refs = new Object[Channel.SLOTS];
+    /** The ring lies in a mapping between processes: its rendezvous slots carry offsets, never {@link #refs}. */
+    final boolean remote;
 
-    ChannelFixed(int source, int dest, long dataStride, MemorySegment seg) {
+    ChannelFixed(int source, int dest, long dataStride, MemorySegment seg, boolean remote) {
         this.source = source;
         this.dest = dest;
         this.dataStride = dataStride;
         this.seg = seg;
+        this.remote = remote;
     }
 }
 
@@ -170,8 +189,8 @@ abstract class ChannelPad1 extends ChannelFixed {
     @SuppressWarnings("unused")
     private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
 
-    ChannelPad1(int source, int dest, long dataStride, MemorySegment seg) {
-        super(source, dest, dataStride, seg);
+    ChannelPad1(int source, int dest, long dataStride, MemorySegment seg, boolean remote) {
+        super(source, dest, dataStride, seg, remote);
     }
 }
 
@@ -182,8 +201,8 @@ abstract class ChannelSenderSide extends ChannelPad1 {
     /** The receiver's head as last read (the ring is full when tail − headSeen = SLOTS). */
     long headSeen;
 
-    ChannelSenderSide(int source, int dest, long dataStride, MemorySegment seg) {
-        super(source, dest, dataStride, seg);
+    ChannelSenderSide(int source, int dest, long dataStride, MemorySegment seg, boolean remote) {
+        super(source, dest, dataStride, seg, remote);
     }
 }
 
@@ -191,8 +210,8 @@ abstract class ChannelPad2 extends ChannelSenderSide {
     @SuppressWarnings("unused")
     private long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
 
-    ChannelPad2(int source, int dest, long dataStride, MemorySegment seg) {
-        super(source, dest, dataStride, seg);
+    ChannelPad2(int source, int dest, long dataStride, MemorySegment seg, boolean remote) {
+        super(source, dest, dataStride, seg, remote);
     }
 }
 
@@ -203,7 +222,7 @@ abstract class ChannelReceiverSide extends ChannelPad2 {
     @SuppressWarnings("unused")
     private long r00, r01, r02, r03, r04, r05, r06, r07, r08, r09, r10, r11, r12, r13, r14, r15;
 
-    ChannelReceiverSide(int source, int dest, long dataStride, MemorySegment seg) {
-        super(source, dest, dataStride, seg);
+    ChannelReceiverSide(int source, int dest, long dataStride, MemorySegment seg, boolean remote) {
+        super(source, dest, dataStride, seg, remote);
     }
 }

@@ -10,6 +10,7 @@ import io.coll4j.kernel.algo.TeamContext;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 /**
@@ -51,8 +52,13 @@ public final class Endpoint {
      */
     static final int HOT_POLLS = Integer.getInteger("coll4j.p2p.hotPolls", 256);
 
+    /** The team's number of this rank (global on a team that spans processes). */
     final int rank;
-    private final P2pEngine engine;
+    /** Its number in the local team ({@link #context}): the same unless the team spans processes. */
+    private final int localRank;
+    private final Links links;
+    /** The mapping between the processes (remote rings, rendezvous by offset), or null on a team of one process. */
+    private final P2pMemory memory;
     private final TeamContext context;
     private final int size;
     private final Copy copy;
@@ -81,13 +87,15 @@ public final class Endpoint {
      */
     private final int hotPolls;
 
-    Endpoint(P2pEngine engine, int rank) {
-        this.engine = engine;
+    Endpoint(Links links, int rank, int localRank) {
+        this.links = links;
         this.rank = rank;
-        this.context = engine.context();
-        this.size = engine.size();
+        this.localRank = localRank;
+        this.memory = links.memory();
+        this.context = links.context();
+        this.size = links.size();
         this.copy = context.copy();
-        this.eagerMax = engine.eagerMax();
+        this.eagerMax = links.eagerMax();
         this.in = new Channel[size];
         this.out = new Channel[size];
         this.pendingHead = new SendRequest[size];
@@ -101,6 +109,11 @@ public final class Endpoint {
 
     int size() {
         return size;
+    }
+
+    /** The largest message sent eagerly (the crossover) in bytes. */
+    public long eagerMax() {
+        return eagerMax;
     }
 
     // ------------------------------------------------------------------ calls (the rank's thread; arguments checked)
@@ -234,7 +247,7 @@ public final class Endpoint {
         int d = r.peer;
         Channel ch = out[d];
         if (ch == null) {
-            ch = out[d] = engine.openChannel(rank, d);
+            ch = out[d] = links.open(rank, d);
         }
         if (!ch.hasRoom()) {
             return false;
@@ -246,6 +259,9 @@ public final class Endpoint {
         } else if (b <= eagerMax) {
             r.kind = EagerProtocol.KIND;
             EagerProtocol.write(ch, r.buffer, b);
+        } else if (ch.remote) {
+            r.kind = MappedRendezvousProtocol.KIND;
+            MappedRendezvousProtocol.write(ch, r, memory, this);
         } else {
             r.kind = RendezvousProtocol.KIND;
             r.expectReceive();
@@ -302,7 +318,7 @@ public final class Endpoint {
         for (int s = 0; s < size; s++) {
             Channel ch = in[s];
             if (ch == null) {
-                ch = engine.channel(s, rank);
+                ch = links.incoming(s, rank);
                 if (ch == null) {
                     continue;
                 }
@@ -329,6 +345,10 @@ public final class Endpoint {
             switch (kind) {
                 case InlineProtocol.KIND -> InlineProtocol.copyOut(ch, r.buffer, n);
                 case EagerProtocol.KIND -> EagerProtocol.copyOut(ch, r.buffer, n);
+                case MappedRendezvousProtocol.KIND -> MappedRendezvousProtocol.copyOut(memory.memory(),
+                        ch.seg.get(ValueLayout.JAVA_LONG, ch.headSlot() + MappedRendezvousProtocol.AT),
+                        ch.seg.get(ValueLayout.JAVA_LONG, ch.headSlot() + MappedRendezvousProtocol.ACK),
+                        ch.seg.get(ValueLayout.JAVA_LONG, ch.headSlot() + MappedRendezvousProtocol.GEN), r.buffer, n, copy);
                 default -> RendezvousProtocol.copyOut((SendRequest) ch.headRef(), r.buffer, n, copy);
             }
             matched(r, source, tag, bytes);
@@ -347,6 +367,10 @@ public final class Endpoint {
             e.bytes = bytes;
             if (kind == RendezvousProtocol.KIND) {
                 e.rendezvous = (SendRequest) ch.headRef();
+            } else if (kind == MappedRendezvousProtocol.KIND) {
+                e.at = ch.seg.get(ValueLayout.JAVA_LONG, ch.headSlot() + MappedRendezvousProtocol.AT);
+                e.ack = ch.seg.get(ValueLayout.JAVA_LONG, ch.headSlot() + MappedRendezvousProtocol.ACK);
+                e.gen = ch.seg.get(ValueLayout.JAVA_LONG, ch.headSlot() + MappedRendezvousProtocol.GEN);
             } else {
                 if (e.buffer == null) {
                     e.buffer = stashBuffer(e);
@@ -414,6 +438,8 @@ public final class Endpoint {
         long n = Math.min(e.bytes, r.bytes);
         if (e.kind == RendezvousProtocol.KIND) {
             RendezvousProtocol.copyOut(e.rendezvous, r.buffer, n, copy);
+        } else if (e.kind == MappedRendezvousProtocol.KIND) {
+            MappedRendezvousProtocol.copyOut(memory.memory(), e.at, e.ack, e.gen, r.buffer, n, copy);
         } else if (n > 0) {
             MemorySegment.copy(e.buffer, 0, r.buffer, 0, n);
         }
@@ -504,7 +530,7 @@ public final class Endpoint {
         if (self.isInterrupted()) {
             // checked before idling: with the flag set a parking strategy returns at once and the loop spins
             CollectiveInterruptedException e = new CollectiveInterruptedException("rank " + rank + " (thread "
-                    + self.getName() + ") was interrupted while waiting in " + r.describe() + "; the team is aborted", rank);
+                    + self.getName() + ") was interrupted while waiting in " + r.describe() + "; the team is aborted", localRank);
             throw failAndAbort(r, e);
         }
         context.waitStrategy().idle(idle);
@@ -520,7 +546,7 @@ public final class Endpoint {
             return true;
         }
         if (context.isAborted()) {
-            throw context.abortedException(rank);
+            throw context.abortedException(localRank);
         }
         return false;
     }
@@ -528,7 +554,7 @@ public final class Endpoint {
     /** Abort, timeout and peers that returned: what ends a wait that nothing will complete. */
     void check(P2pRequest r) {
         if (context.isAborted()) {
-            throw context.abortedException(rank);
+            throw context.abortedException(localRank);
         }
         long now = System.nanoTime();
         if (r.since == 0) {
@@ -541,12 +567,23 @@ public final class Endpoint {
                     + " ms (the team timeout) in " + r.describe() + " without a match" + where(r.waitsFor()),
                     r.waitsFor()));
         }
+        if (memory != null) {
+            try {
+                memory.checkPeers(r.describe());
+            } catch (RuntimeException e) {
+                progress();                     // what a peer sent before it closed its team is in the rings
+                if (!r.complete()) {
+                    throw failAndAbort(r, e);
+                }
+            }
+        }
         if (context.anyReturned() && now - lastScan > SCAN_NANOS) {
             lastScan = now;
             List<Integer> peers = r.waitsFor();
             for (int p : peers) {
-                if (!context.hasReturned(p)) {
-                    return;
+                int l = links.localOf(p);
+                if (l < 0 || !context.hasReturned(l)) {
+                    return;                     // another process's rank: its process's liveness is checked above
                 }
             }
             progress();                         // what they sent before returning is in the rings by now
@@ -561,7 +598,7 @@ public final class Endpoint {
 
     private RuntimeException failAndAbort(P2pRequest r, RuntimeException e) {
         RuntimeException f = r.record(e);
-        context.abort(e, rank);
+        context.abort(e, localRank);
         return f;
     }
 
@@ -571,7 +608,10 @@ public final class Endpoint {
             return "";
         }
         int p = ranks.get(0);
-        Thread t = context.thread(p);
+        if (links.localOf(p) < 0) {
+            return "; rank " + p + " is in another process";
+        }
+        Thread t = context.thread(links.localOf(p));
         if (t == null) {
             return "; rank " + p + " has no thread";
         }
@@ -583,12 +623,63 @@ public final class Endpoint {
         return b.toString();
     }
 
+    // ------------------------------------------------------------------ rendezvous across processes
+
+    /** Free completion lines of this rank's rendezvous sends to other processes (offsets in the mapping). */
+    private long[] ackFree = new long[0];
+    private int ackFreeCount;
+    private long generation;
+
+    /**
+     * A completion line for a rendezvous send to another process: 64 bytes of this process's region, from a page
+     * taken 64 lines at a time and reused, so a steady stream of large sends takes no block per message for it.
+     */
+    long ackLine() {
+        if (ackFreeCount == 0) {
+            long page = memory.take(4096, true);
+            if (page < 0) {
+                throw new IllegalStateException("point-to-point: no room in this process's region of the shared mapping"
+                        + " for the completion lines of large sends; Team.builder().sharedMemory(bytes) sizes it");
+            }
+            if (ackFree.length < 64) {
+                ackFree = new long[64];
+            }
+            for (int i = 0; i < 64; i++) {
+                ackFree[ackFreeCount++] = page + 64L * i;
+            }
+        }
+        return ackFree[--ackFreeCount];
+    }
+
+    /** A generation never written into any completion line before (they only grow, so a line's old value never matches). */
+    long nextGeneration() {
+        return ++generation;
+    }
+
+    /** True once {@code r}'s receiver copied it; then gives back its completion line and its staging block. */
+    boolean received(SendRequest r) {
+        MemorySegment mapping = memory.memory();
+        if (!MappedRendezvousProtocol.received(mapping, r.ackAt, r.ackGen)) {
+            return false;
+        }
+        if (ackFreeCount == ackFree.length) {
+            ackFree = java.util.Arrays.copyOf(ackFree, 2 * ackFree.length);
+        }
+        ackFree[ackFreeCount++] = r.ackAt;
+        r.ackAt = -1;
+        if (r.staged >= 0) {
+            memory.give(r.staged, r.bytes);
+            r.staged = -1;
+        }
+        return true;
+    }
+
     // ------------------------------------------------------------------ for requests
 
     /** An aborted team sends and receives nothing more: every call throws the abort's exception. */
     public void checkAborted() {
         if (context.isAborted()) {
-            throw context.abortedException(rank);
+            throw context.abortedException(localRank);
         }
     }
 
@@ -600,7 +691,7 @@ public final class Endpoint {
     }
 
     boolean isOwnerThread() {
-        return context.thread(rank) == Thread.currentThread();
+        return context.thread(localRank) == Thread.currentThread();
     }
 
     long timeoutNanos() {
@@ -608,7 +699,7 @@ public final class Endpoint {
     }
 
     void abort(RuntimeException e) {
-        context.abort(e, rank);
+        context.abort(e, localRank);
     }
 
     MessageStatus status(int source, int tag, long bytes) {

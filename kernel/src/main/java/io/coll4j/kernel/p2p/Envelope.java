@@ -17,6 +17,8 @@ final class Envelope {
     MemorySegment buffer;
     /** Rendezvous: the sender's request, whose buffer the matching receive copies from. */
     SendRequest rendezvous;
+    /** Rendezvous from another process: the payload's and the completion line's offsets in the mapping, and the generation. */
+    long at, ack, gen;
     /** Its buffer is not the team arena's (the pool was full): the envelope is dropped, not pooled, once received. */
     boolean overflow;
     /** Next in the unexpected queue or the free list. */

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * straight from the sender's buffer). The crossover is {@link MachineModel#P2P_EAGER_MAX_BYTES} unless
  * {@code -Dcoll4j.p2p.eagerMax=N} sets another (tests reach every protocol with small messages).
  */
-public final class P2pEngine {
+public final class P2pEngine implements Links {
     private final TeamContext context;
     private final int size;
     private final long eagerMax;
@@ -39,6 +39,14 @@ public final class P2pEngine {
         this.endpoints = new AtomicReferenceArray<>(size);
     }
 
+    /**
+     * The endpoint of local rank {@code localId} of the local team {@code context} of a team spanning the
+     * {@code processes} processes of a shared mapping ({@link MappingLinks}), created by that rank's thread.
+     */
+    public static Endpoint acrossProcesses(TeamContext context, P2pMemory memory, int processes, int localId) {
+        return MappingLinks.of(context, memory, processes).endpoint(localId);
+    }
+
     /** The team's engine, created at its first use. */
     public static P2pEngine of(TeamContext context) {
         return context.attachment(P2pEngine.class, () -> new P2pEngine(context));
@@ -53,7 +61,7 @@ public final class P2pEngine {
     public Endpoint endpoint(int rank) {
         Endpoint e = endpoints.get(rank);
         if (e == null) {
-            e = new Endpoint(this, rank);
+            e = new Endpoint(this, rank, rank);
             if (!endpoints.compareAndSet(rank, null, e)) {
                 e = endpoints.get(rank);
             }
@@ -62,25 +70,40 @@ public final class P2pEngine {
     }
 
     /** The largest message sent eagerly (the eager/rendezvous crossover) in bytes. */
+    @Override
     public long eagerMax() {
         return eagerMax;
     }
 
-    TeamContext context() {
+    @Override
+    public TeamContext context() {
         return context;
     }
 
-    int size() {
+    @Override
+    public int size() {
         return size;
     }
 
+    @Override
+    public int localOf(int rank) {
+        return rank;
+    }
+
+    @Override
+    public P2pMemory memory() {
+        return null;
+    }
+
     /** The ring from {@code source} to {@code dest}, or null while nothing was ever sent on it. */
-    Channel channel(int source, int dest) {
+    @Override
+    public Channel incoming(int source, int dest) {
         return channels.get(source * size + dest);
     }
 
     /** The ring from {@code source} to {@code dest}, created (by the sender) if need be. */
-    Channel openChannel(int source, int dest) {
+    @Override
+    public Channel open(int source, int dest) {
         int i = source * size + dest;
         Channel ch = channels.get(i);
         if (ch == null) {

@@ -29,6 +29,11 @@ public final class SendRequest extends P2pRequest {
     private long receivedCount;
     /** The receivedCount this message completes at. */
     private long receivedTarget;
+    /**
+     * A rendezvous to another process ({@link MappedRendezvousProtocol}): the completion line's offset in the mapping
+     * (-1: none held), the generation the receiver writes there, and the staging block's offset (-1: none).
+     */
+    long ackAt = -1, ackGen, staged = -1;
 
     SendRequest(Endpoint ep) {
         super(ep);
@@ -47,6 +52,8 @@ public final class SendRequest extends P2pRequest {
         this.statusSource = dest;
         this.statusTag = tag;
         this.statusBytes = bytes;
+        this.ackAt = -1;
+        this.staged = -1;
     }
 
     /** Sender, before publishing a rendezvous slot: the receive that copies it completes this message. */
@@ -65,6 +72,12 @@ public final class SendRequest extends P2pRequest {
     boolean complete() {
         if (!transmitted) {
             return false;
+        }
+        if (kind == MappedRendezvousProtocol.KIND) {
+            if (ackAt < 0) {
+                return true;                    // completed before: the line and the block are given back
+            }
+            return ep.received(this);
         }
         if (kind != RendezvousProtocol.KIND) {
             return true;

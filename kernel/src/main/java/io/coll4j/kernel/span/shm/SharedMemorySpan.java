@@ -1,5 +1,6 @@
 package io.coll4j.kernel.span.shm;
 
+import io.coll4j.kernel.p2p.P2pMemory;
 import io.coll4j.kernel.span.ProcessSpan;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -77,6 +78,9 @@ public final class SharedMemorySpan implements ProcessSpan {
     private ProcessSpan launcher;
     /** The blocks {@link #allocate} took for this span's team: offset → bytes, given back at close. */
     private final java.util.HashMap<Long, Long> blocks = new java.util.HashMap<>();
+    /** Where this process's ring directory lies in the mapping (the start of its region), or -1: none (a sub-team's span). */
+    private final long directoryAt;
+    private P2pMemory p2pMemory;
     /** The fold of a staged allreduce: {@link StagedAllreduce#AUTO} (priced per call) or one forced by -Dcoll4j.shm.allreduce. */
     private int allreduceMode = StagedAllreduce.fromProperty();
 
@@ -93,6 +97,19 @@ public final class SharedMemorySpan implements ProcessSpan {
         }
         this.sub = sub;
         this.host = localHost();
+        // the ring directory of point-to-point across processes (P2pMemory.directory): the first block of this
+        // process's region, so every process knows where each other's lies without asking
+        long dir = -1;
+        if (!sub) {
+            long at = m.region.take(directoryBytes(localRanks), new boolean[1]);
+            dir = at == m.region.start() ? at : -1;
+        }
+        this.directoryAt = dir;
+    }
+
+    /** Bytes of each process's ring directory: a long per local rank and global rank of the team. */
+    private long directoryBytes(int localRanks) {
+        return 8L * localRanks * localRanks * members.length;
     }
 
     /**
@@ -652,6 +669,83 @@ public final class SharedMemorySpan implements ProcessSpan {
             s.fill((byte) 0);
         }
         return s;
+    }
+
+    /**
+     * What point-to-point between the processes' ranks needs of the mapping ({@link P2pMemory}), or null where it has
+     * none: a sub-team's span (its ranks are numbered apart and would need directories of their own), or a region too
+     * small for the directory.
+     */
+    public synchronized P2pMemory p2pMemory() {
+        if (directoryAt < 0) {
+            return null;
+        }
+        if (p2pMemory == null) {
+            p2pMemory = new P2pMemory() {
+                @Override
+                public MemorySegment memory() {
+                    return m.seg;
+                }
+
+                @Override
+                public int process() {
+                    return me;
+                }
+
+                @Override
+                public long take(long bytes, boolean zeroed) {
+                    return takeBlock(bytes, zeroed);
+                }
+
+                @Override
+                public void give(long at, long bytes) {
+                    giveBlock(at, bytes);
+                }
+
+                @Override
+                public long offsetOf(MemorySegment s, long bytes) {
+                    return at(s, 0, bytes);
+                }
+
+                @Override
+                public long directory(int process) {
+                    return m.regionsAt + process * m.region.bytes();
+                }
+
+                @Override
+                public void checkPeers(String what) {
+                    m.lock.lock();
+                    try {
+                        // started = now: the team's own timeout bounds point-to-point waits (Endpoint.check)
+                        m.check(members, "point-to-point " + what, System.nanoTime());
+                    } finally {
+                        m.lock.unlock();
+                    }
+                }
+            };
+        }
+        return p2pMemory;
+    }
+
+    private synchronized long takeBlock(long bytes, boolean zeroed) {
+        if (closed) {
+            throw new IllegalStateException("shared mapping: the span is closed");
+        }
+        boolean[] used = new boolean[1];
+        long at = m.region.take(bytes, used);
+        if (at >= 0) {
+            blocks.put(at, bytes);
+            if (zeroed && used[0]) {
+                m.seg.asSlice(at, bytes).fill((byte) 0);
+            }
+        }
+        return at;
+    }
+
+    private synchronized void giveBlock(long at, long bytes) {
+        if (!closed && blocks.remove(at) != null) {
+            m.region.give(at, bytes);
+        }
     }
 
     @Override
