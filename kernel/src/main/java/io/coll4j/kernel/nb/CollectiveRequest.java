@@ -296,7 +296,7 @@ public final class CollectiveRequest implements PersistentRequest {
         }
         if (!persistent) {
             // last: once every rank's request got here, the exchange may serve another call (ExchangePool)
-            engine.release(x, rank);
+            x.release(rank, round);
         }
         return true;
     }

@@ -10,11 +10,11 @@ import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -39,13 +39,13 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class NonBlockingEngine implements AutoCloseable {
     /** Issue numbers a rank may be ahead of the slowest rank to find its calls. */
-    public static final int WINDOW = 1024;
+    public static final int WINDOW = IssueWindow.SIZE;
     private static final long PROGRESS_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long STAGED_RECHECK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
 
     private final TeamContext context;
     private final int size;
-    private final AtomicReferenceArray<Exchange> slots = new AtomicReferenceArray<>(WINDOW);
+    private final IssueWindow<Exchange> window;
     private final Set<Exchange> withFutures = ConcurrentHashMap.newKeySet();
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
     private final Thread progressThread;
@@ -61,6 +61,7 @@ public final class NonBlockingEngine implements AutoCloseable {
     public NonBlockingEngine(TeamContext context, Selector selector, boolean progressThread) {
         this.context = context;
         this.size = context.size();
+        this.window = new IssueWindow<>(size);
         this.schedules = new RequestSchedules(selector, context);
         this.workers = ThreadLocal.withInitial(() -> new ItemWorker(size));
         context.onAbort(() -> failAll());
@@ -117,37 +118,28 @@ public final class NonBlockingEngine implements AutoCloseable {
      */
     public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
                          MemorySegment send, MemorySegment recv, VectorCall call, Reducer user) {
-        int i = (int) (id % WINDOW);
         long start = 0;
         Exchange e;
         for (int idle = 0; ; idle++) {
-            e = slots.get(i);
-            if (e != null && e.id == id) {
+            long at = window.stamp(id);
+            if (at == id) {
+                e = window.value(id);          // published before the stamp (release → the acquire above)
                 break;
             }
-            if (e == null || (e.id == id - WINDOW && e.allJoined())) {
-                Exchange n = ExchangePool.pooled(c, persistent) ? pool.take(c, count, dtype, op, root, user) : null;
-                boolean reused = n != null;
-                if (reused) {
-                    n.reuse(id, rank);
-                } else {
-                    n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                            schedules.schedule(c, count, dtype, op, root, call, user), user);
-                }
-                if (slots.compareAndSet(i, e, n)) {
-                    e = n;
-                    break;
-                }
-                if (reused) {
-                    n.unuse();
-                    pool.put(n);
-                }
-                continue;
+            long last = id - IssueWindow.SIZE;
+            boolean free = at == Math.max(last, 0) && window.allFound(rank, last);
+            if (free && window.claim(id, at)) {
+                e = create(id, rank, c, count, dtype, op, root, persistent, call, user, at);
+                break;
             }
-            if (e.id != id - WINDOW) {
-                throw new IllegalStateException("non-blocking call #" + id + " of rank " + rank + " found call #" + e.id
+            if (free) {
+                continue;                      // another rank claimed it first: it is publishing
+            }
+            if (at != -id && at != last && at != -last) {
+                throw new IllegalStateException("non-blocking call #" + id + " of rank " + rank + " found call #" + Math.abs(at)
                         + " in its slot: more than " + WINDOW + " calls between the ranks' issue points");
             }
+            // the slot still holds call id − WINDOW that some rank has not found, or a claimer is publishing
             if (context.isAborted()) {
                 throw context.abortedException(rank);
             }
@@ -155,12 +147,14 @@ public final class NonBlockingEngine implements AutoCloseable {
             if (start == 0) {
                 start = now;
             } else if (now - start > context.timeoutNanos()) {
+                List<Integer> missing = window.notFound(last);
                 throw abortWith(new io.coll4j.CollectiveTimeoutException("non-blocking call #" + id + " on rank " + rank
-                        + " waited " + (now - start) / 1_000_000 + " ms for ranks " + e.notJoined() + " to issue call #" + e.id,
-                        e.notJoined()), rank);
+                        + " waited " + (now - start) / 1_000_000 + " ms for ranks " + missing + " to issue call #" + last,
+                        missing), rank);
             }
             context.waitStrategy().idle(idle);
         }
+        window.found(rank, id);
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
             Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
                     schedules.schedule(c, count, dtype, op, root, call, user), user);
@@ -168,9 +162,9 @@ public final class NonBlockingEngine implements AutoCloseable {
                     + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
         }
         if (e.register(rank, send, recv, call)) {
-            // every rank has found it: the slot's reference is no longer needed (nor may it keep the
+            // every rank has found it (not pooled): the slot's reference is no longer needed (nor may it keep the
             // exchange's buffers alive)
-            slots.compareAndSet(i, e, null);
+            window.forget(id, e);
             String mismatch = e.vectorMismatch();
             if (mismatch != null) {
                 throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + " ("
@@ -178,6 +172,32 @@ public final class NonBlockingEngine implements AutoCloseable {
             }
         }
         return e;
+    }
+
+    /**
+     * Call {@code id}'s exchange, made by the rank that claimed its slot (which held {@code seen}) and published
+     * there: a pooled one every rank has released, serving the call as its next use, else a new one.
+     */
+    private Exchange create(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
+                            VectorCall call, Reducer user, long seen) {
+        boolean pooled = ExchangePool.pooled(c, persistent);
+        Exchange n = pooled ? pool.take(c, count, dtype, op, root, user) : null;
+        if (n != null) {
+            n.reuse(id, rank);
+        } else {
+            try {
+                n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                        schedules.schedule(c, count, dtype, op, root, call, user), user);
+            } catch (RuntimeException | Error t) {
+                window.unclaim(id, seen);      // the others may claim it and fail the same way
+                throw t;
+            }
+            if (pooled) {
+                pool.add(n);
+            }
+        }
+        window.publish(id, n);
+        return n;
     }
 
     private RuntimeException abortWith(RuntimeException e, int rank) {
@@ -197,16 +217,6 @@ public final class NonBlockingEngine implements AutoCloseable {
         if (progressThread != null && (complete || x.stampedPosts())) {
             ready.add(new Ready(x, round));
             LockSupport.unpark(progressThread);
-        }
-    }
-
-    /**
-     * Rank {@code rank}'s one-shot request of {@code x}'s current use completed: once every rank's has, {@code x}
-     * serves a later call of its shape ({@link ExchangePool}).
-     */
-    void release(Exchange x, int rank) {
-        if (x.release(rank) && !closed) {
-            pool.put(x);
         }
     }
 
@@ -344,9 +354,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         }
         failAll();
         pool.clear();
-        for (int i = 0; i < WINDOW; i++) {
-            slots.set(i, null);
-        }
+        window.clear();
     }
 
     public boolean isClosed() {
