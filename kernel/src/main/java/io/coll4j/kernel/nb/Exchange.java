@@ -69,8 +69,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class Exchange {
     /**
      * The call this exchange serves now: its issue number, first issuer and use (1, 2, …: a pooled one-shot exchange,
-     * {@link ExchangePool}, serves call after call, use u as round u). Written by the issuer that takes it, before
-     * the slot's CAS publishes it; constant while any rank's request of the use is outstanding.
+     * {@link ExchangePool}, serves call after call, use u as round u). Written by the claimer of the call's issue slot, before
+     * its publication ({@link IssueWindow#publish}); constant while any rank's request of the use is outstanding.
      */
     long id;
     int creator;

@@ -23,13 +23,17 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>Matching by issue order</h2>
  * Every rank numbers the non-blocking and persistent-init calls it makes 1, 2, 3, … (the same sequence
- * on every rank, as MPI requires). Call n lives in slot {@code n mod WINDOW}: the first rank to issue n
- * creates its exchange and installs it with a CAS; the others find it there and compare their call with
- * it (a difference is a {@link CollectiveMismatchException} for the whole team). The last rank to find
- * it clears the slot, so the window never keeps a finished exchange (or its buffers) alive, and the slot
- * is free for n + WINDOW once every rank has found n — not once n is complete: requests hold their exchange
- * directly, so the window bounds how far ranks may drift apart in issuing, not how many requests may be
- * outstanding. Blocking collectives use the control block and are not ordered against these.
+ * on every rank, as MPI requires). Call n lives in slot {@code n mod WINDOW} of the {@link IssueWindow}: the first
+ * rank to issue n claims the slot (a CAS of its stamp), makes or takes n's exchange and publishes it; the others find
+ * it there and compare their call with it (a difference is a {@link CollectiveMismatchException} for the whole team).
+ * Each rank records the last call it found on a line of its own, and the slot is free for n + WINDOW once every rank
+ * has found n — not once n is complete: requests hold their exchange directly, so the window bounds how far ranks
+ * may drift apart in issuing, not how many requests may be outstanding. A one-shot call's exchange comes from the
+ * {@link ExchangePool}, which only the slot's claimer touches; the last rank to find an exchange that is not pooled
+ * drops the slot's reference to it (nor may the slot keep its buffers alive). So an awaited-at-once one-shot call
+ * writes no line that every rank writes: the slot's stamp (its claimer's CAS and publication), the exchange's round
+ * (its claimer), and each rank's own found and released lines. Blocking collectives use the control block and are
+ * not ordered against these.
  *
  * <h2>Progress</h2>
  * By default no thread runs in the background: an exchange moves when a rank of the team polls
@@ -102,7 +106,8 @@ public final class NonBlockingEngine implements AutoCloseable {
     /**
      * Rank {@code rank}'s part of issuing call {@code id}: finds or creates its exchange, checks that it is
      * the same call, and registers the rank's buffers. Waits (progressing nothing, bounded by the team
-     * timeout) only when the slot still holds call {@code id − WINDOW} that some rank has not found yet.
+     * timeout) only when the slot still holds call {@code id − WINDOW} that some rank has not found yet, or
+     * while another rank that claimed the slot publishes the call.
      */
     public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
                          MemorySegment send, MemorySegment recv) {
