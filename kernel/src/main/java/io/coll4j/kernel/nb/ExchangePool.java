@@ -49,6 +49,15 @@ final class ExchangePool {
     }
 
     /**
+     * Whether {@link #take} would find one: a hint for a rank about to claim a call's slot (read without the claim,
+     * so possibly stale; a racing claimer's writes make it wrong, never unsafe), which builds a new exchange first
+     * when there is none.
+     */
+    boolean has(Collective c, long count, DType dtype, Op op, int root, Reducer user) {
+        return take(c, count, dtype, op, root, user) != null;
+    }
+
+    /**
      * Keeps {@code x}, a new exchange, for later calls: in an empty slot, else one whose exchange every rank released,
      * else (every exchange still in use) in turn. Claimer only.
      */

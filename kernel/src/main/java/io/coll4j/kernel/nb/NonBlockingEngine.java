@@ -125,6 +125,8 @@ public final class NonBlockingEngine implements AutoCloseable {
                          MemorySegment send, MemorySegment recv, VectorCall call, Reducer user) {
         long start = 0;
         Exchange e;
+        Exchange fresh = null;
+        boolean pooled = ExchangePool.pooled(c, persistent);
         for (int idle = 0; ; idle++) {
             long at = window.stamp(id);
             if (at == id) {
@@ -132,12 +134,17 @@ public final class NonBlockingEngine implements AutoCloseable {
                 break;
             }
             long last = id - IssueWindow.SIZE;
-            boolean free = at == Math.max(last, 0) && window.allFound(rank, last);
-            if (free && window.claim(id, at)) {
-                e = create(id, rank, c, count, dtype, op, root, persistent, call, user, at);
-                break;
-            }
-            if (free) {
+            if (at == Math.max(last, 0) && window.allFound(rank, last)) {
+                // a new exchange is built before the claim (the pool's answer here is a hint: only the claimer may
+                // take), so that the ranks that find the slot claimed wait only for a pool look-up, not a build
+                if (fresh == null && !(pooled && pool.has(c, count, dtype, op, root, user))) {
+                    fresh = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                            schedules.schedule(c, count, dtype, op, root, call, user), user);
+                }
+                if (window.claim(id, at)) {
+                    e = create(id, rank, c, count, dtype, op, root, call, user, at, fresh);
+                    break;
+                }
                 continue;                      // another rank claimed it first: it is publishing
             }
             if (at != -id && at != last && at != -last) {
@@ -180,22 +187,28 @@ public final class NonBlockingEngine implements AutoCloseable {
     }
 
     /**
-     * Call {@code id}'s exchange, made by the rank that claimed its slot (which held {@code seen}) and published
-     * there: a pooled one every rank has released, serving the call as its next use, else a new one.
+     * Call {@code id}'s exchange, published by the rank that claimed its slot (which held {@code seen}): a pooled one
+     * every rank has released, serving the call as its next use, else {@code fresh} (built before the claim) or a new
+     * one.
      */
-    private Exchange create(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
-                            VectorCall call, Reducer user, long seen) {
-        boolean pooled = ExchangePool.pooled(c, persistent);
+    private Exchange create(long id, int rank, Collective c, long count, DType dtype, Op op, int root, VectorCall call,
+                            Reducer user, long seen, Exchange fresh) {
+        boolean pooled = fresh == null || fresh.pooled;  // no fresh one: the pool had one (so the call is pooled)
         Exchange n = pooled ? pool.take(c, count, dtype, op, root, user) : null;
         if (n != null) {
             n.reuse(id, rank);
         } else {
-            try {
-                n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                        schedules.schedule(c, count, dtype, op, root, call, user), user);
-            } catch (RuntimeException | Error t) {
-                window.unclaim(id, seen);      // the others may claim it and fail the same way
-                throw t;
+            n = fresh;
+            if (n == null) {
+                // the pool had one when looked at before the claim, and every rank had released it then: not taken
+                // since (only claimers take), so this is not reached; built here all the same rather than assumed
+                try {
+                    n = new Exchange(id, rank, size, c, count, dtype, op, root, false, progressThread != null,
+                            schedules.schedule(c, count, dtype, op, root, call, user), user);
+                } catch (RuntimeException | Error t) {
+                    window.unclaim(id, seen);  // the others may claim it and fail the same way
+                    throw t;
+                }
             }
             if (pooled) {
                 pool.add(n);
