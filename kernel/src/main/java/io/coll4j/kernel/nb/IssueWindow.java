@@ -24,7 +24,8 @@ import java.util.List;
  *       whatever a claimer does between its claim and its publication happens-before every later claimer's
  *       (the team's {@link ExchangePool} relies on it).</li>
  * </ol>
- * jcstress {@code IssueWindowTest} checks (1) and the claim's exclusivity with two ranks issuing the same call.
+ * jcstress {@code IssueWindowTest} checks (1) and the claim's exclusivity with two ranks issuing the same call,
+ * {@code IssueWindowReuseTest} checks (2).
  *
  * @param <T> what a call's slot holds (the call's exchange)
  */
