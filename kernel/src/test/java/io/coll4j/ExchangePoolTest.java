@@ -2,6 +2,7 @@ package io.coll4j;
 
 import io.coll4j.kernel.nb.CollectiveRequest;
 import io.coll4j.kernel.nb.Exchange;
+import io.coll4j.kernel.nb.NonBlockingEngine;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * One-shot requests take their exchange from the team's pool (kernel/nb/ExchangePool): a loop awaited at once
  * reuses a few exchanges instead of building one per call, and reuse never mixes calls: requests issued back to
- * back before either is awaited, other buffers at each call, an un-awaited request, staged (8 B) and sliced sizes.
+ * back before either is awaited, other buffers at each call, an un-awaited request, staged (8 B) and sliced sizes,
+ * three shapes in turn on 3 and 5 ranks, and more outstanding calls than the issue window holds.
  */
 class ExchangePoolTest {
     private static final ValueLayout.OfDouble D = ValueLayout.JAVA_DOUBLE;
@@ -84,6 +86,88 @@ class ExchangePoolTest {
                 });
                 assertTrue(problems.isEmpty(), problems.toString());
             }
+        }
+    }
+
+    @Test
+    void interleavedShapesOnThreeAndFiveRanksReuseTheirOwnExchanges() {
+        for (int p : new int[]{3, 5}) {
+            try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(30)).build()) {
+                Queue<String> problems = new ConcurrentLinkedQueue<>();
+                team.run(rank -> {
+                    Set<Exchange> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+                    Arena arena = Arena.ofAuto();
+                    long big = 4099;
+                    MemorySegment s1 = arena.allocate(8, 64), r1 = arena.allocate(8, 64);
+                    MemorySegment s2 = arena.allocate(big * 8, 64), r2 = arena.allocate(big * 8, 64);
+                    MemorySegment b = arena.allocate(big * 8, 64);
+                    for (int call = 0; call < 60; call++) {
+                        // three shapes in turn: a period the pool's slots do not divide
+                        fill(s1, 1, rank.id() + call);
+                        Request a = rank.iallreduce(s1, r1, 1, DType.F64, Op.SUM);
+                        seen.add(((CollectiveRequest) a).exchange());
+                        a.await();
+                        check(problems, "p=" + p + " small call " + call, r1, 1, p, call, rank.id());
+                        fill(s2, big, rank.id() + call);
+                        Request c = rank.iallreduce(s2, r2, big, DType.F64, Op.SUM);
+                        seen.add(((CollectiveRequest) c).exchange());
+                        c.await();
+                        check(problems, "p=" + p + " large call " + call, r2, big, p, call, rank.id());
+                        if (rank.id() == call % p) {
+                            fill(b, big, 1000 * call);
+                        }
+                        Request d = rank.ibcast(b, big, DType.F64, call % p);
+                        seen.add(((CollectiveRequest) d).exchange());
+                        d.await();
+                        if (b.getAtIndex(D, big - 1) != 1000 * call + big - 1) {
+                            problems.add("p=" + p + " bcast call " + call + " on rank " + rank.id() + ": " + b.getAtIndex(D, big - 1));
+                        }
+                    }
+                    if (seen.size() > 24) {
+                        problems.add("p=" + p + ": 180 calls of three shapes awaited at once used " + seen.size() + " exchanges");
+                    }
+                });
+                assertTrue(problems.isEmpty(), problems.toString());
+            }
+        }
+    }
+
+    /**
+     * A rank that issues more calls than the issue window holds before its peer issues any: the window's slots come
+     * round again only once the peer has found their calls (the issuer waits for it), every pooled exchange is still
+     * in use so each call gets a new one, and every request completes with its own result.
+     */
+    @Test
+    void moreOutstandingCallsThanTheWindowHolds() {
+        int calls = NonBlockingEngine.WINDOW + 100;
+        try (Team team = Team.builder().ranks(2).timeout(Duration.ofSeconds(30)).build()) {
+            Queue<String> problems = new ConcurrentLinkedQueue<>();
+            team.run(rank -> {
+                Arena arena = Arena.ofAuto();
+                MemorySegment send = arena.allocate(8L * calls, 64), recv = arena.allocate(8L * calls, 64);
+                if (rank.id() == 1) {
+                    try {
+                        Thread.sleep(50);                        // rank 0 fills the window and waits for this rank
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                Request[] r = new Request[calls];
+                for (int i = 0; i < calls; i++) {
+                    send.setAtIndex(D, i, rank.id() + i);
+                    r[i] = rank.iallreduce(send.asSlice(8L * i, 8), recv.asSlice(8L * i, 8), 1, DType.F64, Op.SUM);
+                }
+                for (int i = calls - 1; i >= 0; i--) {
+                    r[i].await();
+                }
+                for (int i = 0; i < calls; i++) {
+                    if (recv.getAtIndex(D, i) != 2.0 * i + 1) {
+                        problems.add("call " + i + " on rank " + rank.id() + ": " + recv.getAtIndex(D, i));
+                        return;
+                    }
+                }
+            });
+            assertTrue(problems.isEmpty(), problems.toString());
         }
     }
 

@@ -39,8 +39,21 @@ public final class CollectiveRequest implements PersistentRequest {
     private long waitingSince;
     private CompletableFuture<Void> future;
     private long futureRound = -1;
-    /** The request's first failure, for good. */
-    private final FirstFailure failure = new FirstFailure();
+    /**
+     * The request's first failure, for good: {@link FirstFailure}'s protocol (a CAS to record it, which releases the
+     * exception; acquire loads to read it) on a field of the request itself, so a one-shot call allocates one object.
+     */
+    @SuppressWarnings("unused")
+    private RuntimeException failure;
+    private static final java.lang.invoke.VarHandle FAILURE;
+
+    static {
+        try {
+            FAILURE = java.lang.invoke.MethodHandles.lookup().findVarHandle(CollectiveRequest.class, "failure", RuntimeException.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** The JFR event of the round in flight, or null (no recording enables it). Owner's thread only. */
     private RequestEvent event;
 
@@ -296,25 +309,27 @@ public final class CollectiveRequest implements PersistentRequest {
         }
         if (!persistent) {
             // last: once every rank's request got here, the exchange may serve another call (ExchangePool)
-            engine.release(x, rank);
+            x.release(rank, round);
         }
         return true;
     }
 
+    /** The failure, or null while healthy (acquire: pairs with the CAS in {@link #record}). */
     private RuntimeException failure() {
-        return failure.get();
+        return (RuntimeException) FAILURE.getAcquire(this);
     }
 
     private void throwIfFailed() {
-        if (failure.get() != null) {
+        RuntimeException f = failure();
+        if (f != null) {
             active = false;
-            failure.throwIfFailed();
+            throw f;
         }
     }
 
     /** Records {@code e} as this request's failure unless it already has one; returns the failure that stands. Any thread. */
     RuntimeException record(RuntimeException e) {
-        return failure.record(e);
+        return FAILURE.compareAndSet(this, null, e) ? e : failure();
     }
 
     /** On the owner's thread: the request failed with {@code e} (or its earlier failure); its future fails with it. */

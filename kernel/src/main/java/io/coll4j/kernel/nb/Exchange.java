@@ -69,8 +69,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class Exchange {
     /**
      * The call this exchange serves now: its issue number, first issuer and use (1, 2, …: a pooled one-shot exchange,
-     * {@link ExchangePool}, serves call after call, use u as round u). Written by the issuer that takes it, before
-     * the slot's CAS publishes it; constant while any rank's request of the use is outstanding.
+     * {@link ExchangePool}, serves call after call, use u as round u). Written by the claimer of the call's issue slot, before
+     * its publication ({@link IssueWindow#publish}); constant while any rank's request of the use is outstanding.
      */
     long id;
     int creator;
@@ -86,14 +86,15 @@ public final class Exchange {
     private final int p;
     final MemorySegment[] send;
     final MemorySegment[] recv;
-    /** Joins and releases over every use (nothing is reset): use u is joined at p·u, released at p·u. */
+    /** Whether one-shot calls reuse this exchange ({@link ExchangePool}). */
+    final boolean pooled;
+    /** Not pooled: how many ranks have joined (the last one checks a v-collective's counts and clears the slot). */
     private final AtomicLong joined = new AtomicLong();
-    private final AtomicLong released = new AtomicLong();
     /**
-     * The last use each rank joined (0: none), a line per rank ({@link #LINE} longs): read only to name the ranks a
-     * timeout waits for, so each rank's store stays in its own cache instead of taking a shared line at every call.
+     * Pooled: the last use each rank's request completed, a line per rank ({@link #LINE} longs), written by that rank
+     * alone: no counter that every rank writes at every call.
      */
-    private final AtomicLongArray joinedBy;
+    private final AtomicLongArray releasedBy;
     private static final int LINE = 16;
     final RoundCounters counters;
     /** The schedule's algorithm name ({@code collbench list}'s, or the engine's own schedule's). */
@@ -144,7 +145,9 @@ public final class Exchange {
         this.vector = schedule.vector();
         this.send = new MemorySegment[p];
         this.recv = new MemorySegment[p];
-        this.joinedBy = new AtomicLongArray(p * LINE);
+        this.pooled = ExchangePool.pooled(collective, persistent);
+        // (p + 1) lines: rank q's word at (q + 1)·LINE, on a line apart from the array's header
+        this.releasedBy = pooled ? new AtomicLongArray((p + 2) * LINE) : null;
         this.postedBy = new AtomicLongArray(p);
         if (schedule.steps() instanceof Steps.Parts pt) {
             this.parts = pt;
@@ -219,7 +222,10 @@ public final class Exchange {
         return (persistent ? "persistent " : "") + Signature.describe(Signature.descriptor(collective, dtype, op, root), count);
     }
 
-    /** Records rank {@code rank}'s buffers (and a v-collective's counts); true for the last rank to join. */
+    /**
+     * Records rank {@code rank}'s buffers (and a v-collective's counts); true for the last rank to join an exchange
+     * that is not pooled (a pooled one does not count its joins: nothing needs its last joiner).
+     */
     boolean register(int rank, MemorySegment s, MemorySegment r, VectorCall call) {
         // a loop that calls with the same buffers finds them registered by its last call (a pooled exchange keeps
         // them): no store, so the arrays' lines stay shared in every rank's cache instead of moving at each call
@@ -232,14 +238,13 @@ public final class Exchange {
         if (vector != null) {
             vector.register(rank, call);
         }
-        joinedBy.set(rank * LINE, use);
-        return joined.incrementAndGet() == p * use;
+        return !pooled && joined.incrementAndGet() == p;
     }
 
     /**
-     * Serves call {@code id}, issued first by {@code creator}, as the next use: called by that issuer on an exchange
-     * it took from the pool, before it publishes it. Its rounds go on where the last use's ended, so a helper still
-     * holding the last round (the progress thread) finds nothing to claim.
+     * Serves call {@code id}, issued first by {@code creator}, as the next use: called by the claimer of the call's
+     * issue slot on an exchange it took from the pool, before it publishes it. Its rounds go on where the last use's
+     * ended, so a helper still holding the last round (the progress thread) finds nothing to claim.
      */
     void reuse(long id, int creator) {
         this.id = id;
@@ -247,20 +252,28 @@ public final class Exchange {
         this.use++;
     }
 
-    /** Undoes {@link #reuse} for an exchange that was not published (the issuer lost the slot to another). */
-    void unuse() {
-        this.use--;
+    /**
+     * Rank {@code rank}'s request of use {@code use} (its round) completed: once every rank's has
+     * ({@link #releasedByAll}), nobody reads or writes the use's buffers any more (every item or part of the round is
+     * done, and every rank has seen its result), and the exchange may serve another call. It keeps the use's buffer
+     * references (the next call of a loop passes the same, {@link #register}); the pool holds a few exchanges, so a
+     * few calls' buffers, until a call or close drops them.
+     */
+    void release(int rank, long use) {
+        if (pooled) {
+            // release: everything this rank did with the use → the claimer that reuses the exchange (releasedByAll)
+            releasedBy.setRelease((rank + 1) * LINE, use);
+        }
     }
 
-    /**
-     * Rank {@code rank}'s request of this use completed; true for the last rank's, when nobody reads or writes the
-     * use's buffers any more (every item or part of the round is done, and every rank has seen its result): the
-     * exchange may then serve another call. It keeps the use's buffer references (the next call of a loop passes the
-     * same, {@link #register}); the pool holds a few exchanges, so a few calls' buffers, until a call or close drops
-     * them.
-     */
-    boolean release(int rank) {
-        return released.incrementAndGet() == p * use;
+    /** Every rank's request of the current use completed (acquire loads: each pairs with that rank's release). */
+    boolean releasedByAll() {
+        for (int q = 0; q < p; q++) {
+            if (releasedBy.getAcquire((q + 1) * LINE) < use) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -270,21 +283,6 @@ public final class Exchange {
      */
     String vectorMismatch() {
         return vector == null ? null : vector.mismatch();
-    }
-
-    /** Every rank has found this exchange: its slot in the issue window may be reused. */
-    boolean allJoined() {
-        return joined.get() == p * use;
-    }
-
-    List<Integer> notJoined() {
-        List<Integer> m = new ArrayList<>();
-        for (int q = 0; q < p; q++) {
-            if (joinedBy.get(q * LINE) < use) {
-                m.add(q);
-            }
-        }
-        return m;
     }
 
     // ------------------------------------------------------------------ rounds

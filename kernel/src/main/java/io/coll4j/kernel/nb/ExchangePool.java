@@ -5,58 +5,83 @@ import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
 
-import java.util.concurrent.atomic.AtomicReferenceArray;
-
 /**
- * The team's free one-shot {@link Exchange}s, for the next call of the same shape to take (docs/design.md, "One
- * contract for every form"). Why: a one-shot request used to build a new exchange per call — its per-rank lines,
+ * The team's one-shot {@link Exchange}s, for the next call of the same shape to serve as its next use (docs/design.md,
+ * "One contract for every form"). Why: a one-shot request used to build a new exchange per call — its per-rank lines,
  * counters, steps and arrays, about 1.5 KiB — and an awaited-at-once request paid for it: the fresh lines are zeroed
  * out of a young generation larger than the cache, so each costs a line fill from DRAM, and the profile of a
- * one-rank {@code iallreduce} loop spent most of its samples in {@code Exchange}'s allocations (0.5–6 µs a call
- * against 0.05 for the persistent request, which keeps one exchange for every round). A pooled exchange serves the
- * next call as its next round, as a persistent request's does: the same lines, already in the ranks' caches.
+ * one-rank {@code iallreduce} loop spent most of its samples in {@code Exchange}'s allocations. A pooled exchange
+ * serves the next call as its next round, as a persistent request's does: the same lines, already in the ranks' caches.
  *
- * <p>An exchange comes back only when every rank's request of its round has completed ({@link Exchange#release}),
- * which is the persistent request's rule (a rank posts round r + 1 only after its request of round r completed)
- * for every rank at once; an exchange a rank never awaits, or whose request failed, never comes back and is
- * collected. Persistent and v-collective exchanges are not pooled (a v-collective's slicing is fixed from its
- * creator's counts). A few slots, scanned: each holds an exchange or null, taken and returned with a CAS, so the
- * issue path allocates nothing; a return that finds every slot full drops the exchange.
+ * <p>An exchange serves another call only when every rank's request of its current use has completed
+ * ({@link Exchange#releasedByAll}: each rank's release on a line of its own), which is the persistent request's rule
+ * (a rank posts round r + 1 only after its request of round r completed) for every rank at once; an exchange a rank
+ * never awaits, or whose request failed, never serves again, and the slot it holds goes to the next new exchange.
+ * Persistent and v-collective exchanges are not pooled (a v-collective's slicing is fixed from its creator's counts).
+ *
+ * <p>No CAS and no shared counter: the pool is read and written only by the rank that claimed a call's issue slot,
+ * between its claim and its publication, and those stretches are ordered by issue ({@link IssueWindow}, item 3: the
+ * claimer of call n has found every call before n, after that call's claimer published it). So the pool's plain
+ * fields are never accessed by two threads at once, and a taken exchange is the taker's alone until it publishes it.
+ * An exchange stays in its slot while it serves (taking it writes nothing here): the slots' line stays in every
+ * rank's cache.
  */
 final class ExchangePool {
     /** Slots: an awaited-at-once loop has two or three exchanges of a shape in flight (ranks drift by a call). */
     private static final int SLOTS = 8;
-    private final AtomicReferenceArray<Exchange> free = new AtomicReferenceArray<>(SLOTS);
+    private final Exchange[] slots = new Exchange[SLOTS];
+    /** The slot the next new exchange replaces when none is empty or free. */
+    private int next;
 
     /** Whether calls of {@code c} may take pooled exchanges. */
     static boolean pooled(Collective c, boolean persistent) {
         return !persistent && !c.vector();
     }
 
-    /** A free exchange for this call (same shape and user reducer), now the caller's alone, or null. */
+    /** An exchange for this call (same shape and user reducer) that every rank released, or null. Claimer only. */
     Exchange take(Collective c, long count, DType dtype, Op op, int root, Reducer user) {
-        for (int i = 0; i < SLOTS; i++) {
-            Exchange x = free.get(i);
-            if (x != null && x.sameCall(c, count, dtype, op, root, false) && x.user == user && free.compareAndSet(i, x, null)) {
+        for (Exchange x : slots) {
+            if (x != null && x.sameCall(c, count, dtype, op, root, false) && x.user == user && x.releasedByAll()) {
                 return x;
             }
         }
         return null;
     }
 
-    /** Returns {@code x}, released by every rank, for a later call to take (dropped when every slot is full). */
-    void put(Exchange x) {
-        for (int i = 0; i < SLOTS; i++) {
-            if (free.get(i) == null && free.compareAndSet(i, null, x)) {
-                return;
-            }
-        }
+    /**
+     * Whether {@link #take} would find one: a hint for a rank about to claim a call's slot (read without the claim,
+     * so possibly stale; a racing claimer's writes make it wrong, never unsafe), which builds a new exchange first
+     * when there is none.
+     */
+    boolean has(Collective c, long count, DType dtype, Op op, int root, Reducer user) {
+        return take(c, count, dtype, op, root, user) != null;
     }
 
-    /** Drops every free exchange (the team is closing). */
-    void clear() {
-        for (int i = 0; i < SLOTS; i++) {
-            free.set(i, null);
+    /**
+     * Keeps {@code x}, a new exchange, for later calls: in an empty slot, else one whose exchange every rank released,
+     * else (every exchange still in use) in turn. Claimer only.
+     */
+    void add(Exchange x) {
+        int at = -1;
+        for (int i = 0; i < SLOTS && at < 0; i++) {
+            if (slots[i] == null) {
+                at = i;
+            }
         }
+        for (int i = 0; i < SLOTS && at < 0; i++) {
+            if (slots[i].releasedByAll()) {
+                at = i;
+            }
+        }
+        if (at < 0) {
+            at = next;
+            next = (next + 1) % SLOTS;
+        }
+        slots[at] = x;
+    }
+
+    /** Drops every exchange (the team is closing). */
+    void clear() {
+        java.util.Arrays.fill(slots, null);
     }
 }

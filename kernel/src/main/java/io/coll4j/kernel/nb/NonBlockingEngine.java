@@ -10,11 +10,11 @@ import io.coll4j.reductions.Op;
 import io.coll4j.reductions.Reducer;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -23,13 +23,17 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>Matching by issue order</h2>
  * Every rank numbers the non-blocking and persistent-init calls it makes 1, 2, 3, … (the same sequence
- * on every rank, as MPI requires). Call n lives in slot {@code n mod WINDOW}: the first rank to issue n
- * creates its exchange and installs it with a CAS; the others find it there and compare their call with
- * it (a difference is a {@link CollectiveMismatchException} for the whole team). The last rank to find
- * it clears the slot, so the window never keeps a finished exchange (or its buffers) alive, and the slot
- * is free for n + WINDOW once every rank has found n — not once n is complete: requests hold their exchange
- * directly, so the window bounds how far ranks may drift apart in issuing, not how many requests may be
- * outstanding. Blocking collectives use the control block and are not ordered against these.
+ * on every rank, as MPI requires). Call n lives in slot {@code n mod WINDOW} of the {@link IssueWindow}: the first
+ * rank to issue n claims the slot (a CAS of its stamp), makes or takes n's exchange and publishes it; the others find
+ * it there and compare their call with it (a difference is a {@link CollectiveMismatchException} for the whole team).
+ * Each rank records the last call it found on a line of its own, and the slot is free for n + WINDOW once every rank
+ * has found n — not once n is complete: requests hold their exchange directly, so the window bounds how far ranks
+ * may drift apart in issuing, not how many requests may be outstanding. A one-shot call's exchange comes from the
+ * {@link ExchangePool}, which only the slot's claimer touches; the last rank to find an exchange that is not pooled
+ * drops the slot's reference to it (nor may the slot keep its buffers alive). So an awaited-at-once one-shot call
+ * writes no line that every rank writes: the slot's stamp (its claimer's CAS and publication), the exchange's round
+ * (its claimer), and each rank's own found and released lines. Blocking collectives use the control block and are
+ * not ordered against these.
  *
  * <h2>Progress</h2>
  * By default no thread runs in the background: an exchange moves when a rank of the team polls
@@ -39,13 +43,13 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class NonBlockingEngine implements AutoCloseable {
     /** Issue numbers a rank may be ahead of the slowest rank to find its calls. */
-    public static final int WINDOW = 1024;
+    public static final int WINDOW = IssueWindow.SIZE;
     private static final long PROGRESS_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long STAGED_RECHECK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
 
     private final TeamContext context;
     private final int size;
-    private final AtomicReferenceArray<Exchange> slots = new AtomicReferenceArray<>(WINDOW);
+    private final IssueWindow<Exchange> window;
     private final Set<Exchange> withFutures = ConcurrentHashMap.newKeySet();
     private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
     private final Thread progressThread;
@@ -61,6 +65,7 @@ public final class NonBlockingEngine implements AutoCloseable {
     public NonBlockingEngine(TeamContext context, Selector selector, boolean progressThread) {
         this.context = context;
         this.size = context.size();
+        this.window = new IssueWindow<>(size);
         this.schedules = new RequestSchedules(selector, context);
         this.workers = ThreadLocal.withInitial(() -> new ItemWorker(size));
         context.onAbort(() -> failAll());
@@ -101,7 +106,8 @@ public final class NonBlockingEngine implements AutoCloseable {
     /**
      * Rank {@code rank}'s part of issuing call {@code id}: finds or creates its exchange, checks that it is
      * the same call, and registers the rank's buffers. Waits (progressing nothing, bounded by the team
-     * timeout) only when the slot still holds call {@code id − WINDOW} that some rank has not found yet.
+     * timeout) only when the slot still holds call {@code id − WINDOW} that some rank has not found yet, or
+     * while another rank that claimed the slot publishes the call.
      */
     public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
                          MemorySegment send, MemorySegment recv) {
@@ -117,37 +123,35 @@ public final class NonBlockingEngine implements AutoCloseable {
      */
     public Exchange join(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
                          MemorySegment send, MemorySegment recv, VectorCall call, Reducer user) {
-        int i = (int) (id % WINDOW);
         long start = 0;
         Exchange e;
+        Exchange fresh = null;
+        boolean pooled = ExchangePool.pooled(c, persistent);
         for (int idle = 0; ; idle++) {
-            e = slots.get(i);
-            if (e != null && e.id == id) {
+            long at = window.stamp(id);
+            if (at == id) {
+                e = window.value(id);          // published before the stamp (release → the acquire above)
                 break;
             }
-            if (e == null || (e.id == id - WINDOW && e.allJoined())) {
-                Exchange n = ExchangePool.pooled(c, persistent) ? pool.take(c, count, dtype, op, root, user) : null;
-                boolean reused = n != null;
-                if (reused) {
-                    n.reuse(id, rank);
-                } else {
-                    n = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+            long last = id - IssueWindow.SIZE;
+            if (at == Math.max(last, 0) && window.allFound(rank, last)) {
+                // a new exchange is built before the claim (the pool's answer here is a hint: only the claimer may
+                // take), so that the ranks that find the slot claimed wait only for a pool look-up, not a build
+                if (fresh == null && !(pooled && pool.has(c, count, dtype, op, root, user))) {
+                    fresh = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
                             schedules.schedule(c, count, dtype, op, root, call, user), user);
                 }
-                if (slots.compareAndSet(i, e, n)) {
-                    e = n;
+                if (window.claim(id, at)) {
+                    e = create(id, rank, c, count, dtype, op, root, call, user, at, fresh);
                     break;
                 }
-                if (reused) {
-                    n.unuse();
-                    pool.put(n);
-                }
-                continue;
+                continue;                      // another rank claimed it first: it is publishing
             }
-            if (e.id != id - WINDOW) {
-                throw new IllegalStateException("non-blocking call #" + id + " of rank " + rank + " found call #" + e.id
+            if (at != -id && at != last && at != -last) {
+                throw new IllegalStateException("non-blocking call #" + id + " of rank " + rank + " found call #" + Math.abs(at)
                         + " in its slot: more than " + WINDOW + " calls between the ranks' issue points");
             }
+            // the slot still holds call id − WINDOW that some rank has not found, or a claimer is publishing
             if (context.isAborted()) {
                 throw context.abortedException(rank);
             }
@@ -155,12 +159,14 @@ public final class NonBlockingEngine implements AutoCloseable {
             if (start == 0) {
                 start = now;
             } else if (now - start > context.timeoutNanos()) {
+                List<Integer> missing = window.notFound(last);
                 throw abortWith(new io.coll4j.CollectiveTimeoutException("non-blocking call #" + id + " on rank " + rank
-                        + " waited " + (now - start) / 1_000_000 + " ms for ranks " + e.notJoined() + " to issue call #" + e.id,
-                        e.notJoined()), rank);
+                        + " waited " + (now - start) / 1_000_000 + " ms for ranks " + missing + " to issue call #" + last,
+                        missing), rank);
             }
             context.waitStrategy().idle(idle);
         }
+        window.found(rank, id);
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
             Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
                     schedules.schedule(c, count, dtype, op, root, call, user), user);
@@ -168,9 +174,9 @@ public final class NonBlockingEngine implements AutoCloseable {
                     + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
         }
         if (e.register(rank, send, recv, call)) {
-            // every rank has found it: the slot's reference is no longer needed (nor may it keep the
+            // every rank has found it (not pooled): the slot's reference is no longer needed (nor may it keep the
             // exchange's buffers alive)
-            slots.compareAndSet(i, e, null);
+            window.forget(id, e);
             String mismatch = e.vectorMismatch();
             if (mismatch != null) {
                 throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + " ("
@@ -178,6 +184,38 @@ public final class NonBlockingEngine implements AutoCloseable {
             }
         }
         return e;
+    }
+
+    /**
+     * Call {@code id}'s exchange, published by the rank that claimed its slot (which held {@code seen}): a pooled one
+     * every rank has released, serving the call as its next use, else {@code fresh} (built before the claim) or a new
+     * one.
+     */
+    private Exchange create(long id, int rank, Collective c, long count, DType dtype, Op op, int root, VectorCall call,
+                            Reducer user, long seen, Exchange fresh) {
+        boolean pooled = fresh == null || fresh.pooled;  // no fresh one: the pool had one (so the call is pooled)
+        Exchange n = pooled ? pool.take(c, count, dtype, op, root, user) : null;
+        if (n != null) {
+            n.reuse(id, rank);
+        } else {
+            n = fresh;
+            if (n == null) {
+                // the pool had one when looked at before the claim, and every rank had released it then: not taken
+                // since (only claimers take), so this is not reached; built here all the same rather than assumed
+                try {
+                    n = new Exchange(id, rank, size, c, count, dtype, op, root, false, progressThread != null,
+                            schedules.schedule(c, count, dtype, op, root, call, user), user);
+                } catch (RuntimeException | Error t) {
+                    window.unclaim(id, seen);  // the others may claim it and fail the same way
+                    throw t;
+                }
+            }
+            if (pooled) {
+                pool.add(n);
+            }
+        }
+        window.publish(id, n);
+        return n;
     }
 
     private RuntimeException abortWith(RuntimeException e, int rank) {
@@ -197,16 +235,6 @@ public final class NonBlockingEngine implements AutoCloseable {
         if (progressThread != null && (complete || x.stampedPosts())) {
             ready.add(new Ready(x, round));
             LockSupport.unpark(progressThread);
-        }
-    }
-
-    /**
-     * Rank {@code rank}'s one-shot request of {@code x}'s current use completed: once every rank's has, {@code x}
-     * serves a later call of its shape ({@link ExchangePool}).
-     */
-    void release(Exchange x, int rank) {
-        if (x.release(rank) && !closed) {
-            pool.put(x);
         }
     }
 
@@ -344,9 +372,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         }
         failAll();
         pool.clear();
-        for (int i = 0; i < WINDOW; i++) {
-            slots.set(i, null);
-        }
+        window.clear();
     }
 
     public boolean isClosed() {
