@@ -558,7 +558,9 @@ final class CollectiveBenchmark {
                 forms[me] = x.form();
                 warmUp(rank, x.plan(), x.view(), callCount, x.sends(), x.recvs(), warmup, sinkBuffer, states[c], x.reads());
             }
-            if (rank.id() == 0 && warmup >= JitQuiet.MIN_WARMUP) {
+            // every process's local rank 0: each JVM compiles on its own (a --processes child's compiler took the CPU
+            // of the spinning ranks while only process 0 had waited for its own)
+            if (rank.localId() == 0 && warmup >= JitQuiet.MIN_WARMUP) {
                 JitQuiet.await();
             }
             rank.barrier();
@@ -670,7 +672,8 @@ final class CollectiveBenchmark {
             MemorySegment sinkBuffer = consume ? scratch.allocate(SINK_BYTES, 64) : null;
             BatchState state = new BatchState();
             warmUp(rank, plan, view, callCount, sends, recvs, warmup, sinkBuffer, state, reads);
-            if (rank.id() == 0 && warmup >= JitQuiet.MIN_WARMUP) {
+            // every process's local rank 0 waits for its own JVM's JIT (see runAlternated)
+            if (rank.localId() == 0 && warmup >= JitQuiet.MIN_WARMUP) {
                 JitQuiet.await();
             }
             if (steady) {

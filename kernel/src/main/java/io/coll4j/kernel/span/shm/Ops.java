@@ -24,8 +24,15 @@ final class Ops {
     /** A push folds and copies in chunks of this many bytes: the fold's result is still in L1/L2 when it is copied. */
     static final long PUSH_CHUNK = 32 * 1024;
     /**
-     * From this vector size on, the push copies to the peers' receive buffers with streaming stores: the working set
-     * (P send buffers, P receive buffers) is then past the last-level cache, and the peer reads its result later.
+     * A streaming push ({@link StreamingPush}) folds this many bytes per native call: the kernel stages 1 KiB in L1
+     * itself, so the chunk only bounds the time between two liveness checks, and 32 KiB calls would cost a
+     * downcall per 32 KiB.
+     */
+    static final long PUSH_NT_CHUNK = 1024 * 1024;
+    /**
+     * From this vector size on, the push writes every receive buffer, its own included, with streaming stores
+     * ({@link StreamingPush}; a copy to the peers with streaming stores when the kernel has no fold for the dtype and
+     * op): the working set (P send buffers, P receive buffers) is then past the last-level cache [YHCCL §4.2].
      */
     static final long PUSH_NT_BYTES = Long.getLong("coll4j.shm.pushNtBytes", 4L << 20);
 
@@ -129,6 +136,8 @@ final class Ops {
         /** A fold's push offer: this process's receive and send buffers in the mapping (-1: no offer). */
         long offerDst = -1;
         long offerSrc = -1;
+        // the round's arrays are the channel's ({@link Channel.Rounds}): only the collective at the head of the
+        // channel's queue steps, and it reads them only while it does
         final long[] off;
         final long[] n;
         final long[] total;
@@ -147,13 +156,13 @@ final class Ops {
             this.what = what;
             // a slice is a multiple of 64 bytes: every dtype's elements stay whole in every slice
             this.cap = (ch.m.slotBytes - Mapping.SLOT_HEADER) & ~63L;
-            int p = members.length;
-            off = new long[p];
-            n = new long[p];
-            total = new long[p];
-            data = new long[p];
-            pushDsts = new long[p];
-            pushSrcs = new long[p];
+            Channel.Rounds rounds = ch.rounds;
+            off = rounds.off;
+            n = rounds.n;
+            total = rounds.total;
+            data = rounds.data;
+            pushDsts = rounds.pushDsts;
+            pushSrcs = rounds.pushSrcs;
         }
 
         /**
@@ -366,9 +375,8 @@ final class Ops {
             this.hi = hi;
             this.reducer = reducer;
             this.esize = esize;
-            int k = Math.min(members.length, Reducer.MAX_SOURCES);
-            srcs = new MemorySegment[k];
-            this.srcOffs = new long[k];
+            srcs = ch.rounds.srcs;
+            srcOffs = ch.rounds.srcOffs;
         }
 
         @Override
@@ -448,13 +456,18 @@ final class Ops {
             long a = Math.min(bytes, units * me / k * 64);
             long b = Math.min(bytes, units * (me + 1) / k * 64);
             boolean stream = bytes >= PUSH_NT_BYTES;
+            StreamingPush nt = stream ? StreamingPush.of(reducer, k) : null;
+            long chunk = nt != null ? PUSH_NT_CHUNK : PUSH_CHUNK;
             long own = pushDsts[me];
-            for (long c = a; c < b; c += PUSH_CHUNK) {
+            for (long c = a; c < b; c += chunk) {
                 // a 64 MiB push is one step of tens of ms (seconds on a loaded host): between chunks, at most every
                 // CHECK_NANOS (a clock read otherwise), see whether a peer died, so a survivor does not fold on
                 ch.m.checkDuringStep(members, what);
-                long len = Math.min(PUSH_CHUNK, b - c);
+                long len = Math.min(chunk, b - c);
                 long count = len / esize;
+                if (nt != null && nt.run(seg, pushDsts, pushSrcs, k, c, count)) {
+                    continue;
+                }
                 int p = 0;
                 int j = 0;
                 for (; p < k && j < srcs.length; p++, j++) {

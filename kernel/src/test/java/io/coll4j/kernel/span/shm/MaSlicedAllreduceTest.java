@@ -38,7 +38,7 @@ class MaSlicedAllreduceTest {
     private static void job(int processes, Body body) throws InterruptedException {
         String job = ProcessThreads.jobName("ma-test");
         ProcessThreads.run(processes, index -> {
-            SharedMemorySpan span = SharedMemorySpan.open(job, processes, index, 1, Duration.ofSeconds(30), 4L << 20);
+            SharedMemorySpan span = SharedMemorySpan.open(job, processes, index, 1, Duration.ofSeconds(30), 96L << 20);
             try {
                 body.run(span, index);
             } finally {
@@ -123,6 +123,57 @@ class MaSlicedAllreduceTest {
     void autoStaysTheAscendingFold() throws InterruptedException {
         // auto picks replicated below its crossover and ma-sliced above it within one job
         allForms(2, StagedAllreduce.AUTO);
+    }
+
+    /**
+     * Buffers from the span's {@code allocate} lie in the mapping: the allreduce pushes (each process folds its share
+     * of every send buffer into every receive buffer), through the Java fold below {@link Ops#PUSH_NT_BYTES} and the
+     * native streaming fold ({@link StreamingPush}) from there on, in 1 MiB calls with a shorter last one. Bitwise the
+     * ascending fold in every process, in place and out of place, for 2 and 3 processes.
+     */
+    @Test
+    void thePushOnMappingBuffersIsTheAscendingFold() throws InterruptedException {
+        long big = Ops.PUSH_NT_BYTES / 8 + 70_001;
+        for (int processes = 2; processes <= 3; processes++) {
+            int procs = processes;
+            job(procs, (span, me) -> {
+                long seed = 1000;
+                for (long count : new long[]{100_001, big}) {
+                    for (Op op : new Op[]{Op.SUM, Op.MAX}) {
+                        for (boolean inPlace : new boolean[]{false, true}) {
+                            seed++;
+                            double[] mine = vector(me, count, seed);
+                            MemorySegment send = span.allocate(8 * count).copyFrom(MemorySegment.ofArray(mine));
+                            MemorySegment recv = inPlace ? send : span.allocate(8 * count);
+                            span.allreduce(0, inPlace ? null : send, recv, count, DType.F64, op);
+                            String what = "push, count " + count + " " + op + (inPlace ? " in place" : "")
+                                    + ", process " + me + " of " + procs;
+                            assertArrayEquals(expected(procs, count, seed, op), read(recv, count), what);
+                            if (!inPlace) {
+                                assertArrayEquals(mine, read(send, count), what + ": the send buffer changed");
+                            }
+                        }
+                    }
+                }
+                // an integer type and a bitwise op through the same kernel: XOR of the processes' words
+                long count = big;
+                long[] mine = new long[(int) count];
+                long[] want = new long[(int) count];
+                for (int q = 0; q < procs; q++) {
+                    Random r = new Random(77 + q);
+                    for (int i = 0; i < want.length; i++) {
+                        long v = r.nextLong();
+                        want[i] ^= v;
+                        if (q == me) {
+                            mine[i] = v;
+                        }
+                    }
+                }
+                MemorySegment buf = span.allocate(8 * count).copyFrom(MemorySegment.ofArray(mine));
+                span.allreduce(0, null, buf, count, DType.I64, Op.BXOR);
+                assertArrayEquals(want, buf.toArray(ValueLayout.JAVA_LONG), "push, i64 bxor, process " + me);
+            });
+        }
     }
 
     @Test
