@@ -1,7 +1,5 @@
 package io.coll4j.kernel.span.shm;
 
-import io.coll4j.reductions.Reducer;
-
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -42,8 +40,6 @@ final class Channel {
     /** Chunks this process has sent to / received from each process through the mailboxes (guarded by the lock). */
     final long[] sent;
     final long[] received;
-    /** The per-round arrays of the collective at the head of this channel's queue. */
-    final Rounds rounds;
 
     Channel(Mapping m, int id) {
         this.m = m;
@@ -53,39 +49,6 @@ final class Channel {
         this.ctrl = Mapping.ctrlBytes(n);
         this.sent = new long[n];
         this.received = new long[n];
-        this.rounds = new Rounds(n);
-    }
-
-    /**
-     * What a collective ({@link Ops.Coll}) reads from the round's headers — each process's stream length, slice
-     * offset and length, where its slice lies, its push offer — and the source tables of a fold, indexed by the
-     * process's place among the channel's members (fewer than the mapping's processes on a sub-team's channel).
-     * One set per channel, not per call: a channel's operations complete in posting order and only the one at the
-     * head of its queue steps, under the mapping's lock, so no two ever use them at once. Allocated per call they
-     * were a fifth of the samples of an 8-byte allreduce across two processes (JFR, docs/measurements.md).
-     */
-    static final class Rounds {
-        final long[] off;
-        final long[] n;
-        final long[] total;
-        final long[] data;
-        final long[] pushDsts;
-        final long[] pushSrcs;
-        /** A fold's sources of one pass: at most {@link Reducer#MAX_SOURCES} ({@link Ops.Fold#consume}). */
-        final MemorySegment[] srcs;
-        final long[] srcOffs;
-
-        Rounds(int processes) {
-            off = new long[processes];
-            n = new long[processes];
-            total = new long[processes];
-            data = new long[processes];
-            pushDsts = new long[processes];
-            pushSrcs = new long[processes];
-            int k = Math.min(processes, Reducer.MAX_SOURCES);
-            srcs = new MemorySegment[k];
-            srcOffs = new long[k];
-        }
     }
 
     MemorySegment seg() {

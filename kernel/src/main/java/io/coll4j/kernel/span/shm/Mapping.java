@@ -576,14 +576,11 @@ final class Mapping {
     }
 
     Queue queue(Object key) {
-        // get first: computeIfAbsent's lambda captures this mapping, an allocation on every call
-        Queue q = queues.get(key);
-        if (q == null) {
-            q = new Queue();
-            queues.put(key, q);
+        return queues.computeIfAbsent(key, k -> {
+            Queue q = new Queue();
             active.add(q);
-        }
-        return q;
+            return q;
+        });
     }
 
     /** Queues {@code s} on {@code key}'s queue (under the lock). */

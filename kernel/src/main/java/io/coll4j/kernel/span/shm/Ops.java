@@ -136,8 +136,6 @@ final class Ops {
         /** A fold's push offer: this process's receive and send buffers in the mapping (-1: no offer). */
         long offerDst = -1;
         long offerSrc = -1;
-        // the round's arrays are the channel's ({@link Channel.Rounds}): only the collective at the head of the
-        // channel's queue steps, and it reads them only while it does
         final long[] off;
         final long[] n;
         final long[] total;
@@ -156,13 +154,13 @@ final class Ops {
             this.what = what;
             // a slice is a multiple of 64 bytes: every dtype's elements stay whole in every slice
             this.cap = (ch.m.slotBytes - Mapping.SLOT_HEADER) & ~63L;
-            Channel.Rounds rounds = ch.rounds;
-            off = rounds.off;
-            n = rounds.n;
-            total = rounds.total;
-            data = rounds.data;
-            pushDsts = rounds.pushDsts;
-            pushSrcs = rounds.pushSrcs;
+            int p = members.length;
+            off = new long[p];
+            n = new long[p];
+            total = new long[p];
+            data = new long[p];
+            pushDsts = new long[p];
+            pushSrcs = new long[p];
         }
 
         /**
@@ -375,8 +373,9 @@ final class Ops {
             this.hi = hi;
             this.reducer = reducer;
             this.esize = esize;
-            srcs = ch.rounds.srcs;
-            srcOffs = ch.rounds.srcOffs;
+            int k = Math.min(members.length, Reducer.MAX_SOURCES);
+            srcs = new MemorySegment[k];
+            this.srcOffs = new long[k];
         }
 
         @Override
@@ -465,7 +464,7 @@ final class Ops {
                 ch.m.checkDuringStep(members, what);
                 long len = Math.min(chunk, b - c);
                 long count = len / esize;
-                if (nt != null && nt.run(seg, pushDsts, pushSrcs, k, c, count)) {
+                if (nt != null && nt.run(seg, pushDsts, pushSrcs, c, count)) {
                     continue;
                 }
                 int p = 0;

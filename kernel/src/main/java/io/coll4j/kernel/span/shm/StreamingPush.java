@@ -64,17 +64,17 @@ final class StreamingPush {
     }
 
     /**
-     * Folds {@code count} elements from byte {@code at} of the {@code k} processes' send buffers (mapping offsets
-     * {@code srcs[0..k)}) into their receive buffers ({@code dsts[0..k)}) at the same byte.
+     * Folds {@code count} elements from byte {@code at} of every process's send buffer (mapping offsets
+     * {@code srcs}) into every receive buffer ({@code dsts}) at the same byte.
      *
      * @return false when the kernel refused the segments (nothing written): the caller folds in Java
      */
-    boolean run(MemorySegment seg, long[] dsts, long[] srcs, int k, long at, long count) {
-        for (int p = 0; p < k; p++) {
-            fold.destination(seg, dsts[p] + at);
+    boolean run(MemorySegment seg, long[] dsts, long[] srcs, long at, long count) {
+        for (long d : dsts) {
+            fold.destination(seg, d + at);
         }
-        for (int p = 0; p < k; p++) {
-            fold.source(seg, srcs[p] + at);
+        for (long s : srcs) {
+            fold.source(seg, s + at);
         }
         return fold.run(type, op, count);
     }
