@@ -32,7 +32,14 @@ import io.coll4j.reductions.internal.TestValues.Backing;
  */
 class VectorReducerCompiledTest {
 
-    private static final long WARM_UP_NANOS = 60_000_000_000L;
+    /**
+     * How long the warm-up may go without one more kernel turning hot. Counted from the last kernel that did,
+     * not from the start: on a loaded machine C2's queue drains slowly but steadily (a fixed 60 s from the start
+     * failed there while every kernel was on its way), and a kernel that never compiles still fails.
+     */
+    private static final long STALL_NANOS = 60_000_000_000L;
+    /** The warm-up's bound in all. */
+    private static final long WARM_UP_NANOS = 240_000_000_000L;
     private static final int SWEEP_ATTEMPTS = 3;
 
     @Test
@@ -65,10 +72,13 @@ class VectorReducerCompiledTest {
         List<Reducer> hot = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
             Probe probe = new Probe(arena);
-            long deadline = System.nanoTime() + WARM_UP_NANOS;
+            long start = System.nanoTime();
+            long lastHot = start;
             while (!cold.isEmpty()) {
-                if (System.nanoTime() - deadline > 0) {
-                    fail("still allocating (not C2-compiled) after " + WARM_UP_NANOS / 1_000_000_000 + " s: " + cold);
+                long now = System.nanoTime();
+                if (now - lastHot > STALL_NANOS || now - start > WARM_UP_NANOS) {
+                    fail("still allocating (not C2-compiled) after " + (now - start) / 1_000_000_000 + " s, the last "
+                            + (now - lastHot) / 1_000_000_000 + " s without one more kernel compiled: " + cold);
                 }
                 for (var it = cold.iterator(); it.hasNext(); ) {
                     Reducer r = it.next();
@@ -79,19 +89,43 @@ class VectorReducerCompiledTest {
                     if (HotLoop.allocated() == before) {
                         it.remove();
                         hot.add(r);
+                        lastHot = System.nanoTime();
                     }
                 }
             }
+            sweepAll(probe, hot, lanesOf);
         }
+    }
+
+    private static void sweepAll(Probe probe, List<Reducer> hot, Map<Reducer, Integer> lanesOf) {
         for (Reducer r : hot) {
             EquivalenceSweep sweep = new EquivalenceSweep(r, lanesOf.get(r));
             long allocated = -1;
             for (int attempt = 0; attempt < SWEEP_ATTEMPTS && allocated != 0; attempt++) {
+                if (attempt > 0) {
+                    rewarm(probe, r, lanesOf.get(r));
+                }
                 allocated = sweep.run(r.toString().hashCode() + attempt, true);
             }
             if (allocated != 0) {
                 fail(r + " allocated " + allocated + " bytes inside each of " + SWEEP_ATTEMPTS
                         + " sweeps: it keeps leaving compiled code, or its loops allocate; first: " + sweep.firstAllocation());
+            }
+        }
+    }
+
+    /**
+     * A sweep that allocated met a kernel that was deoptimised or whose path C2 had not compiled yet (on a loaded
+     * machine its queue lags the sweep): run the kernel's probe until a batch allocates nothing again, within the
+     * stall bound, before the next attempt, so the attempts test compiled code rather than C2's backlog.
+     */
+    private static void rewarm(Probe probe, Reducer r, int lanes) {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < STALL_NANOS) {
+            long before = HotLoop.allocated();
+            probe.run(r, lanes, 4 * lanes + 8, true);
+            if (HotLoop.allocated() == before) {
+                return;
             }
         }
     }
