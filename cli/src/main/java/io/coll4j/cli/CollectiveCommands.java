@@ -90,16 +90,11 @@ final class CollectiveCommands {
         @Override
         public Integer call() throws Exception {
             // --processes N: this process (0) starts the others, which run the same command as processes 1 .. N-1
-            ProcessChildren children = ProcessChildren.start(run.spanning(), spec);
-            int rc;
-            try (AutoCloseable recording = jfr.start()) {
-                rc = measure();
-            } finally {
-                if (children != null) {
-                    children.finish(spec.commandLine().getErr());
+            return ProcessChildren.run(run.spanning(), spec, () -> {
+                try (AutoCloseable recording = jfr.start()) {
+                    return measure();
                 }
-            }
-            return rc == 0 && children != null && children.anyFailed() ? 1 : rc;
+            });
         }
 
         private Integer measure() throws IOException {

@@ -92,16 +92,7 @@ final class P2pCommands {
         public Integer call() throws Exception {
             RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
             // --processes N: this process (0) starts the others, which run the same command as processes 1 .. N-1
-            ProcessChildren children = ProcessChildren.start(sp, spec);
-            int rc;
-            try {
-                rc = measure(sp);
-            } finally {
-                if (children != null) {
-                    children.finish(spec.commandLine().getErr());
-                }
-            }
-            return rc == 0 && children != null && children.anyFailed() ? 1 : rc;
+            return ProcessChildren.run(sp, spec, () -> measure(sp));
         }
 
         private int measure(RunOptions.Spanning sp) {
@@ -369,16 +360,7 @@ final class P2pCommands {
         @Override
         public Integer call() throws Exception {
             RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
-            ProcessChildren children = ProcessChildren.start(sp, spec);
-            int rc;
-            try {
-                rc = soak(sp);
-            } finally {
-                if (children != null) {
-                    children.finish(spec.commandLine().getErr());
-                }
-            }
-            return rc == 0 && children != null && children.anyFailed() ? 1 : rc;
+            return ProcessChildren.run(sp, spec, () -> soak(sp));
         }
 
         private int soak(RunOptions.Spanning sp) {

@@ -7,6 +7,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,8 +28,25 @@ final class ProcessChildren {
     private ProcessChildren() {
     }
 
+    /**
+     * Runs a command's body; as process 0 of a --processes run, with the other processes started before it and waited
+     * for after it (also when it throws), a failed one turning a clean exit code into 1.
+     */
+    static int run(RunOptions.Spanning spanning, CommandLine.Model.CommandSpec spec, Callable<Integer> body) throws Exception {
+        ProcessChildren children = start(spanning, spec);
+        int rc;
+        try {
+            rc = body.call();
+        } finally {
+            if (children != null) {
+                children.finish(spec.commandLine().getErr());
+            }
+        }
+        return rc == 0 && children != null && !children.failed.isEmpty() ? 1 : rc;
+    }
+
     /** Starts the other processes when this is process 0 of a --processes run; null otherwise. */
-    static ProcessChildren start(RunOptions.Spanning spanning, CommandLine.Model.CommandSpec spec) throws java.io.IOException {
+    private static ProcessChildren start(RunOptions.Spanning spanning, CommandLine.Model.CommandSpec spec) throws java.io.IOException {
         if (spanning == null || spanning.index() != 0) {
             return null;
         }
@@ -83,7 +101,7 @@ final class ProcessChildren {
     }
 
     /** Waits for the other processes (bounded; a straggler is killed) and reports the ones that failed. */
-    void finish(PrintWriter err) throws InterruptedException {
+    private void finish(PrintWriter err) throws InterruptedException {
         for (int i = 0; i < children.size(); i++) {
             Process p = children.get(i);
             if (!p.waitFor(FINISH_SECONDS, TimeUnit.SECONDS)) {
@@ -96,9 +114,5 @@ final class ProcessChildren {
             }
         }
         err.flush();
-    }
-
-    boolean anyFailed() {
-        return !failed.isEmpty();
     }
 }

@@ -104,23 +104,27 @@ final class TopoCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--processes N spans processes without MPI; --mpi spans an mpirun job: pick one");
         }
         if (mpi || spanning != null) {
-            ProcessChildren children = ProcessChildren.start(spanning, spec);
-            io.coll4j.Team.Builder b = io.coll4j.Team.builder().ranks(ranks).topology(t).placement(placement);
-            try (io.coll4j.Team team = (spanning != null ? b.processes(spanning.n(), spanning.index()).name(spanning.job())
-                    : b.mpi()).build()) {
-                if (team.processIndex() != 0) {
-                    return 0;   // one report for the job
+            var level = new Object() {
+                java.util.Map<String, Object> processes;   // stays null outside process 0: one report for the job
+            };
+            int rc = ProcessChildren.run(spanning, spec, () -> {
+                io.coll4j.Team.Builder b = io.coll4j.Team.builder().ranks(ranks).topology(t).placement(placement);
+                try (io.coll4j.Team team = (spanning != null ? b.processes(spanning.n(), spanning.index()).name(spanning.job())
+                        : b.mpi()).build()) {
+                    if (team.processIndex() == 0) {
+                        level.processes = new java.util.LinkedHashMap<>();
+                        level.processes.put("processes", team.processes());
+                        level.processes.put("ranks", team.globalSize());
+                        level.processes.put("layout", Hierarchical.layout(team));
+                        level.processes.put("transport", team.transport());
+                    }
                 }
-                processes = new java.util.LinkedHashMap<>();
-                processes.put("processes", team.processes());
-                processes.put("ranks", team.globalSize());
-                processes.put("layout", Hierarchical.layout(team));
-                processes.put("transport", team.transport());
-            } finally {
-                if (children != null) {
-                    children.finish(spec.commandLine().getErr());
-                }
+                return 0;
+            });
+            if (rc != 0 || level.processes == null) {
+                return rc;
             }
+            processes = level.processes;
         }
         if (fmt == OutputFormat.JSON) {
             java.util.Map<String, Object> j = json(t, plan, binder, threadCheck, memoryCheck, ntCopy);
