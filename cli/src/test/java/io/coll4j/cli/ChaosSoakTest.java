@@ -12,12 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The bounded misuse soak of the test suite ({@link Chaos}, {@code collbench soak --chaos}): random blocking calls,
  * requests, persistent requests, chains and user ops on teams of 2..5 ranks with every kind of injected fault, held to
  * the error contract — no hang, no wrong result, no undocumented exception, no failed request that later looks
- * complete, no fault the contract says is reported going unreported. A fixed seed and a fresh one, ~20 s each (the
+ * complete, no fault the contract says is reported going unreported. A fixed seed and a fresh one, ~12 s each (~100 faults each) (the
  * cap only shortens the run); a failure prints the summary with the team seed that reproduces it
  * ({@code collbench soak --chaos --replay TEAMSEED}).
  */
 class ChaosSoakTest {
-    static final Duration CAP = Duration.ofSeconds(20);
+    static final Duration CAP = Duration.ofSeconds(12);
 
     static void chaos(long seed) {
         ChaosStats s = Chaos.run(Long.MAX_VALUE, seed, CAP, EnumSet.allOf(ChaosPlan.Fault.class), l -> {
