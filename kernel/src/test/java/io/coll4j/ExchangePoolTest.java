@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * One-shot requests take their exchange from the team's pool (kernel/nb/ExchangePool): a loop awaited at once
  * reuses a few exchanges instead of building one per call, and reuse never mixes calls: requests issued back to
  * back before either is awaited, other buffers at each call, an un-awaited request, staged (8 B) and sliced sizes,
- * three shapes in turn on 3 and 5 ranks, and more outstanding calls than the issue window holds.
+ * three shapes in turn on 3 and 5 ranks, and more outstanding calls than the issue window holds; and a rank that
+ * issues before rank 0 (which has the first claim on a call's slot) claims the call itself.
  */
 class ExchangePoolTest {
     private static final ValueLayout.OfDouble D = ValueLayout.JAVA_DOUBLE;
@@ -48,6 +49,11 @@ class ExchangePoolTest {
                     }
                     if (seen.size() > 16) {
                         problems.add("n=" + n + ": 100 calls awaited at once used " + seen.size() + " exchanges");
+                    }
+                    // items (not staged parts, which each rank finishes for itself): the claimer of a call saw every
+                    // item of the last one done before it issued, so that exchange serves the loop
+                    if (n > 1 && seen.size() != 1) {
+                        problems.add("n=" + n + ": 100 calls awaited at once used " + seen.size() + " exchanges, not one");
                     }
                 });
                 assertTrue(problems.isEmpty(), problems.toString());
@@ -168,6 +174,44 @@ class ExchangePoolTest {
                 }
             });
             assertTrue(problems.isEmpty(), problems.toString());
+        }
+    }
+
+    /**
+     * Rank 0 has the first claim on a free issue slot, but a rank that issues while rank 0 does not must not wait for
+     * it (an issue is local, as in MPI): rank 1 issues each call before rank 0, which waits until rank 1's issue has
+     * returned, and every call completes with its result, staged and sliced.
+     */
+    @Test
+    void aRankIssuingBeforeRankZeroClaimsTheCallItself() {
+        for (long n : new long[]{1, 4099}) {
+            try (Team team = Team.builder().ranks(2).timeout(Duration.ofSeconds(30)).build()) {
+                Queue<String> problems = new ConcurrentLinkedQueue<>();
+                java.util.concurrent.atomic.AtomicInteger issuedByOne = new java.util.concurrent.atomic.AtomicInteger();
+                team.run(rank -> {
+                    Arena arena = Arena.ofAuto();
+                    MemorySegment send = arena.allocate(n * 8, 64), recv = arena.allocate(n * 8, 64);
+                    for (int call = 0; call < 20; call++) {
+                        fill(send, n, rank.id() + call);
+                        if (rank.id() == 0) {
+                            long deadline = System.nanoTime() + 10_000_000_000L;
+                            while (issuedByOne.get() <= call && System.nanoTime() < deadline) {
+                                Thread.onSpinWait();
+                            }
+                            if (issuedByOne.get() <= call) {
+                                problems.add("n=" + n + " call " + call + ": rank 1's issue did not return before rank 0 issued");
+                            }
+                        }
+                        Request r = rank.iallreduce(send, recv, n, DType.F64, Op.SUM);
+                        if (rank.id() == 1) {
+                            issuedByOne.incrementAndGet();
+                        }
+                        r.await();
+                        check(problems, "n=" + n + " call " + call, recv, n, 2, call, rank.id());
+                    }
+                });
+                assertTrue(problems.isEmpty(), problems.toString());
+            }
         }
     }
 

@@ -65,7 +65,7 @@ public final class CollectiveRequest implements PersistentRequest {
         this.persistent = persistent;
         // a one-shot request is its exchange's current use, one round of it (a pooled exchange's rounds go on
         // from its last call's: ExchangePool); a persistent request's rounds are its starts
-        this.firstRound = persistent ? 1 : x.use;
+        this.firstRound = persistent ? 1 : engine.joinedUse(rank);
         this.round = firstRound - 1;
     }
 
@@ -285,7 +285,7 @@ public final class CollectiveRequest implements PersistentRequest {
     /** The wait of this rank's thread was interrupted: the team aborts, naming this rank (as a blocking collective's). */
     private RuntimeException interrupted(Thread self) {
         CollectiveInterruptedException e = new CollectiveInterruptedException("rank " + rank + " (thread " + self.getName()
-                + ") was interrupted while waiting for " + x.describe() + " (issue #" + x.id + ", round " + round
+                + ") was interrupted while waiting for " + x.describe() + " (issue #" + x.id() + ", round " + round
                 + "); the team is aborted", rank);
         return failAndAbort(e);
     }
@@ -306,10 +306,6 @@ public final class CollectiveRequest implements PersistentRequest {
         finishEvent(null);
         if (future != null) {
             engine.settle(x);
-        }
-        if (!persistent) {
-            // last: once every rank's request got here, the exchange may serve another call (ExchangePool)
-            x.release(rank, round);
         }
         return true;
     }
@@ -388,7 +384,7 @@ public final class CollectiveRequest implements PersistentRequest {
                 waitedNanos -> {
                     List<Integer> missing = x.notPosted(r);
                     CollectiveTimeoutException e = new CollectiveTimeoutException("the future of " + x.describe() + " (issue #"
-                            + x.id + ", round " + r + ") of rank " + rank + " was waited on by thread "
+                            + x.id() + ", round " + r + ") of rank " + rank + " was waited on by thread "
                             + Thread.currentThread().getName() + ", which is not that rank's and cannot progress it, for "
                             + waitedNanos / 1_000_000 + " ms (the team timeout) without completing; ranks that have not posted"
                             + " it: " + missing, missing);

@@ -68,13 +68,17 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class Exchange {
     /**
-     * The call this exchange serves now: its issue number, first issuer and use (1, 2, …: a pooled one-shot exchange,
-     * {@link ExchangePool}, serves call after call, use u as round u). Written by the claimer of the call's issue slot, before
-     * its publication ({@link IssueWindow#publish}); constant while any rank's request of the use is outstanding.
+     * The call this exchange serves now, on lines of its own ({@link #LINE} longs from index {@link #LINE}): its issue
+     * number ({@code ID}), first issuer ({@code CREATOR}) and use ({@code USE}: 1, 2, …; a pooled one-shot exchange,
+     * {@link ExchangePool}, serves call after call, use u as round u). Written by the claimer of the call's issue slot
+     * before its publication ({@link IssueWindow#publish}), read by later claimers (ordered by issue) and by messages.
+     * Not beside the fields every worker reads at every call (steps, buffers, flags): the claimer's writes at each call
+     * would take that line from the other ranks' caches. The ranks learn the use from the issue slot instead
+     * ({@link IssueWindow#use}), on the line that tells them the call was published.
      */
-    long id;
-    int creator;
-    long use = 1;
+    private static final int LINE = 16;
+    private final long[] current = new long[3 * LINE];
+    private static final int ID = LINE, CREATOR = LINE + 1, USE = LINE + 2;
     final Collective collective;
     final long count;
     final DType dtype;
@@ -90,12 +94,6 @@ public final class Exchange {
     final boolean pooled;
     /** Not pooled: how many ranks have joined (the last one checks a v-collective's counts and clears the slot). */
     private final AtomicLong joined = new AtomicLong();
-    /**
-     * Pooled: the last use each rank's request completed, a line per rank ({@link #LINE} longs), written by that rank
-     * alone: no counter that every rank writes at every call.
-     */
-    private final AtomicLongArray releasedBy;
-    private static final int LINE = 16;
     final RoundCounters counters;
     /** The schedule's algorithm name ({@code collbench list}'s, or the engine's own schedule's). */
     private final String algorithm;
@@ -132,8 +130,9 @@ public final class Exchange {
              boolean persistent, boolean claimParts, RequestSchedule schedule, Reducer user) {
         this.claimParts = claimParts;
         this.user = user;
-        this.id = id;
-        this.creator = creator;
+        current[ID] = id;
+        current[CREATOR] = creator;
+        current[USE] = 1;
         this.p = p;
         this.collective = collective;
         this.count = count;
@@ -146,8 +145,6 @@ public final class Exchange {
         this.send = new MemorySegment[p];
         this.recv = new MemorySegment[p];
         this.pooled = ExchangePool.pooled(collective, persistent);
-        // (p + 1) lines: rank q's word at (q + 1)·LINE, on a line apart from the array's header
-        this.releasedBy = pooled ? new AtomicLongArray((p + 2) * LINE) : null;
         this.postedBy = new AtomicLongArray(p);
         if (schedule.steps() instanceof Steps.Parts pt) {
             this.parts = pt;
@@ -241,39 +238,53 @@ public final class Exchange {
         return !pooled && joined.incrementAndGet() == p;
     }
 
+    /** The issue number of the call this exchange serves now (messages; see {@link #current}). */
+    long id() {
+        return current[ID];
+    }
+
+    /** The rank that issued the call this exchange serves first (messages). */
+    int creator() {
+        return (int) current[CREATOR];
+    }
+
+    /** The use (round) this exchange serves now; read by the claimer of a later call (ordered by issue). */
+    long use() {
+        return current[USE];
+    }
+
     /**
      * Serves call {@code id}, issued first by {@code creator}, as the next use: called by the claimer of the call's
      * issue slot on an exchange it took from the pool, before it publishes it. Its rounds go on where the last use's
-     * ended, so a helper still holding the last round (the progress thread) finds nothing to claim.
+     * ended, so a helper still holding the last round (the progress thread) finds nothing to claim. Returns the use.
      */
-    void reuse(long id, int creator) {
-        this.id = id;
-        this.creator = creator;
-        this.use++;
+    long reuse(long id, int creator) {
+        current[ID] = id;
+        current[CREATOR] = creator;
+        return ++current[USE];
     }
 
     /**
-     * Rank {@code rank}'s request of use {@code use} (its round) completed: once every rank's has
-     * ({@link #releasedByAll}), nobody reads or writes the use's buffers any more (every item or part of the round is
-     * done, and every rank has seen its result), and the exchange may serve another call. It keeps the use's buffer
-     * references (the next call of a loop passes the same, {@link #register}); the pool holds a few exchanges, so a
-     * few calls' buffers, until a call or close drops them.
+     * Every item (or part) of the current use is done, so the exchange may serve another call: nothing reads or writes
+     * the use's buffers any more, and every rank's request of it is complete — its rank may not have seen it yet, but
+     * what it reads then (its done flags, the claims of a round that has none left) only grows, and no rank posts the
+     * next use before it issues the next call on this exchange. The same rule as a persistent request's (a rank posts
+     * round r + 1 only after its round r completed), taken from the lines the claimer read to see its own request
+     * complete: in a loop awaited at once the exchange of the last call serves the next, with no line but the issue
+     * slot between the ranks. Acquire loads: each pairs with the release that marked its item or part done (or the
+     * finished counter's RMW), so the work happens-before the next use's writes.
      */
-    void release(int rank, long use) {
-        if (pooled) {
-            // release: everything this rank did with the use → the claimer that reuses the exchange (releasedByAll)
-            releasedBy.setRelease((rank + 1) * LINE, use);
-        }
-    }
-
-    /** Every rank's request of the current use completed (acquire loads: each pairs with that rank's release). */
-    boolean releasedByAll() {
-        for (int q = 0; q < p; q++) {
-            if (releasedBy.getAcquire((q + 1) * LINE) < use) {
-                return false;
+    boolean servedOut() {
+        long u = current[USE];
+        if (staged || owned) {
+            for (int q = 0; q < p; q++) {
+                if (partDone.getAcquire(q * partStride) < u) {
+                    return false;
+                }
             }
+            return true;
         }
-        return true;
+        return counters.complete(u);
     }
 
     /**
@@ -514,7 +525,7 @@ public final class Exchange {
 
     CollectiveTimeoutException timeout(int rank, long round, long waitedNanos) {
         List<Integer> missing = notPosted(round);
-        return new CollectiveTimeoutException("non-blocking " + describe() + " (issue #" + id + ", round " + round
+        return new CollectiveTimeoutException("non-blocking " + describe() + " (issue #" + id() + ", round " + round
                 + ") timed out on rank " + rank + " after " + waitedNanos / 1_000_000 + " ms; ranks that have not posted it: "
                 + missing, missing);
     }

@@ -13,10 +13,14 @@ import io.coll4j.reductions.Reducer;
  * one-rank {@code iallreduce} loop spent most of its samples in {@code Exchange}'s allocations. A pooled exchange
  * serves the next call as its next round, as a persistent request's does: the same lines, already in the ranks' caches.
  *
- * <p>An exchange serves another call only when every rank's request of its current use has completed
- * ({@link Exchange#releasedByAll}: each rank's release on a line of its own), which is the persistent request's rule
- * (a rank posts round r + 1 only after its request of round r completed) for every rank at once; an exchange a rank
- * never awaits, or whose request failed, never serves again, and the slot it holds goes to the next new exchange.
+ * <p>An exchange serves another call only when every item (or part) of its current use is done
+ * ({@link Exchange#servedOut}), which is the persistent request's rule (a rank posts round r + 1 only after its
+ * request of round r completed) for every rank at once: each rank's request of the use is then complete, whether or
+ * not its rank has looked yet. The claimer reads it on the lines it read to see its own request complete, so in a loop
+ * awaited at once the exchange of the last call serves the next. (A line per rank saying it has seen its request
+ * complete would cost the claimer one more line from another core per call, between its claim and the publication
+ * that the other ranks wait for.) An exchange whose use is never done
+ * (a request nobody awaits, or one that failed) never serves again, and the slot it holds goes to the next new one.
  * Persistent and v-collective exchanges are not pooled (a v-collective's slicing is fixed from its creator's counts).
  *
  * <p>No CAS and no shared counter: the pool is read and written only by the rank that claimed a call's issue slot,
@@ -38,10 +42,10 @@ final class ExchangePool {
         return !persistent && !c.vector();
     }
 
-    /** An exchange for this call (same shape and user reducer) that every rank released, or null. Claimer only. */
+    /** An exchange for this call (same shape and user reducer) whose current use is done, or null. Claimer only. */
     Exchange take(Collective c, long count, DType dtype, Op op, int root, Reducer user) {
         for (Exchange x : slots) {
-            if (x != null && x.sameCall(c, count, dtype, op, root, false) && x.user == user && x.releasedByAll()) {
+            if (x != null && x.sameCall(c, count, dtype, op, root, false) && x.user == user && x.servedOut()) {
                 return x;
             }
         }
@@ -58,7 +62,7 @@ final class ExchangePool {
     }
 
     /**
-     * Keeps {@code x}, a new exchange, for later calls: in an empty slot, else one whose exchange every rank released,
+     * Keeps {@code x}, a new exchange, for later calls: in an empty slot, else one whose exchange's use is done,
      * else (every exchange still in use) in turn. Claimer only.
      */
     void add(Exchange x) {
@@ -69,7 +73,7 @@ final class ExchangePool {
             }
         }
         for (int i = 0; i < SLOTS && at < 0; i++) {
-            if (slots[i].releasedByAll()) {
+            if (slots[i].servedOut()) {
                 at = i;
             }
         }

@@ -16,8 +16,8 @@ import java.util.List;
  *
  * <h2>Happens-before</h2>
  * <ol>
- *   <li>The claimer's writes before {@link #publish} (the slot's value, and whatever the value holds) → every rank
- *       whose {@link #stamp} reads n (release store → acquire load of the stamp), which reads the value after.</li>
+ *   <li>The claimer's writes before {@link #publish} (the slot's value and use, and whatever the value holds) → every rank
+ *       whose {@link #stamp} reads n (release store → acquire load of the stamp), which reads the value and use after.</li>
  *   <li>A rank's reads of call n's slot → the claimer of n + SIZE, which overwrites it: the rank's
  *       {@link #found} (release) → {@link #allFound}'s acquire loads, before the claim.</li>
  *   <li>Claims are totally ordered by issue: the claimer of n has found (or claimed) every call before n, so
@@ -47,10 +47,14 @@ public final class IssueWindow<T> {
         }
     }
 
-    /** One slot: the stamp (the call it holds, −n while n's claimer fills it, 0 never used) and the call's value. */
+    /**
+     * One slot: the stamp (the call it holds, −n while n's claimer fills it, 0 never used), the call's value and a
+     * number the claimer publishes with it (the exchange's use), on one line: a rank that finds the call reads it whole.
+     */
     private static final class Slot {
         @SuppressWarnings("unused")
         long stamp;
+        long use;
         @SuppressWarnings("unused")
         Object value;
     }
@@ -91,11 +95,25 @@ public final class IssueWindow<T> {
         return STAMP.compareAndSet(slot(n), seen, -n);
     }
 
-    /** Puts {@code value} in claimed call {@code n}'s slot and publishes it (release: pairs with {@link #stamp}). */
+    /** {@link #publish(long, Object, long)} with use 0. */
     public void publish(long n, T value) {
+        publish(n, value, 0);
+    }
+
+    /**
+     * Puts {@code value} and {@code use} in claimed call {@code n}'s slot and publishes them (release: pairs with
+     * {@link #stamp}).
+     */
+    public void publish(long n, T value, long use) {
         Slot s = slot(n);
         VALUE.set(s, value);
+        s.use = use;
         STAMP.setRelease(s, n);
+    }
+
+    /** The use published with call {@code n}; only after {@link #stamp} read n (as {@link #value}). */
+    public long use(long n) {
+        return slot(n).use;
     }
 
     /** Gives back a claim of call {@code n} that could not be filled (the slot says {@code seen} again). */

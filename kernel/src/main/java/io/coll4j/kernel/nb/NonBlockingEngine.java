@@ -31,9 +31,9 @@ import java.util.concurrent.locks.LockSupport;
  * may drift apart in issuing, not how many requests may be outstanding. A one-shot call's exchange comes from the
  * {@link ExchangePool}, which only the slot's claimer touches; the last rank to find an exchange that is not pooled
  * drops the slot's reference to it (nor may the slot keep its buffers alive). So an awaited-at-once one-shot call
- * writes no line that every rank writes: the slot's stamp (its claimer's CAS and publication), the exchange's round
- * (its claimer), and each rank's own found and released lines. Blocking collectives use the control block and are
- * not ordered against these.
+ * writes no line that every rank writes: the slot (its claimer's CAS, then the exchange and its use published with
+ * the stamp), the exchange's record of its call (its claimer, on lines no other rank reads on this path), and each
+ * rank's own found line. Blocking collectives use the control block and are not ordered against these.
  *
  * <h2>Progress</h2>
  * By default no thread runs in the background: an exchange moves when a rank of the team polls
@@ -46,6 +46,15 @@ public final class NonBlockingEngine implements AutoCloseable {
     public static final int WINDOW = IssueWindow.SIZE;
     private static final long PROGRESS_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long STAGED_RECHECK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /**
+     * How long (the wait strategy's idles: spins first) a rank other than 0 that finds a call's slot free leaves the
+     * claim to rank 0 before it claims the call itself. Why: ranks that issue together (a loop awaited at once) both
+     * found the slot free and both claimed it — the loser's CAS took the slot's line from the winner between its claim
+     * and its publication, which the loser then waits for; and the claimers alternated, so the exchange's record of
+     * its call moved between the cores with them. With one rank claiming, the slot's line goes from the claimer to the
+     * others once per call. The grace bounds what a rank that issues well before rank 0 pays: it claims after it.
+     */
+    static final int CLAIM_GRACE_IDLES = 64;
 
     private final TeamContext context;
     private final int size;
@@ -56,6 +65,14 @@ public final class NonBlockingEngine implements AutoCloseable {
     private final ThreadLocal<ItemWorker> workers;
     private final RequestSchedules schedules;
     private final ExchangePool pool = new ExchangePool();
+    /**
+     * Per rank, on lines of its own from index (rank + 1)·{@link #LINE}: the use of the exchange the rank last joined,
+     * as its issue slot said ({@link IssueWindow#use}). Written and read by that rank's thread alone, between its
+     * {@link #join} and the request it makes of the exchange ({@link CollectiveRequest}): the request's round, which
+     * the rank so learns from the slot's line rather than from the exchange's, which the claimer wrote.
+     */
+    private final long[] joinedUse;
+    private static final int LINE = 16;
     private volatile boolean closed;
 
     private record Ready(Exchange exchange, long round) {
@@ -66,6 +83,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         this.context = context;
         this.size = context.size();
         this.window = new IssueWindow<>(size);
+        this.joinedUse = new long[(size + 2) * LINE];
         this.schedules = new RequestSchedules(selector, context);
         this.workers = ThreadLocal.withInitial(() -> new ItemWorker(size));
         context.onAbort(() -> failAll());
@@ -125,33 +143,39 @@ public final class NonBlockingEngine implements AutoCloseable {
                          MemorySegment send, MemorySegment recv, VectorCall call, Reducer user) {
         long start = 0;
         Exchange e;
+        long use;
         Exchange fresh = null;
         boolean pooled = ExchangePool.pooled(c, persistent);
         for (int idle = 0; ; idle++) {
             long at = window.stamp(id);
             if (at == id) {
                 e = window.value(id);          // published before the stamp (release → the acquire above)
+                use = window.use(id);
                 break;
             }
             long last = id - IssueWindow.SIZE;
             if (at == Math.max(last, 0) && window.allFound(rank, last)) {
-                // a new exchange is built before the claim (the pool's answer here is a hint: only the claimer may
-                // take), so that the ranks that find the slot claimed wait only for a pool look-up, not a build
-                if (fresh == null && !(pooled && pool.has(c, count, dtype, op, root, user))) {
-                    fresh = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                            schedules.schedule(c, count, dtype, op, root, call, user), user);
+                if (rank == 0 || idle >= CLAIM_GRACE_IDLES) {
+                    // a new exchange is built before the claim (the pool's answer here is a hint: only the claimer may
+                    // take), so that the ranks that find the slot claimed wait only for a pool look-up, not a build
+                    if (fresh == null && !(pooled && pool.has(c, count, dtype, op, root, user))) {
+                        fresh = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                                schedules.schedule(c, count, dtype, op, root, call, user), user);
+                    }
+                    if (window.claim(id, at)) {
+                        e = create(id, rank, c, count, dtype, op, root, call, user, at, fresh);
+                        use = e.use();         // this thread's own write in create
+                        break;
+                    }
+                    continue;                  // another rank claimed it first: it is publishing
                 }
-                if (window.claim(id, at)) {
-                    e = create(id, rank, c, count, dtype, op, root, call, user, at, fresh);
-                    break;
-                }
-                continue;                      // another rank claimed it first: it is publishing
-            }
-            if (at != -id && at != last && at != -last) {
+                // the slot is free, and rank 0 claims it if it comes within the grace (CLAIM_GRACE_IDLES)
+            } else if (at != -id && at != last && at != -last) {
                 throw new IllegalStateException("non-blocking call #" + id + " of rank " + rank + " found call #" + Math.abs(at)
                         + " in its slot: more than " + WINDOW + " calls between the ranks' issue points");
             }
-            // the slot still holds call id − WINDOW that some rank has not found, or a claimer is publishing
+            // the slot still holds call id − WINDOW that some rank has not found, a claimer is publishing, or rank 0
+            // has the grace to claim it
             if (context.isAborted()) {
                 throw context.abortedException(rank);
             }
@@ -167,11 +191,12 @@ public final class NonBlockingEngine implements AutoCloseable {
             context.waitStrategy().idle(idle);
         }
         window.found(rank, id);
+        joinedUse[(rank + 1) * LINE] = use;
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
             Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
                     schedules.schedule(c, count, dtype, op, root, call, user), user);
             throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + ": rank "
-                    + rank + " called " + probe.describe() + " but rank " + e.creator + " called " + e.describe()), rank);
+                    + rank + " called " + probe.describe() + " but rank " + e.creator() + " called " + e.describe()), rank);
         }
         if (e.register(rank, send, recv, call)) {
             // every rank has found it (not pooled): the slot's reference is no longer needed (nor may it keep the
@@ -187,20 +212,21 @@ public final class NonBlockingEngine implements AutoCloseable {
     }
 
     /**
-     * Call {@code id}'s exchange, published by the rank that claimed its slot (which held {@code seen}): a pooled one
-     * every rank has released, serving the call as its next use, else {@code fresh} (built before the claim) or a new
-     * one.
+     * Call {@code id}'s exchange, published with its use by the rank that claimed its slot (which held {@code seen}):
+     * a pooled one whose last use is done, serving the call as its next use, else {@code fresh} (built before the
+     * claim) or a new one.
      */
     private Exchange create(long id, int rank, Collective c, long count, DType dtype, Op op, int root, VectorCall call,
                             Reducer user, long seen, Exchange fresh) {
         boolean pooled = fresh == null || fresh.pooled;  // no fresh one: the pool had one (so the call is pooled)
         Exchange n = pooled ? pool.take(c, count, dtype, op, root, user) : null;
+        long use = 1;
         if (n != null) {
-            n.reuse(id, rank);
+            use = n.reuse(id, rank);
         } else {
             n = fresh;
             if (n == null) {
-                // the pool had one when looked at before the claim, and every rank had released it then: not taken
+                // the pool had one when looked at before the claim, its use done then: not taken
                 // since (only claimers take), so this is not reached; built here all the same rather than assumed
                 try {
                     n = new Exchange(id, rank, size, c, count, dtype, op, root, false, progressThread != null,
@@ -214,7 +240,7 @@ public final class NonBlockingEngine implements AutoCloseable {
                 pool.add(n);
             }
         }
-        window.publish(id, n);
+        window.publish(id, n, use);
         return n;
     }
 
@@ -223,6 +249,11 @@ public final class NonBlockingEngine implements AutoCloseable {
             return e;
         }
         return context.abortedException(rank);
+    }
+
+    /** The use of the exchange {@code rank} last joined (see {@link #joinedUse}); on that rank's thread. */
+    long joinedUse(int rank) {
+        return joinedUse[(rank + 1) * LINE];
     }
 
     /** Posts round {@code round} of {@code x} for {@code rank}; wakes the progress thread when the round is fully posted. */
@@ -285,7 +316,7 @@ public final class NonBlockingEngine implements AutoCloseable {
 
     /** The failure of a request of {@code x} found unfinished when the team was closed. */
     IllegalStateException closedFailure(Exchange x, int rank) {
-        return new IllegalStateException("the team is closed: " + (x == null ? "the request" : x.describe() + " (issue #" + x.id + ")")
+        return new IllegalStateException("the team is closed: " + (x == null ? "the request" : x.describe() + " (issue #" + x.id() + ")")
                 + (rank >= 0 ? " of rank " + rank : "") + " did not complete before the team was closed");
     }
 
@@ -306,7 +337,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         int owner = x.deadBufferOwner();
         if (owner >= 0) {
             IllegalArgumentException bad = new IllegalArgumentException(x.deadBuffer(owner) + " is not alive: its arena was "
-                    + "closed during " + x.describe() + " (issue #" + x.id + ")", t);
+                    + "closed during " + x.describe() + " (issue #" + x.id() + ")", t);
             context.abort(bad, owner);
             return abortFailure(x, rank);
         }
