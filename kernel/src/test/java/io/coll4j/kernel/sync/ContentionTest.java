@@ -177,4 +177,93 @@ class ContentionTest {
         assertFalse(c.keepCore());
         assertTrue(c.report().endsWith("now no rank contended"), c.report());
     }
+
+    /** A listener that counts the requests to leave the core and answers {@code moves}. */
+    private static final class Leaving implements Contention.Listener {
+        final boolean moves;
+        final java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+
+        Leaving(boolean moves) {
+            this.moves = moves;
+        }
+
+        @Override
+        public void contended(int rank, double fraction, long windowNanos) {
+        }
+
+        @Override
+        public boolean leaveCore(int rank) {
+            asked.incrementAndGet();
+            return moves;
+        }
+    }
+
+    /** Rank 1 on its own thread: registers, then (once {@code go} opens) finds its core quiet. */
+    private static Thread quietPeer(Contention c, java.util.concurrent.CountDownLatch registered,
+                                    java.util.concurrent.CountDownLatch go, java.util.concurrent.CountDownLatch judged) {
+        return Thread.ofPlatform().start(() -> {
+            Fake f = new Fake();
+            c.register(1, f.delay::get);
+            registered.countDown();
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            f.advance(0, 0, c);
+            f.advance(5 * MS, 0.01, c);
+            judged.countDown();
+        });
+    }
+
+    @Test
+    void leavesItsCoreOnceAndOnlyWhenThePeersCoresAreQuiet() throws Exception {
+        Leaving l = new Leaving(true);
+        Contention c = new Contention(l);
+        Fake mine = new Fake();
+        c.register(0, mine.delay::get);
+        var registered = new java.util.concurrent.CountDownLatch(1);
+        var go = new java.util.concurrent.CountDownLatch(1);
+        var judged = new java.util.concurrent.CountDownLatch(1);
+        Thread peer = quietPeer(c, registered, go, judged);
+        registered.await();
+        mine.advance(0, 0, c);
+        mine.advance(3 * MS, 0.5, c);       // contended, but no evidence of a free core: stay bound
+        assertEquals(0, l.asked.get());
+        go.countDown();
+        judged.await();
+        assertTrue(c.keepCore());           // bound and the peer quiet: spin rather than park
+        mine.advance(3 * MS, 0.5, c);       // contended again, now with the peer's core known quiet: leave
+        assertEquals(1, l.asked.get());
+        assertEquals(1, c.movedOff());
+        assertFalse(c.keepCore());          // no core of its own to keep any more: the plain back-off
+        assertTrue(c.report().endsWith("1 rank(s) left their bound core"), c.report());
+        mine.advance(3 * MS, 0.5, c);
+        mine.advance(3 * MS, 0.5, c);
+        assertEquals(1, l.asked.get());     // asked once per hold on the rank
+        peer.join();
+    }
+
+    @Test
+    void aRankThatCannotLeaveStaysBoundAndKeepsItsCore() throws Exception {
+        Leaving l = new Leaving(false);     // e.g. the process may run on this core only
+        Contention c = new Contention(l);
+        Fake mine = new Fake();
+        c.register(0, mine.delay::get);
+        var registered = new java.util.concurrent.CountDownLatch(1);
+        var go = new java.util.concurrent.CountDownLatch(1);
+        var judged = new java.util.concurrent.CountDownLatch(1);
+        Thread peer = quietPeer(c, registered, go, judged);
+        registered.await();
+        go.countDown();
+        judged.await();
+        mine.advance(0, 0, c);
+        mine.advance(3 * MS, 0.5, c);
+        mine.advance(3 * MS, 0.5, c);
+        assertEquals(1, l.asked.get());
+        assertEquals(0, c.movedOff());
+        assertTrue(c.keepCore());
+        assertFalse(c.report().contains("left"), c.report());
+        peer.join();
+    }
 }
