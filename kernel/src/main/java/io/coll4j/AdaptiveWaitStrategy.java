@@ -7,10 +7,8 @@ import io.coll4j.kernel.sync.Contention;
  * except that a rank whose own core the team's {@link Contention} monitor found shared with other work, while
  * its peers' cores were not, spins up to ~1 ms ({@link #CONTENDED_MAX_SPINS}) before it parks. Parking hands a contended core to the other
  * process for the rest of its time slice (milliseconds), while the flag the rank waits for usually comes from
- * a peer that runs on another core within microseconds; spinning keeps the core the rank has been given. A rank
- * that left its bound core for good ({@link ContentionResponse}: the team unbinds it once its peers' cores are known
- * free) has no core to keep and waits as the dedicated back-off. {@link Contention} says why this direction and what
- * was measured against it.
+ * a peer that runs on another core within microseconds; spinning keeps the core the rank has been given.
+ * {@link Contention} says why this direction and what was measured against it.
  *
  * <p>{@link WaitStrategy#adaptive()} is a template without a monitor (it behaves as the dedicated back-off);
  * a team makes its own instance with its monitor ({@link #forTeam}), which the kernel's wait loop feeds with

@@ -110,7 +110,7 @@ public final class Team implements AutoCloseable {
         // the ranks of every process on this host compete for its CPUs: the default strategy must see all of them
         WaitStrategy strategy = b.waitStrategy != null ? b.waitStrategy : WaitStrategy.defaultFor(size * sharing, cpus);
         // the adaptive strategy gets a monitor of this team's own; every other strategy is taken as it is (no detection)
-        this.contention = strategy instanceof AdaptiveWaitStrategy ? new io.coll4j.kernel.sync.Contention(ContentionResponse.forTeam(plan.placement().binds())) : null;
+        this.contention = strategy instanceof AdaptiveWaitStrategy ? new io.coll4j.kernel.sync.Contention(new ContentionResponse()) : null;
         this.waitStrategy = contention != null ? AdaptiveWaitStrategy.forTeam(contention) : strategy;
         this.reproducible = b.reproducible;
         this.statistics = b.statistics;

@@ -43,10 +43,8 @@ public interface WaitStrategy {
      * An opt-in for a team with a CPU per rank (not the default: under other users' load it did not measure better
      * than {@link #backoff()}, docs/measurements.md): {@link #backoff()} while the ranks have their cores to
      * themselves; a rank found sharing its core with other work (its scheduler run delay, sampled only in waits
-     * that overran), while its peers' cores are free, leaves that core (its thread is unbound, within the CPUs the
-     * team's creating thread may use, so the scheduler can run it where a waiting peer left a core idle); bound
-     * to it (nowhere else to go), it spins up to ~1 ms instead of ~100 µs before it parks, so it does not hand the
-     * core to the other process for a whole time slice; the team logs it once and reports it
+     * that overran), while its peers' cores are free, spins up to ~1 ms instead of ~100 µs before it parks, so it
+     * does not hand the core to the other process for a whole time slice; the team logs it once and reports it
      * ({@link Team#contentionReport()}). Outside a team (no monitor) it is {@link #backoff()}.
      * {@link #spin()} and the other strategies never adapt: choosing one turns the detection off.
      */

@@ -67,31 +67,4 @@ class AdaptiveWaitStrategyTest {
         assertFalse(WaitStrategy.adaptive().toString().isEmpty());
         c.unregister();
     }
-
-    @Test
-    void aMovedRankMayRunOnEveryCpuItWasGivenAndNeverMore() throws Exception {
-        if (!io.coll4j.bindings.libc.CpuAffinity.isAvailable()) {
-            assertFalse(ContentionResponse.widen(new int[]{0, 1}));
-            return;
-        }
-        java.util.List<Integer> all = io.coll4j.bindings.libc.CpuAffinity.currentThread();
-        int[] allowed = all.stream().mapToInt(Integer::intValue).toArray();
-        java.util.List<Object> seen = new java.util.ArrayList<>();
-        Thread t = Thread.ofPlatform().start(() -> {      // a thread of its own: the test thread keeps its affinity
-            seen.add(ContentionResponse.widen(new int[]{allowed[0]}));   // one CPU: nowhere to go
-            seen.add(ContentionResponse.widen(allowed));                 // not bound: nothing to leave
-            if (allowed.length > 1) {
-                io.coll4j.bindings.libc.CpuAffinity.setCurrentThread(allowed[allowed.length - 1]);   // bound, as a rank
-                seen.add(ContentionResponse.widen(allowed));
-                seen.add(io.coll4j.bindings.libc.CpuAffinity.currentThread());
-            }
-        });
-        t.join();
-        assertEquals(false, seen.get(0));
-        assertEquals(false, seen.get(1));
-        if (allowed.length > 1) {
-            assertEquals(true, seen.get(2));
-            assertEquals(all, seen.get(3));
-        }
-    }
 }

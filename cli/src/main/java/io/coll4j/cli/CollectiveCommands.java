@@ -242,7 +242,7 @@ final class CollectiveCommands {
                 if (!team.contentionReport().isEmpty()) {
                     // never silently another path: the rows above ran (partly) with a rank on a contended core
                     w.addNote("# contention: " + team.contentionReport() + "; a contended rank whose peers' cores were free "
-                            + "left its bound core where the process may run elsewhere, else spun up to ~1 ms before parking (--wait spin: no detection)");
+                            + "spun up to ~1 ms before parking (--wait spin: no detection)");
                 }
                 w.summary(rows, team.processIndex() == 0 ? err : new PrintWriter(java.io.OutputStream.nullOutputStream()));
                 if (checkPlacement && !placementChecked) {

@@ -179,9 +179,8 @@ abstract class RowWriter {
                                 ? ": WARNING the machine is busier than its cores; timings are noisy" : "");
             }
             if ("adaptive".equals(header.get("wait"))) {
-                out.println("# wait adaptive: a rank found sharing its core with other work, while its peers' cores are free, leaves it"
-                        + " (unbinds) where the process may run elsewhere, else keeps it (spins ~1 ms, not ~100 us, before parking);"
-                        + " reported below the table (--wait spin: never)");
+                out.println("# wait adaptive: a rank found sharing its core with other work keeps it (spins ~1 ms, not"
+                        + " ~100 us, before parking) while its peers' cores are free; reported below the table (--wait spin: never)");
             } else if (header.get("wait") != null) {
                 out.println("# wait " + header.get("wait") + " (no contention detection)");
             }

@@ -27,13 +27,6 @@ import java.util.function.LongSupplier;
  * every core was contended, and when peers were merely not known to be contended: hence the condition of
  * {@link #keepCore}.
  *
- * <p><b>Leaving the core.</b> Bound to a core that a busy loop shares, a rank gets half of it however it waits,
- * so a statically split computation can at best tie with one thread on the free core. With the same evidence
- * that {@link #keepCore} needs (every peer's core quiet), the contended rank is asked once to leave its core
- * ({@link Listener#leaveCore}: the team widens its thread's affinity), so the scheduler may run it on the core a
- * parked peer leaves idle; after that it no longer spins to keep a core. Unbinding every rank of a machine loaded
- * all over is what lost above; this moves one rank, only when a free core is known.
- *
  * <p><b>What is measured.</b> Linux's {@code /proc/self/task/<tid>/schedstat} gives, per thread, the time it
  * spent runnable on a run queue without running ("run delay", the second field). A rank sharing its core with
  * one CPU-bound process accumulates run delay at up to half the wall clock; a rank with a core of its own next
@@ -78,16 +71,6 @@ public final class Contention {
     public interface Listener {
         /** Rank {@code rank} was runnable but not running for {@code fraction} of the last {@code windowNanos}. */
         void contended(int rank, double fraction, long windowNanos);
-
-        /**
-         * Called on the rank's own thread, once, when it is contended and every other rank's last window was quiet:
-         * lets that thread leave the core it was bound to (widens its affinity), and returns whether it did. A rank that left its core no longer keeps one by
-         * spinning ({@link #keepCore} is false for it): the scheduler may now run it on a core a parked peer left
-         * idle. The default leaves the rank where it is.
-         */
-        default boolean leaveCore(int rank) {
-            return false;
-        }
     }
 
     /** A rank's sampling state: touched only by the thread running the rank. */
@@ -98,13 +81,6 @@ public final class Contention {
         long windowStart;
         long quietNanos;
         boolean contended;
-        /**
-         * The rank's thread left the core it was bound to (its affinity now spans the process's CPUs); for the rest
-         * of its hold on the rank, since its run delay no longer measures the core it left.
-         */
-        boolean movedOff;
-        /** {@link Listener#leaveCore} was asked (it is asked once per hold on the rank). */
-        boolean leaveTried;
         /** The last judged window was quiet and the rank is not contended: counted in {@link #quietRanks}. */
         boolean quiet;
 
@@ -121,7 +97,6 @@ public final class Contention {
     private int episodes;
     private String firstEpisode = "";
     private int contendedRanks;
-    private int moved;
     /**
      * How many registered ranks' last judged window was quiet (and are not contended), and how many ranks are
      * registered: written under the lock, read by {@link #keepCore} without it. volatile: a write under the lock
@@ -165,8 +140,8 @@ public final class Contention {
     }
 
     /**
-     * Whether the calling rank should keep its core rather than park: its own core was last found contended, the
-     * rank is still bound to it ({@link Listener#leaveCore} did not move it), and every other rank's last window was found quiet (evidence, not the absence of it: a rank that never waited
+     * Whether the calling rank should keep its core rather than park: its own core was last found contended and
+     * every other rank's last window was found quiet (evidence, not the absence of it: a rank that never waited
      * long enough to sample counts as not quiet). Then the flag it waits for comes from peers that run, soon,
      * and parking would cost a whole time slice of the other process. When other ranks' cores are busy too (a
      * machine loaded all over), a peer may itself be off its CPU for a slice, spinning would only use up this
@@ -175,7 +150,7 @@ public final class Contention {
      */
     public boolean keepCore() {
         RankState s = current.get();
-        return s != null && s.contended && !s.movedOff && quietRanks == registered - 1;
+        return s != null && s.contended && quietRanks == registered - 1;
     }
 
     /**
@@ -213,7 +188,6 @@ public final class Contention {
             if (!s.contended) {
                 enter(s, (double) (delay - s.windowDelay) / wall, wall);
             }
-            maybeLeave(s);
         } else if (v == Verdict.QUIET && s.contended) {
             s.quietNanos += wall;
             if (s.quietNanos >= RECOVER_NANOS) {
@@ -254,32 +228,10 @@ public final class Contention {
         listener.contended(s.rank, fraction, wall);
     }
 
-    /**
-     * A contended rank whose peers' cores were all found quiet leaves its own (once): there is a core its peers
-     * leave idle whenever they wait for it. With no such evidence (a machine loaded all over) every rank is
-     * contended, moving them only lets the scheduler stack them on one core, and they stay bound.
-     */
-    private void maybeLeave(RankState s) {
-        if (s.contended && !s.leaveTried && quietRanks == registered - 1) {
-            s.leaveTried = true;
-            if (listener.leaveCore(s.rank)) {
-                s.movedOff = true;
-                synchronized (this) {
-                    moved++;
-                }
-            }
-        }
-    }
-
     private synchronized void leave(RankState s) {
         s.contended = false;
         contendedRanks--;
         setQuiet(s, true);   // it ends on quiet windows
-    }
-
-    /** How many ranks' threads left the core they were bound to ({@link Listener#leaveCore}). */
-    public synchronized int movedOff() {
-        return moved;
     }
 
     /** Episodes so far: how often a rank of this team turned contended (0: never). */
@@ -293,8 +245,7 @@ public final class Contention {
             return "";
         }
         return episodes + (episodes == 1 ? " episode" : " episodes") + " (first: " + firstEpisode + "); now "
-                + (contendedRanks == 0 ? "no rank contended" : contendedRanks + " rank(s) contended")
-                + (moved == 0 ? "" : "; " + moved + " rank(s) left their bound core");
+                + (contendedRanks == 0 ? "no rank contended" : contendedRanks + " rank(s) contended");
     }
 
     /** Whether this kernel exposes per-thread scheduler statistics (CONFIG_SCHED_INFO): the detection needs them. */
