@@ -20,11 +20,16 @@ public final class IterationTimes {
     /** Ends the current iteration and starts the next. */
     public void lap() {
         long now = System.nanoTime();
+        add(now - last);
+        last = now;
+    }
+
+    /** Records one iteration of {@code durationNanos} (package-private: tests give synthetic durations). */
+    void add(long durationNanos) {
         if (count == nanos.length) {
             nanos = Arrays.copyOf(nanos, 2 * count);
         }
-        nanos[count++] = now - last;
-        last = now;
+        nanos[count++] = durationNanos;
     }
 
     /** Median iteration in seconds (NaN when none ran). */
