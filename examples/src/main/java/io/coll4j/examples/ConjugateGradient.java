@@ -65,9 +65,11 @@ public final class ConjugateGradient extends Workload {
 
     /**
      * What a solve returns: the solution, iterations run, rank 0's time in communication, and the time of
-     * the solve itself (threads or the team already started: a long-running program starts them once).
+     * the solve itself (threads or the team already started: a long-running program starts them once), the median
+     * iteration and the tail of slow ones ({@link IterationTimes#tail}).
      */
-    public record Result(double[] x, int iterations, double commSeconds, double seconds, double medianIterationSeconds) {
+    public record Result(double[] x, int iterations, double commSeconds, double seconds, double medianIterationSeconds,
+                         String tail) {
     }
 
     public ConjugateGradient() {
@@ -162,8 +164,8 @@ public final class ConjugateGradient extends Workload {
         }
         double residual = Poisson3d.trueRelativeResidual(n, r.x(), b);
         boolean ok = check(r, reference, residual);
-        String metric = String.format(Locale.ROOT, "%d it, %.0f it/s, median it %.1f us, residual %.1e", r.iterations(),
-                r.iterations() / s, r.medianIterationSeconds() * 1e6, residual);
+        String metric = String.format(Locale.ROOT, "%d it, %.0f it/s, median it %.1f us, %s, residual %.1e", r.iterations(),
+                r.iterations() / s, r.medianIterationSeconds() * 1e6, r.tail(), residual);
         return new Outcome(impl, s, r.commSeconds(), ok, metric);
     }
 
@@ -230,7 +232,7 @@ public final class ConjugateGradient extends Workload {
             it++;
             laps.lap();
         }
-        return new Result(x, it, Double.NaN, since(t0), laps.medianSeconds());
+        return new Result(x, it, Double.NaN, since(t0), laps.medianSeconds(), laps.tail());
     }
 
     private Result streams(double[] rhs) throws Exception {
@@ -267,7 +269,7 @@ public final class ConjugateGradient extends Workload {
             it++;
             laps.lap();
         }
-        return new Result(x, it, Double.NaN, since(t0), laps.medianSeconds());
+        return new Result(x, it, Double.NaN, since(t0), laps.medianSeconds(), laps.tail());
     }
 
     // ------------------------------------------------------------------ SPMD: coll4j and CyclicBarrier
@@ -392,7 +394,7 @@ public final class ConjugateGradient extends Workload {
                 }
             });
         }
-        return new Result(sh.x, sh.iterations, clocks[0].seconds(), sh.seconds, sh.laps.medianSeconds());
+        return new Result(sh.x, sh.iterations, clocks[0].seconds(), sh.seconds, sh.laps.medianSeconds(), sh.laps.tail());
     }
 
     /** The rank's 8-byte allreduce through a plan (the algorithm picked once) and one in-place cell. */
@@ -425,7 +427,7 @@ public final class ConjugateGradient extends Workload {
                 }
             });
         }
-        return new Result(sh.x, sh.iterations, clocks[0].seconds(), sh.seconds, sh.laps.medianSeconds());
+        return new Result(sh.x, sh.iterations, clocks[0].seconds(), sh.seconds, sh.laps.medianSeconds(), sh.laps.tail());
     }
 
     /** {@link #spmd} with the ghost planes received from the neighbours after every update of p. */
@@ -546,6 +548,6 @@ public final class ConjugateGradient extends Workload {
         if (failure[0] != null) {
             throw new IllegalStateException("cyclicbarrier CG failed", failure[0]);
         }
-        return new Result(sh.x, sh.iterations, clocks[0].seconds(), sh.seconds, sh.laps.medianSeconds());
+        return new Result(sh.x, sh.iterations, clocks[0].seconds(), sh.seconds, sh.laps.medianSeconds(), sh.laps.tail());
     }
 }
