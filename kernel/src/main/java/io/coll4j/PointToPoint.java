@@ -53,8 +53,9 @@ import java.nio.ByteBuffer;
  * </ul>
  * On a team of {@code Team.builder().processes(n, i)} messages go between the ranks of every process, through the
  * shared mapping (the same calls, matching and order; a peer process that dies fails the waits on it with a
- * {@link TeamAbortedException}); on a sub-team across processes and on an MPI team every method throws
- * {@link UnsupportedOperationException} saying so.
+ * {@link TeamAbortedException}); on an {@code mpi()} team the same, through the shared mapping when the job is on
+ * one host, else through MPI's messages (a message to another process's rank at most 2^31 − 1 bytes); on a sub-team
+ * across processes every method throws {@link UnsupportedOperationException} saying so.
  * docs/design.md, "Point-to-point", has the protocols and their costs.
  */
 public final class PointToPoint {
