@@ -57,17 +57,12 @@ final class MpiMessages implements MessageTransport {
     private final ConcurrentHashMap<Long, Arena> staged = new ConcurrentHashMap<>();
 
     /**
-     * The transport of a team of {@code width} ranks per process, this process {@code process}, on communicator
-     * {@code comm} (the team's own copy; -1 on a sub-team's span, which has none), with a crossover of
-     * {@code eagerMax} bytes.
+     * The transport of a team (or an even sub-team) of {@code width} ranks per process, this process {@code process},
+     * on communicator {@code comm} (the team's own copy), with a crossover of {@code eagerMax} bytes.
      *
-     * @throws UnsupportedOperationException on a sub-team's span, or with more than 16383 ranks per process
+     * @throws UnsupportedOperationException with more than 16383 ranks per process
      */
     static MpiMessages of(MpiSession mpi, int comm, int width, int process, long eagerMax) {
-        if (comm < 0) {
-            throw new UnsupportedOperationException("point-to-point across processes is not available on a sub-team (split)"
-                    + " that spans processes, only on the team of Team.builder().processes(n, i) or mpi() itself");
-        }
         return new MpiMessages(mpi, comm, width, process, eagerMax);
     }
 

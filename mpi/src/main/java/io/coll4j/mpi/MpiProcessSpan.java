@@ -41,7 +41,7 @@ final class MpiProcessSpan implements ProcessSpan {
      * another process.
      */
     private final int requests;
-    /** The team's own copy of its communicator for point-to-point ({@link MpiMessages}); -1 on a sub-team's span. */
+    /** The team's (or sub-team's) own copy of its communicator for point-to-point ({@link MpiMessages}). */
     private final int p2pComm;
     private MpiMessages messages;
     private boolean closed;
@@ -108,7 +108,7 @@ final class MpiProcessSpan implements ProcessSpan {
         }
         perLocal = mpi.level == ThreadLevel.MULTIPLE && localRanks > 1 ? split(comm, localRanks) : null;
         requests = commSplit(comm, 0, rank);
-        p2pComm = -1;
+        p2pComm = commSplit(comm, 0, rank);
     }
 
     /** One communicator per local rank j of {@code localRanks}: {@code MPI_Comm_split(base, color = j, key = process)}. */
@@ -737,6 +737,7 @@ final class MpiProcessSpan implements ProcessSpan {
             }
         }
         mpi.free(requests);
+        mpi.free(p2pComm);
         mpi.free(comm);
     }
 

@@ -31,8 +31,12 @@ final class P2pChecker {
     private final int me;
     private final int n;
 
-    P2pChecker(Rank rank) {
+    /** True when the team's processes talk through MPI's messages (no shared mapping). */
+    private final boolean overMpi;
+
+    P2pChecker(Rank rank, boolean overMpi) {
         this.rank = rank;
+        this.overMpi = overMpi;
         this.p = rank.p2p();
         this.me = rank.id();
         this.n = rank.size();
@@ -44,6 +48,7 @@ final class P2pChecker {
         received += wildcardsAndOrder();
         received += probeAndTruncation();
         received += neighbors();
+        received += subTeam();
         rank.barrier();
         return received;
     }
@@ -205,6 +210,52 @@ final class P2pChecker {
             }
         }
         rank.barrier();
+        return got;
+    }
+
+    /**
+     * A sub-team of one rank per process (split by local id): over MPI its ranks exchange messages around their ring,
+     * ANY_SOURCE at its rank 0, and a message sent on the parent with the same peer and tag never matches the
+     * sub-team's receive; over the mapping every call is refused, saying so.
+     */
+    private int subTeam() {
+        int got = 0;
+        try (Rank sub = rank.split(rank.localId(), rank.id())) {
+            if (!overMpi) {
+                try {
+                    sub.p2p().send(new byte[1], 0, 0);
+                    throw new AssertionError("a sub-team across processes over the mapping sent a message");
+                } catch (UnsupportedOperationException e) {
+                    expect(e.getMessage().contains("sub-team"), e.getMessage());
+                }
+                return 0;
+            }
+            PointToPoint sp = sub.p2p();
+            int m = sub.id();
+            int k = sub.size();
+            int right = (m + 1) % k;
+            int left = (m + k - 1) % k;
+            // the parent's numbers of the sub-team's neighbours: one rank per process, the same local id
+            int parentRight = right * (n / k) + rank.localId();
+            for (int size : new int[]{8, 70_000}) {
+                MemorySegment parentMsg = Arena.ofAuto().allocate(size);
+                fill(parentMsg, me, 500 + size);
+                MessageRequest pr = p.isend(parentMsg, parentRight, 5);
+                MemorySegment out = Arena.ofAuto().allocate(size);
+                fill(out, m, 600 + size);
+                MemorySegment in = Arena.ofAuto().allocate(size);
+                MessageStatus st = new MessageStatus();
+                sp.sendrecv(out, right, 5, in, PointToPoint.ANY_SOURCE, 5, st);
+                expect(st.source() == left && st.bytes() == size, "sub-team status " + st);
+                check(in, size, left, 600 + size);
+                int parentLeft = left * (n / k) + rank.localId();
+                p.recv(in, parentLeft, 5, st);
+                check(in, size, parentLeft, 500 + size);
+                pr.await();
+                got += 2;
+            }
+            sub.barrier();
+        }
         return got;
     }
 
