@@ -1242,6 +1242,10 @@ static MPI_Request reqs[MAX_REQS];
  * active), so they live with the slot and are freed when coll4j_mpi_test finds it complete.
  */
 static int *req_ints[MAX_REQS];
+/* What a point-to-point send of slot r owns (the copy of its header and small payload), freed with the slot. */
+static void *req_mem[MAX_REQS];
+/* The message a point-to-point slot r holds between its MPI_Improbe and its MPI_(I)mrecv. */
+static MPI_Message msgs[MAX_REQS];
 static int free_reqs[MAX_REQS];
 static int nfree;
 static int next_req;
@@ -1258,6 +1262,8 @@ static int req_take(void) {
 static void req_give(int r) {
     free(req_ints[r]);
     req_ints[r] = NULL;
+    free(req_mem[r]);
+    req_mem[r] = NULL;
     while (__sync_lock_test_and_set(&reqs_lock, 1)) {
     }
     free_reqs[nfree++] = r;
@@ -1434,4 +1440,112 @@ int coll4j_mpi_test(int index, int *flag) {
         req_give(index);
     }
     return rc;
+}
+
+/*
+ * Point-to-point between the ranks of an MPI team (io.coll4j.mpi.MpiMessages), on the team's own copy of its
+ * communicator, so no collective's message ever matches one. Every message to local rank d of a process starts with
+ * a 16-byte envelope {source's local id, tag, bytes} on MPI tag 2d: MPI keeps one (source process, tag, communicator)
+ * in order, so the envelopes of one rank to another arrive in the order sent, whatever their user tags (which need not
+ * fit MPI's guaranteed 32767). A message up to the crossover travels inside its envelope's message; a larger one's
+ * payload follows on tag 2d + 1, posted right after its envelope under send_lock, so the payloads from one process to
+ * d are in the order of their envelopes and the receiver takes them in that order (MPI_Improbe right after the
+ * envelope).
+ */
+static volatile int send_lock;
+
+/* Sends `total` bytes of `msg` (envelope and payload) on `tag` to `dest`; the slot owns a copy of them. */
+int coll4j_mpi_p2p_isend(int comm, const void *msg, int64_t total, int dest, int tag, int *index) {
+    TAKE_SLOT(total)
+    void *copy = malloc((size_t) (total > 0 ? total : 1));
+    if (copy == NULL) {
+        return posted(MPI_ERR_NO_MEM, r, index);
+    }
+    memcpy(copy, msg, (size_t) total);
+    req_mem[r] = copy;
+    return posted(MPI_Isend(copy, (int) total, MPI_BYTE, dest, tag, comm_of(comm), &reqs[r]), r, index);
+}
+
+/* A large message: the 16-byte envelope on `tag` (the slot in index[0] owns its copy), then `bytes` of `buf` on
+ * tag + 1 (index[1]), the two posted together under send_lock. */
+int coll4j_mpi_p2p_isend_large(int comm, const void *envelope, const void *buf, int64_t bytes, int dest, int tag,
+                               int *index) {
+    if (bytes > INT_MAX) {
+        return MPI_ERR_COUNT;
+    }
+    while (__sync_lock_test_and_set(&send_lock, 1)) {
+    }
+    int rc = coll4j_mpi_p2p_isend(comm, envelope, 16, dest, tag, &index[0]);
+    if (rc == MPI_SUCCESS) {
+        int r = req_take();
+        rc = r < 0 ? MPI_ERR_REQUEST
+           : posted(MPI_Isend(buf, (int) bytes, MPI_BYTE, dest, tag + 1, comm_of(comm), &reqs[r]), r, &index[1]);
+    }
+    __sync_lock_release(&send_lock);
+    return rc;
+}
+
+/* The next envelope on `tag` from any process, received into `scratch` (`cap` bytes): out = {1, source process,
+ * bytes}, or out[0] = 0 when none has come. MPI_ERR_TRUNCATE (received and dropped) when it does not fit: a process
+ * with another crossover. */
+int coll4j_mpi_p2p_poll(int comm, int tag, void *scratch, int64_t cap, int64_t *out) {
+    MPI_Message m;
+    MPI_Status st;
+    int flag = 0;
+    out[0] = 0;
+    int rc = MPI_Improbe(MPI_ANY_SOURCE, tag, comm_of(comm), &flag, &m, &st);
+    if (rc != MPI_SUCCESS || !flag) {
+        return rc;
+    }
+    int count = 0;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    out[1] = st.MPI_SOURCE;
+    out[2] = count;
+    if (count > cap) {
+        void *drop = malloc((size_t) count);
+        MPI_Mrecv(drop, count, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+        free(drop);
+        return MPI_ERR_TRUNCATE;
+    }
+    rc = MPI_Mrecv(scratch, count, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+    out[0] = rc == MPI_SUCCESS;
+    return rc;
+}
+
+/* The payload of a large message from `source` on `tag`, if it has come: out = {1, slot holding it, bytes}, else
+ * out[0] = 0. */
+int coll4j_mpi_p2p_probe_payload(int comm, int source, int tag, int64_t *out) {
+    MPI_Message m;
+    MPI_Status st;
+    int flag = 0;
+    out[0] = 0;
+    int rc = MPI_Improbe(source, tag, comm_of(comm), &flag, &m, &st);
+    if (rc != MPI_SUCCESS || !flag) {
+        return rc;
+    }
+    int r = req_take();
+    if (r < 0) {
+        return MPI_ERR_REQUEST;    /* the message stays matched; the job ends on this error */
+    }
+    int count = 0;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    msgs[r] = m;
+    out[0] = 1;
+    out[1] = r;
+    out[2] = count;
+    return MPI_SUCCESS;
+}
+
+/* Receives the payload held by `slot` into `buf` (`bytes`, all of it): blocking when `wait`, else MPI_Imrecv on
+ * the same slot, completed by coll4j_mpi_test. */
+int coll4j_mpi_p2p_mrecv(int slot, void *buf, int64_t bytes, int wait) {
+    if (slot < 0 || slot >= MAX_REQS) {
+        return MPI_ERR_REQUEST;
+    }
+    if (wait) {
+        int rc = MPI_Mrecv(buf, (int) bytes, MPI_BYTE, &msgs[slot], MPI_STATUS_IGNORE);
+        req_give(slot);
+        return rc;
+    }
+    return MPI_Imrecv(buf, (int) bytes, MPI_BYTE, &msgs[slot], &reqs[slot]);
 }

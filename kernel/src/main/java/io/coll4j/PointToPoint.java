@@ -6,6 +6,7 @@ import io.coll4j.kernel.p2p.Endpoint;
 import io.coll4j.kernel.p2p.P2pEngine;
 import io.coll4j.kernel.p2p.P2pMemory;
 import io.coll4j.kernel.p2p.P2pRequest;
+import io.coll4j.kernel.span.MessageTransport;
 import io.coll4j.kernel.span.SpanGroup;
 import io.coll4j.kernel.span.shm.SharedMemorySpan;
 import io.coll4j.reductions.DType;
@@ -52,8 +53,10 @@ import java.nio.ByteBuffer;
  * </ul>
  * On a team of {@code Team.builder().processes(n, i)} messages go between the ranks of every process, through the
  * shared mapping (the same calls, matching and order; a peer process that dies fails the waits on it with a
- * {@link TeamAbortedException}); on a sub-team across processes and on an MPI team every method throws
- * {@link UnsupportedOperationException} saying so.
+ * {@link TeamAbortedException}); on an {@code mpi()} team the same, through the shared mapping when the job is on
+ * one host, else through MPI's messages (a message to another process's rank at most 2^31 − 1 bytes), a sub-team of
+ * it too when it holds as many ranks in each of its processes; on a sub-team across the processes of a shared mapping,
+ * or an uneven one, every method throws {@link UnsupportedOperationException} saying so.
  * docs/design.md, "Point-to-point", has the protocols and their costs.
  */
 public final class PointToPoint {
@@ -83,12 +86,28 @@ public final class PointToPoint {
         this.id = span.globalId(id);
         this.size = span.globalSize();
         P2pMemory memory = span.span() instanceof SharedMemorySpan s ? s.p2pMemory() : null;
-        this.ep = memory != null && span.even() ? P2pEngine.acrossProcesses(context, memory, span.processes(), id) : null;
-        this.refusal = ep != null ? null : span.span() instanceof SharedMemorySpan
-                ? "point-to-point across processes is not available on a sub-team (split) that spans processes, only on"
-                  + " the team of Team.builder().processes(n, i) itself"
-                : "point-to-point across processes runs through the shared mapping of Team.builder().processes(n, i);"
-                  + " not over MPI (" + span.span().describe() + ") yet";
+        Endpoint e = null;
+        String why = null;
+        if (memory != null && span.even()) {
+            e = P2pEngine.acrossProcesses(context, memory, span.processes(), id);
+        } else if (!(span.span() instanceof SharedMemorySpan) && span.even()) {
+            // MPI's messages to the other processes' ranks (every process agrees on the crossover: it sizes the
+            // messages that carry their payload); the span refuses, saying why, where it cannot
+            try {
+                long eagerMax = P2pEngine.eagerMaxOfProcess();
+                MessageTransport t = span.span().messages(context.size(), eagerMax);
+                if (t != null) {
+                    e = P2pEngine.overTransport(context, t, span.processes(), span.process(), eagerMax, id);
+                }
+            } catch (UnsupportedOperationException u) {
+                why = u.getMessage();
+            }
+        }
+        this.ep = e;
+        this.refusal = ep != null ? null : why != null ? why
+                : "point-to-point across processes is not available on a sub-team (split) that spans the processes of a"
+                  + " shared mapping, nor on one whose processes hold different numbers of its ranks; it is on the team of"
+                  + " Team.builder().processes(n, i) or mpi() itself, and on an mpi() sub-team over MPI's messages";
     }
 
     // ---------------------------------------------------------------- segments

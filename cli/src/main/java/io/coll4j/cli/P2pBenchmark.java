@@ -114,11 +114,20 @@ final class P2pBenchmark {
 
     /** Every size in order, {@code rounds} times over; {@code sink} gets each row as it is measured (rank 0's thread). */
     void run(Team.Builder builder, List<Long> sizes, int rounds, java.util.function.Consumer<Row> sink) {
+        run(builder, sizes, rounds, sink, t -> { });
+    }
+
+    /** As above; {@code transport} gets the team's transport first (process 0, a team that spans processes). */
+    void run(Team.Builder builder, List<Long> sizes, int rounds, java.util.function.Consumer<Row> sink,
+             java.util.function.Consumer<String> transport) {
         if (wait != null) {
             builder.waitStrategy(wait);
         }
         long max = sizes.stream().mapToLong(Long::longValue).max().orElse(0);
         try (Team team = builder.ranks(localRanks).timeout(Duration.ofMinutes(10)).build()) {
+            if (team.processes() > 1 && team.processIndex() == 0) {
+                transport.accept(team.transport());
+            }
             team.run(rank -> {
                 // a neighborhood alltoall sends and receives two blocks of the size
                 int blocks = test == Test.NEIGHBOR ? 2 : 1;

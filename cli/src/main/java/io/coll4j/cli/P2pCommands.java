@@ -68,6 +68,11 @@ final class P2pCommands {
                         + " process 0 (this one) prints the table")
         Integer processes;
 
+        @Option(names = "--mpi", description = "span the processes of an MPI job: run under 'mpirun -np N', -t ranks per process;"
+                + " global rank 0 prints the table. On one host the team runs over the shared mapping unless"
+                + " COLL4J_MPI_SHARED_MAPPING=0 (-x with mpirun) keeps MPI's messages")
+        boolean mpi;
+
         /** Set by the process that started this one (--processes): INDEX:JOB. */
         @Option(names = "--process-child", hidden = true, paramLabel = "INDEX:JOB")
         String processChild;
@@ -80,8 +85,23 @@ final class P2pCommands {
         }
 
         int ranks() {
+            if (mpi) {
+                return perProcess() * mpiJob("OMPI_COMM_WORLD_SIZE", "PMI_SIZE");
+            }
             RunOptions.Spanning sp = RunOptions.spanning(processes, processChild);
             return sp == null ? perProcess() : perProcess() * sp.n();
+        }
+
+        /** The first of {@code names} that mpirun set (Open MPI's, then the PMI names of MPICH and others). */
+        private static int mpiJob(String... names) {
+            for (String n : names) {
+                String v = System.getenv(n);
+                if (v != null) {
+                    return Integer.parseInt(v.trim());
+                }
+            }
+            throw new IllegalArgumentException("--mpi: not started by mpirun (none of " + String.join(", ", names)
+                    + " is set); run 'mpirun -np N collbench " + "... --mpi'");
         }
 
         int window() {
@@ -97,6 +117,9 @@ final class P2pCommands {
 
         private int measure(RunOptions.Spanning sp) {
             P2pBenchmark.Test t = test();
+            if (mpi && sp != null) {
+                throw new IllegalArgumentException("--processes N spans processes without MPI; --mpi spans an mpirun job: pick one");
+            }
             SizeRange range = SizeRange.of(sizes, null, null, stepFactor, t.bandwidth() ? "1:4M" : "0:4M");
             if (range.max() > (1L << 30)) {
                 throw new IllegalArgumentException("-m: at most 1G per message, got " + SizeRange.format(range.max()));
@@ -134,12 +157,22 @@ final class P2pCommands {
                 if (sp != null) {
                     b.processes(sp.n(), sp.index()).name(sp.job());
                 }
-                if (sp == null || sp.index() == 0) {
+                if (mpi) {
+                    b.mpi();
+                }
+                boolean first = mpi ? mpiJob("OMPI_COMM_WORLD_RANK", "PMI_RANK") == 0 : sp == null || sp.index() == 0;
+                if (first) {
                     header(out, fmt, t, p);
                 }
-                new P2pBenchmark(t, p, sp == null ? p : p / sp.n(), window(), iterations, warmup, ws).run(b, range.sizes(), rounds, row -> {
+                int local = mpi ? perProcess() : sp == null ? p : p / sp.n();
+                new P2pBenchmark(t, p, local, window(), iterations, warmup, ws).run(b, range.sizes(), rounds, row -> {
                     allValid[0] &= row.valid();
                     print(out, fmt, row);
+                }, transport -> {
+                    if (fmt == OutputFormat.TABLE && mpi) {
+                        out.println("# transport: " + transport);
+                        out.flush();
+                    }
                 });
             } finally {
                 if (eagerLimit != null) {

@@ -76,6 +76,10 @@ class P2pCliTest {
         assertEquals(2, CliRun.of("bw", "-W", "0").code());
         assertEquals(2, CliRun.of("bibw", "--rounds", "0").code());
         assertEquals(2, CliRun.of("latency", "--eager-limit", "8").code());
+        // --mpi outside mpirun says so (the runs under mpirun are the mpi module's and measurements.md's)
+        CliRun m = CliRun.of("latency", "--mpi");
+        assertEquals(2, m.code());
+        assertTrue(m.err().contains("not started by mpirun"), m.err());
         CliRun r = CliRun.of("p2p-soak", "-n", "0");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("--messages must be"), r.err());

@@ -1,5 +1,6 @@
 package io.coll4j.mpi;
 
+import io.coll4j.kernel.span.MessageTransport;
 import io.coll4j.kernel.span.ProcessSpan;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -40,6 +41,9 @@ final class MpiProcessSpan implements ProcessSpan {
      * another process.
      */
     private final int requests;
+    /** The team's (or sub-team's) own copy of its communicator for point-to-point ({@link MpiMessages}). */
+    private final int p2pComm;
+    private MpiMessages messages;
     private boolean closed;
     private final ThreadLocal<Staging> staging = ThreadLocal.withInitial(Staging::new);
     /** What native segments pass through: never stages (its buffers stay unallocated), so one serves every thread. */
@@ -76,8 +80,10 @@ final class MpiProcessSpan implements ProcessSpan {
         }
         perLocal = mpi.level == ThreadLevel.MULTIPLE && mpi.size > 1
                 ? mpi.perLocalRank.computeIfAbsent(localRanks, t -> split(0, t)) : null;
-        // the team's own copy of its communicator for its requests (every process builds its teams in the same order)
+        // the team's own copies of its communicator for its requests and its point-to-point messages (every process
+        // builds its teams in the same order)
         requests = commSplit(comm, 0, rank);
+        p2pComm = commSplit(comm, 0, rank);
     }
 
     /**
@@ -102,6 +108,7 @@ final class MpiProcessSpan implements ProcessSpan {
         }
         perLocal = mpi.level == ThreadLevel.MULTIPLE && localRanks > 1 ? split(comm, localRanks) : null;
         requests = commSplit(comm, 0, rank);
+        p2pComm = commSplit(comm, 0, rank);
     }
 
     /** One communicator per local rank j of {@code localRanks}: {@code MPI_Comm_split(base, color = j, key = process)}. */
@@ -705,6 +712,11 @@ final class MpiProcessSpan implements ProcessSpan {
     }
 
     @Override
+    public synchronized MessageTransport messages(int localRanks, long eagerMax) {
+        return messages != null ? messages : (messages = MpiMessages.of(mpi, p2pComm, localRanks, rank, eagerMax));
+    }
+
+    @Override
     public void abort(String why) {
         mpi.abort(why);
     }
@@ -725,6 +737,7 @@ final class MpiProcessSpan implements ProcessSpan {
             }
         }
         mpi.free(requests);
+        mpi.free(p2pComm);
         mpi.free(comm);
     }
 

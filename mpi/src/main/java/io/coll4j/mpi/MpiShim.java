@@ -73,6 +73,12 @@ final class MpiShim {
     static final MethodHandle ISEND;
     static final MethodHandle IRECV;
     static final MethodHandle TEST;
+    /** Point-to-point between the ranks of a team (MpiMessages). */
+    static final MethodHandle P2P_ISEND;
+    static final MethodHandle P2P_ISEND_LARGE;
+    static final MethodHandle P2P_POLL;
+    static final MethodHandle P2P_PROBE_PAYLOAD;
+    static final MethodHandle P2P_MRECV;
 
     static {
         SymbolLookup lib = ShimLibrary.open();
@@ -155,6 +161,15 @@ final class MpiShim {
         ISEND = h(linker, lib, "coll4j_mpi_isend", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
         IRECV = h(linker, lib, "coll4j_mpi_irecv", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
         TEST = h(linker, lib, "coll4j_mpi_test", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+        P2P_ISEND = h(linker, lib, "coll4j_mpi_p2p_isend",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        P2P_ISEND_LARGE = h(linker, lib, "coll4j_mpi_p2p_isend_large",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS));
+        P2P_POLL = h(linker, lib, "coll4j_mpi_p2p_poll",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+        P2P_PROBE_PAYLOAD = h(linker, lib, "coll4j_mpi_p2p_probe_payload",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+        P2P_MRECV = h(linker, lib, "coll4j_mpi_p2p_mrecv", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     }
 
     private static MethodHandle h(Linker linker, SymbolLookup lib, String name, FunctionDescriptor d) {

@@ -27,7 +27,7 @@ import java.util.List;
  * plan a bcast; {@code throw-nb T} has global rank 1 throw while
  * requests of every kind are outstanding, {@code unawaited T} leaves requests un-awaited when the team closes;
  * {@code split T} runs the sub-team checks ({@link SplitChecker}) alone, {@code requests T} the
- * request checks ({@link RequestChecker}).
+ * request checks ({@link RequestChecker}), {@code p2p T} point-to-point ({@link P2pChecker}).
  */
 public final class CrossProcessDriver {
     private CrossProcessDriver() {
@@ -119,6 +119,17 @@ public final class CrossProcessDriver {
                 if (team.processIndex() == 0) {
                     System.out.println("cross-process " + mode + " buffers OK: " + team.processes() + " processes x " + t
                             + " ranks, " + checks.get() + " checks in process 0");
+                }
+                return;
+            }
+            if (mode.equals("p2p")) {
+                // point-to-point and a neighbor allgather (P2pChecker), over the mapping or MPI as the job chose
+                java.util.concurrent.atomic.AtomicInteger got = new java.util.concurrent.atomic.AtomicInteger();
+                boolean overMpi = team.transport().startsWith("MPI");
+                team.run(rank -> got.addAndGet(new P2pChecker(rank, overMpi).all()));
+                if (team.processIndex() == 0) {
+                    System.out.println("cross-process p2p OK: " + team.processes() + " processes x " + t + " ranks, "
+                            + got.get() + " messages received in process 0, " + team.transport());
                 }
                 return;
             }

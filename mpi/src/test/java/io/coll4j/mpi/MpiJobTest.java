@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The cross-process suite: launches {@link CrossProcessDriver} under {@code mpirun --oversubscribe} on
  * 2 and 3 processes with 1 and 2 ranks each, with MPI_THREAD_MULTIPLE, SERIALIZED, SINGLE and funnelled, the sub-team
- * checks alone on 2 processes of 3 ranks (uneven splits), and the error
+ * checks alone on 2 processes of 3 ranks (uneven splits), point-to-point over the mapping and over MPI, and the error
  * contract (a rank that throws, with requests outstanding or not, or a user op's function inside MPI, ends the whole
  * job, naming it, in bounded time; requests left un-awaited neither hang nor crash the close). Skipped, saying so,
  * when mpirun is not installed.
@@ -99,6 +99,17 @@ class MpiJobTest {
         assertTrue(job.output().contains("cross-process OK: 2 processes x 2 ranks"), job.output());
         assertTrue(job.output().contains("shared mapping") && job.output().contains("agreed through MPI"), job.output());
         assertFalse(job.output().contains("MPI_THREAD_"), job.output());
+    }
+
+    @ParameterizedTest(name = "2 processes x 2 ranks, shared mapping {0}")
+    @CsvSource({"true", "false"})
+    void pointToPointAndNeighborsAcrossProcessesOverTheMappingAndOverMpi(boolean mapping) throws Exception {
+        // P2pChecker: every protocol size, wildcards over local and remote senders, MPI's order, probes, truncation, a
+        // neighbor allgather; over the mapping's rings, then MPI's messages beside the local rings (MULTIPLE)
+        Job job = mpirun(2, List.of("-Dcoll4j.mpi.sharedMapping=" + mapping), "p2p", "2");
+        assertEquals(0, job.exit(), job.output());
+        assertTrue(job.output().contains("cross-process p2p OK: 2 processes x 2 ranks"), job.output());
+        assertTrue(job.output().contains(mapping ? "shared mapping" : "MPI_THREAD_MULTIPLE"), job.output());
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.coll4j.MessageTruncatedException;
 import io.coll4j.WaitStrategy;
 import io.coll4j.bindings.copy.Copy;
 import io.coll4j.kernel.algo.TeamContext;
+import io.coll4j.kernel.span.MessageTransport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -59,6 +60,9 @@ public final class Endpoint {
     private final Links links;
     /** The mapping between the processes (remote rings, rendezvous by offset), or null on a team of one process. */
     private final P2pMemory memory;
+    /** The transport to other processes' ranks when they share no mapping (TransportLinks), or null. */
+    private final MessageTransport remote;
+    private final MessageTransport.Arrival arrival = new MessageTransport.Arrival();
     private final TeamContext context;
     private final int size;
     private final Copy copy;
@@ -92,6 +96,7 @@ public final class Endpoint {
         this.rank = rank;
         this.localRank = localRank;
         this.memory = links.memory();
+        this.remote = links.transport();
         this.context = links.context();
         this.size = links.size();
         this.copy = context.copy();
@@ -245,6 +250,12 @@ public final class Endpoint {
     /** Puts {@code r}'s message in the ring to its destination if there is a free slot. */
     private boolean trySend(SendRequest r) {
         int d = r.peer;
+        if (remote != null && links.localOf(d) < 0) {
+            r.kind = TransportProtocol.KIND;
+            r.token = remote.send(rank, d, r.tag, r.buffer, r.bytes);
+            r.transmitted = true;
+            return true;
+        }
         Channel ch = out[d];
         if (ch == null) {
             ch = out[d] = links.open(rank, d);
@@ -330,7 +341,38 @@ public final class Endpoint {
                 did = true;
             }
         }
+        if (remote != null) {
+            for (int k = 0; k < Channel.SLOTS && remote.poll(localRank, arrival); k++) {
+                arriveRemote(arrival);
+                did = true;
+            }
+        }
         return did;
+    }
+
+    /** A message from another process's rank through the transport (TransportProtocol): as {@link #arrive}. */
+    private void arriveRemote(MessageTransport.Arrival a) {
+        RecvRequest r = takePosted(a.source, a.tag);
+        if (r != null) {
+            long n = Math.min(a.bytes, r.bytes);
+            if (a.payload == null) {
+                r.token = remote.receive(localRank, a.handle, a.bytes, r.buffer, n);
+            } else if (n > 0) {
+                MemorySegment.copy(a.payload, 0, r.buffer, 0, n);
+            }
+            matched(r, a.source, a.tag, a.bytes);
+            return;
+        }
+        Envelope e = envelope(a.source, a.tag, a.payload == null ? TransportProtocol.KIND : EagerProtocol.KIND, a.bytes);
+        if (a.payload == null) {
+            e.at = a.handle;
+        } else {
+            if (e.buffer == null) {
+                e.buffer = stashBuffer(e);
+            }
+            MemorySegment.copy(a.payload, 0, e.buffer, 0, a.bytes);
+        }
+        unexpected(e);
     }
 
     /** The message at the head of {@code ch} has arrived: deliver it to the earliest matching receive, or stash it. */
@@ -353,18 +395,7 @@ public final class Endpoint {
             }
             matched(r, source, tag, bytes);
         } else {
-            Envelope e = free;
-            if (e != null) {
-                free = e.next;
-                e.next = null;
-                pooled--;
-            } else {
-                e = new Envelope();             // the pool grows with the backlog of unexpected messages, up to POOL_KEEP
-            }
-            e.source = source;
-            e.tag = tag;
-            e.kind = kind;
-            e.bytes = bytes;
+            Envelope e = envelope(source, tag, kind, bytes);
             if (kind == RendezvousProtocol.KIND) {
                 e.rendezvous = (SendRequest) ch.headRef();
             } else if (kind == MappedRendezvousProtocol.KIND) {
@@ -381,14 +412,36 @@ public final class Endpoint {
                     EagerProtocol.stash(ch, e, bytes);
                 }
             }
-            if (unexpectedHead == null) {
-                unexpectedHead = e;
-            } else {
-                unexpectedTail.next = e;
-            }
-            unexpectedTail = e;
+            unexpected(e);
         }
         ch.consume();
+    }
+
+    /** An envelope from the pool (or new: the pool grows with the backlog of unexpected messages, up to POOL_KEEP). */
+    private Envelope envelope(int source, int tag, int kind, long bytes) {
+        Envelope e = free;
+        if (e != null) {
+            free = e.next;
+            e.next = null;
+            pooled--;
+        } else {
+            e = new Envelope();
+        }
+        e.source = source;
+        e.tag = tag;
+        e.kind = kind;
+        e.bytes = bytes;
+        return e;
+    }
+
+    /** Appends {@code e} to the unexpected queue (arrival order: the non-overtaking rule's). */
+    private void unexpected(Envelope e) {
+        if (unexpectedHead == null) {
+            unexpectedHead = e;
+        } else {
+            unexpectedTail.next = e;
+        }
+        unexpectedTail = e;
     }
 
     private RecvRequest takePosted(int source, int tag) {
@@ -440,6 +493,8 @@ public final class Endpoint {
             RendezvousProtocol.copyOut(e.rendezvous, r.buffer, n, copy);
         } else if (e.kind == MappedRendezvousProtocol.KIND) {
             MappedRendezvousProtocol.copyOut(memory.memory(), e.at, e.ack, e.gen, r.buffer, n, copy);
+        } else if (e.kind == TransportProtocol.KIND) {
+            r.token = remote.receive(localRank, e.at, e.bytes, r.buffer, n);
         } else if (n > 0) {
             MemorySegment.copy(e.buffer, 0, r.buffer, 0, n);
         }
@@ -671,6 +726,24 @@ public final class Endpoint {
             memory.give(r.staged, r.bytes);
             r.staged = -1;
         }
+        return true;
+    }
+
+    /** True once the transport's send of {@code r} is complete. */
+    boolean transportSent(SendRequest r) {
+        if (!remote.sent(r.token)) {
+            return false;
+        }
+        r.token = -1;
+        return true;
+    }
+
+    /** True once the transport's receive into {@code r} is complete. */
+    boolean transportReceived(RecvRequest r) {
+        if (!remote.received(r.token)) {
+            return false;
+        }
+        r.token = -1;
         return true;
     }
 

@@ -2,6 +2,7 @@ package io.coll4j.kernel.p2p;
 
 import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.model.MachineModel;
+import io.coll4j.kernel.span.MessageTransport;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -45,6 +46,21 @@ public final class P2pEngine implements Links {
      */
     public static Endpoint acrossProcesses(TeamContext context, P2pMemory memory, int processes, int localId) {
         return MappingLinks.of(context, memory, processes).endpoint(localId);
+    }
+
+    /**
+     * The endpoint of local rank {@code localId} of the local team {@code context} of a team spanning
+     * {@code processes} processes that share no mapping, process {@code process} of them, the other processes' ranks
+     * reached through {@code transport} ({@link TransportLinks}), created by that rank's thread.
+     */
+    public static Endpoint overTransport(TeamContext context, MessageTransport transport, int processes, int process,
+                                         long eagerMax, int localId) {
+        return TransportLinks.of(context, transport, processes, process, eagerMax).endpoint(localId);
+    }
+
+    /** The crossover of this process ({@code -Dcoll4j.p2p.eagerMax}, else the model's), checked. */
+    public static long eagerMaxOfProcess() {
+        return TransportLinks.eagerMaxProperty();
     }
 
     /** The team's engine, created at its first use. */

@@ -10,6 +10,8 @@ public final class RecvRequest extends P2pRequest {
     boolean matched;
     /** The wait of a blocking probe (never posted): its messages say probe. */
     boolean probe;
+    /** The transport's receive of a large message from another process in flight (TransportProtocol), or -1. */
+    long token = -1;
 
     RecvRequest(Endpoint ep) {
         super(ep);
@@ -23,6 +25,7 @@ public final class RecvRequest extends P2pRequest {
         this.done = false;
         this.matched = false;
         this.probe = false;
+        this.token = -1;
         this.since = 0;
         this.polls = 0;
         this.next = null;
@@ -39,7 +42,7 @@ public final class RecvRequest extends P2pRequest {
 
     @Override
     boolean complete() {
-        return matched;
+        return matched && (token < 0 || ep.transportReceived(this));
     }
 
     @Override

@@ -34,6 +34,8 @@ public final class SendRequest extends P2pRequest {
      * (-1: none held), the generation the receiver writes there, and the staging block's offset (-1: none).
      */
     long ackAt = -1, ackGen, staged = -1;
+    /** A send to another process through the transport (TransportProtocol): its token while in flight, else -1. */
+    long token = -1;
 
     SendRequest(Endpoint ep) {
         super(ep);
@@ -54,6 +56,7 @@ public final class SendRequest extends P2pRequest {
         this.statusBytes = bytes;
         this.ackAt = -1;
         this.staged = -1;
+        this.token = -1;
     }
 
     /** Sender, before publishing a rendezvous slot: the receive that copies it completes this message. */
@@ -72,6 +75,9 @@ public final class SendRequest extends P2pRequest {
     boolean complete() {
         if (!transmitted) {
             return false;
+        }
+        if (kind == TransportProtocol.KIND) {
+            return token < 0 || ep.transportSent(this);
         }
         if (kind == MappedRendezvousProtocol.KIND) {
             if (ackAt < 0) {

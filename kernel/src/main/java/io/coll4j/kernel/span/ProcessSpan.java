@@ -250,6 +250,17 @@ public interface ProcessSpan {
     default void uncarry() {
     }
 
+    /**
+     * The point-to-point transport between this span's processes for a team of {@code localRanks} ranks per process
+     * and a crossover of {@code eagerMax} bytes (every process passes the same), made at the team's first
+     * point-to-point call; null when the span has none (the shared mapping's point-to-point is its rings).
+     *
+     * @throws UnsupportedOperationException saying why when the span has one but not for this team
+     */
+    default MessageTransport messages(int localRanks, long eagerMax) {
+        return null;
+    }
+
     /** Called by every team that opened this span when it closes; the last one finalises the transport. */
     void close();
 
