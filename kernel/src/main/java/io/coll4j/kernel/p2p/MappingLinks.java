@@ -6,7 +6,6 @@ import io.coll4j.kernel.model.MachineModel;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The rings of a team that spans the processes of one shared mapping ({@code Team.builder().processes(n, i)}), for
@@ -18,36 +17,20 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * ring's protocol is the one-JVM ring's (stamps, head, inline and eager payloads), and only the rendezvous differs
  * ({@link MappedRendezvousProtocol}). Ranks are the team's global numbers: process × width + local id.
  */
-final class MappingLinks implements Links {
+final class MappingLinks extends Links {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    private final TeamContext context;
     private final P2pMemory memory;
     private final MemorySegment seg;
-    private final int width;
-    private final int size;
-    private final int first;
     private final int process;
-    private final long eagerMax;
     private final long footprint;
-    private final AtomicReferenceArray<Channel> local;
-    private final AtomicReferenceArray<Endpoint> endpoints;
 
     private MappingLinks(TeamContext context, P2pMemory memory, int processes) {
-        this.context = context;
+        super(context, processes, memory.process(), Long.getLong("coll4j.p2p.eagerMax", MachineModel.P2P_EAGER_MAX_BYTES));
         this.memory = memory;
         this.seg = memory.memory();
-        this.width = context.size();
-        this.size = width * processes;
         this.process = memory.process();
-        this.first = process * width;
-        this.eagerMax = Long.getLong("coll4j.p2p.eagerMax", MachineModel.P2P_EAGER_MAX_BYTES);
-        if (eagerMax < Channel.INLINE_MAX) {
-            throw new IllegalArgumentException("coll4j.p2p.eagerMax must be >= " + Channel.INLINE_MAX + ", got " + eagerMax);
-        }
         this.footprint = Channel.footprint(eagerMax);
-        this.local = new AtomicReferenceArray<>(width * width);
-        this.endpoints = new AtomicReferenceArray<>(width);
     }
 
     /** The links of the local team {@code context} of a mapping team of {@code processes} processes, made at first use. */
@@ -55,33 +38,10 @@ final class MappingLinks implements Links {
         return context.attachment(MappingLinks.class, () -> new MappingLinks(context, memory, processes));
     }
 
-    /** The endpoint of local rank {@code localId}, created by that rank's thread at its first call (as P2pEngine's). */
-    Endpoint endpoint(int localId) {
-        Endpoint e = endpoints.get(localId);
-        if (e == null) {
-            e = new Endpoint(this, first + localId, localId);
-            if (!endpoints.compareAndSet(localId, null, e)) {
-                e = endpoints.get(localId);
-            }
-        }
-        return e;
-    }
-
     @Override
-    public Channel open(int source, int dest) {
-        int ls = source - first;
-        int ld = localOf(dest);
-        if (ld >= 0) {
-            int i = ls * width + ld;
-            Channel ch = local.get(i);
-            if (ch == null) {
-                ch = new Channel(context.arena().arena(), source, dest, eagerMax);
-                // volatile: the receiver's incoming() read sees the channel and its zeroed ring
-                if (!local.compareAndSet(i, null, ch)) {
-                    ch = local.get(i);
-                }
-            }
-            return ch;
+    Channel open(int source, int dest) {
+        if (localOf(dest) >= 0) {
+            return openLocal(source, dest);
         }
         long at = memory.take(footprint, true);
         if (at < 0) {
@@ -98,10 +58,9 @@ final class MappingLinks implements Links {
     }
 
     @Override
-    public Channel incoming(int source, int dest) {
-        int ls = localOf(source);
-        if (ls >= 0) {
-            return local.get(ls * width + (dest - first));
+    Channel incoming(int source, int dest) {
+        if (localOf(source) >= 0) {
+            return incomingLocal(source, dest);
         }
         // acquire: pairs with open()'s setRelease of the ring's offset by the sender's process
         long at = (long) LONG.getAcquire(seg, entry(process, dest - first, source));
@@ -128,28 +87,7 @@ final class MappingLinks implements Links {
     }
 
     @Override
-    public long eagerMax() {
-        return eagerMax;
-    }
-
-    @Override
-    public TeamContext context() {
-        return context;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    @Override
-    public int localOf(int rank) {
-        int l = rank - first;
-        return l >= 0 && l < width ? l : -1;
-    }
-
-    @Override
-    public P2pMemory memory() {
+    P2pMemory memory() {
         return memory;
     }
 }

@@ -4,8 +4,6 @@ import io.coll4j.kernel.algo.TeamContext;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.span.MessageTransport;
 
-import java.util.concurrent.atomic.AtomicReferenceArray;
-
 /**
  * The point-to-point engine of one team (docs/design.md, "Point-to-point"): one {@link Endpoint} per rank, and the
  * rings between ranks ({@link Channel}), created by a sender at its first message to a receiver. Created at the
@@ -17,27 +15,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * straight from the sender's buffer). The crossover is {@link MachineModel#P2P_EAGER_MAX_BYTES} unless
  * {@code -Dcoll4j.p2p.eagerMax=N} sets another (tests reach every protocol with small messages).
  */
-public final class P2pEngine implements Links {
-    private final TeamContext context;
-    private final int size;
-    private final long eagerMax;
-    private final AtomicReferenceArray<Channel> channels;
-    /** Each created by its rank's thread at its first call (see {@link #endpoint}). */
-    private final AtomicReferenceArray<Endpoint> endpoints;
-
+public final class P2pEngine extends Links {
     public P2pEngine(TeamContext context) {
         this(context, Long.getLong("coll4j.p2p.eagerMax", MachineModel.P2P_EAGER_MAX_BYTES));
     }
 
     P2pEngine(TeamContext context, long eagerMax) {
-        if (eagerMax < Channel.INLINE_MAX) {
-            throw new IllegalArgumentException("coll4j.p2p.eagerMax must be >= " + Channel.INLINE_MAX + ", got " + eagerMax);
-        }
-        this.context = context;
-        this.size = context.size();
-        this.eagerMax = eagerMax;
-        this.channels = new AtomicReferenceArray<>(size * size);
-        this.endpoints = new AtomicReferenceArray<>(size);
+        super(context, 1, 0, eagerMax);
     }
 
     /**
@@ -68,67 +52,15 @@ public final class P2pEngine implements Links {
         return context.attachment(P2pEngine.class, () -> new P2pEngine(context));
     }
 
-    /**
-     * Rank {@code rank}'s endpoint, created at the first call: by that rank's own thread ({@code Rank.p2p()} checks
-     * the caller), so the endpoint, its requests and queues, which that thread writes at every message, sit in its
-     * own allocation buffer and share no cache line with another rank's (created together by one thread they were
-     * neighbours on the heap).
-     */
-    public Endpoint endpoint(int rank) {
-        Endpoint e = endpoints.get(rank);
-        if (e == null) {
-            e = new Endpoint(this, rank, rank);
-            if (!endpoints.compareAndSet(rank, null, e)) {
-                e = endpoints.get(rank);
-            }
-        }
-        return e;
-    }
-
-    /** The largest message sent eagerly (the eager/rendezvous crossover) in bytes. */
+    /** The ring from {@code source} to {@code dest}, created (by the sender) if need be: every rank is local. */
     @Override
-    public long eagerMax() {
-        return eagerMax;
-    }
-
-    @Override
-    public TeamContext context() {
-        return context;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    @Override
-    public int localOf(int rank) {
-        return rank;
-    }
-
-    @Override
-    public P2pMemory memory() {
-        return null;
+    Channel open(int source, int dest) {
+        return openLocal(source, dest);
     }
 
     /** The ring from {@code source} to {@code dest}, or null while nothing was ever sent on it. */
     @Override
-    public Channel incoming(int source, int dest) {
-        return channels.get(source * size + dest);
-    }
-
-    /** The ring from {@code source} to {@code dest}, created (by the sender) if need be. */
-    @Override
-    public Channel open(int source, int dest) {
-        int i = source * size + dest;
-        Channel ch = channels.get(i);
-        if (ch == null) {
-            ch = new Channel(context.arena().arena(), source, dest, eagerMax);
-            // volatile: the receiver's channel() read sees the channel and its zeroed ring
-            if (!channels.compareAndSet(i, null, ch)) {
-                ch = channels.get(i);
-            }
-        }
-        return ch;
+    Channel incoming(int source, int dest) {
+        return incomingLocal(source, dest);
     }
 }
