@@ -245,9 +245,8 @@ final class P2pCommands {
         }
     }
 
-    @Command(name = "latency", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
-            description = "osu_latency: ping-pong between ranks 0 and 1 with blocking send/recv; half the round trip per size.")
-    static final class Latency extends Base {
+    /** The tests of one pair of ranks (OSU's latency, bw, bibw). */
+    abstract static class Pair extends Base {
         @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
                 + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
         int threads;
@@ -256,7 +255,11 @@ final class P2pCommands {
         int perProcess() {
             return threads;
         }
+    }
 
+    @Command(name = "latency", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+            description = "osu_latency: ping-pong between ranks 0 and 1 with blocking send/recv; half the round trip per size.")
+    static final class Latency extends Pair {
         @Override
         P2pBenchmark.Test test() {
             return P2pBenchmark.Test.LATENCY;
@@ -266,16 +269,7 @@ final class P2pCommands {
     @Command(name = "bw", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "osu_bw: rank 0 sends a window of isends, rank 1 receives them with irecvs and answers with 4 bytes;"
                     + " MB/s (10^6 bytes) per size.")
-    static final class Bw extends Base {
-        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
-                + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
-        int threads;
-
-        @Override
-        int perProcess() {
-            return threads;
-        }
-
+    static final class Bw extends Pair {
         @Option(names = {"-W", "--window"}, paramLabel = "N", defaultValue = "64", description = "messages in flight (default ${DEFAULT-VALUE}, OSU's)")
         int window;
 
@@ -292,16 +286,7 @@ final class P2pCommands {
 
     @Command(name = "bibw", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
             description = "osu_bibw: both ranks post a window of irecvs and of isends and wait for all; both directions count.")
-    static final class Bibw extends Base {
-        @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "2", description = "ranks: 2, the pair"
-                + " (default ${DEFAULT-VALUE}); with --processes, per process (-t 1 --processes 2: one rank in each of two JVMs)")
-        int threads;
-
-        @Override
-        int perProcess() {
-            return threads;
-        }
-
+    static final class Bibw extends Pair {
         @Option(names = {"-W", "--window"}, paramLabel = "N", defaultValue = "64", description = "messages in flight each way (default ${DEFAULT-VALUE}, OSU's)")
         int window;
 
