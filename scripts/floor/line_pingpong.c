@@ -2,8 +2,9 @@
  * The physical floor of a small collective between two cores: one cache line handed from core A to core B
  * and back, each side spinning on the line until the other's write arrives (C11 release stores and
  * acquire loads, nothing else). One round trip is two hand-overs; an 8-byte allreduce at p = 2 needs at
- * least one hand-over each way (every rank must see the other's value), so its floor is one round trip,
- * and a barrier's likewise.
+ * least one hand-over each way (every rank must see the other's value), and a barrier likewise. In a loop of
+ * calls the two directions overlap (both ranks write at once), so a call costs at least one one-way hand-over,
+ * half this round trip: allreduce8_floor.c measures that loop itself.
  *
  * Build: gcc -O2 -pthread scripts/floor/line_pingpong.c -o /tmp/line_pingpong
  * Run:   /tmp/line_pingpong [cpuA cpuB] [round trips per batch]   (default cpus 0 1, 1 000 000)
