@@ -76,10 +76,9 @@ abstract class RankEngine {
     static final java.lang.invoke.VarHandle IN_CALL;
     /**
      * Never begun or committed: asks whether a recording has the call event on. An event made per call to ask
-     * was meant not to escape, but C2 did not scalar-replace it (it lives across the algorithm's megamorphic
-     * {@code run} and the exception handlers): every blocking call allocated one, ~100 B, and the 8-byte bcast at
-     * p = 2 ran a young collection every ~110 000 calls into its timed loop (docs/measurements.md, "The bcast
-     * lean").
+     * does not escape once C2 has compiled the path, but until then (interpreter and C1, the first ~10 000 calls,
+     * where a benchmark with a short warm-up times them) every blocking call allocated one: 32–88 B a call
+     * (docs/measurements.md, "The bcast lean").
      */
     private static final CollectiveCallEvent CALL_EVENT_PROBE = new CollectiveCallEvent();
 
