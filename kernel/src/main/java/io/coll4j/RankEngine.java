@@ -74,6 +74,13 @@ abstract class RankEngine {
     @SuppressWarnings("unused")
     boolean inCall;
     static final java.lang.invoke.VarHandle IN_CALL;
+    /**
+     * Never begun or committed: asks whether a recording has the call event on. An event made per call to ask
+     * does not escape once C2 has compiled the path, but until then (interpreter and C1, the first ~10 000 calls,
+     * where a benchmark with a short warm-up times them) every blocking call allocated one: 32–88 B a call
+     * (docs/measurements.md, "The bcast lean").
+     */
+    private static final CollectiveCallEvent CALL_EVENT_PROBE = new CollectiveCallEvent();
 
     static {
         try {
@@ -334,9 +341,9 @@ abstract class RankEngine {
         // release: a plain store on x86; Team.close polls it (acquire) after aborting the team, to let an
         // in-flight call leave before the arena is freed (the native calls also hold their segments' sessions)
         IN_CALL.setRelease(this, true);
-        // off unless a JFR recording enabled it: then a constant false, and the event does not escape
-        CollectiveCallEvent event = new CollectiveCallEvent();
-        boolean recorded = event.isEnabled();
+        // off unless a JFR recording enabled it; the event object only while it is on (see CALL_EVENT_PROBE)
+        boolean recorded = CALL_EVENT_PROBE.isEnabled();
+        CollectiveCallEvent event = recorded ? new CollectiveCallEvent() : null;
         long start = recorded || statistics ? System.nanoTime() : 0;
         if (recorded != callTimed) {
             callTimed = recorded;

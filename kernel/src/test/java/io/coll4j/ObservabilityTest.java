@@ -238,6 +238,49 @@ class ObservabilityTest {
         });
     }
 
+    /**
+     * With a recording running that leaves the call event off (JFR's default settings, as a continuous recording
+     * in production), a loop of blocking bcasts allocates nothing per call, before C2 has compiled the path too:
+     * the call path asks one probe event whether the call event is on and makes none (it made one per call, which
+     * only C2's escape analysis removed).
+     */
+    @Test
+    void blockingCallsAllocateNoEventWhileItIsOff() throws Exception {
+        int calls = 4_000;
+        long[] allocated = new long[2];
+        try (Recording rec = new Recording()) {
+            rec.start();
+            assertTimeoutPreemptively(BOUND, () -> {
+                try (Team team = Team.builder().ranks(2).build()) {
+                    team.run(rank -> {
+                        MemorySegment buf = rank.allocate(8);
+                        for (int round = 0; round < 2; round++) {
+                            // the first round loads and links what the path uses; the second is measured
+                            long before = threadAllocatedBytes();
+                            for (int i = 0; i < calls; i++) {
+                                rank.bcast(buf, 1, DType.F64, 0);
+                            }
+                            allocated[rank.id()] = threadAllocatedBytes() - before;
+                        }
+                    });
+                }
+            });
+        }
+        for (int r = 0; r < 2; r++) {
+            // an object per call is at least 16 bytes: 4 000 calls would be 64 000 or more
+            assertTrue(allocated[r] < calls * 4L, "rank " + r + " allocated " + allocated[r] + " bytes in " + calls + " bcasts");
+        }
+    }
+
+    /**
+     * {@code com.sun.management.ThreadMXBean.getCurrentThreadAllocatedBytes()}, reflectively: the module does not
+     * read java.management (core reflection assumes readability; the test JVM resolves both modules).
+     */
+    static long threadAllocatedBytes() throws ReflectiveOperationException {
+        Object bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
+        return (Long) Class.forName("com.sun.management.ThreadMXBean").getMethod("getCurrentThreadAllocatedBytes").invoke(bean);
+    }
+
     static MemorySegment seg(long bytes) {
         return Arena.ofAuto().allocate(bytes, 64);
     }

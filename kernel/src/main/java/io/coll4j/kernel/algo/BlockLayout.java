@@ -25,6 +25,14 @@ public final class BlockLayout {
     boolean inPlace;
 
     void set(long count, long[] sendCounts, long[] sendDispls, long[] recvCounts, long[] recvDispls, boolean inPlace) {
+        // a loop of one call writes the same values every time: skip the stores (as TeamContext.setSlot does).
+        // The four instances are small and allocated together, so ranks' instances share cache lines; a store
+        // would take the line from a peer's core on every call, where loads that find it unchanged leave it
+        // shared by both (the 8-byte bcast at p = 2, docs/measurements.md, "The bcast lean")
+        if (this.count == count && this.sendCounts == sendCounts && this.sendDispls == sendDispls
+                && this.recvCounts == recvCounts && this.recvDispls == recvDispls && this.inPlace == inPlace) {
+            return;
+        }
         this.count = count;
         this.sendCounts = sendCounts;
         this.sendDispls = sendDispls;

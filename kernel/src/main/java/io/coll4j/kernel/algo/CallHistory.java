@@ -27,23 +27,37 @@ public final class CallHistory {
     public static final int IN_MESSAGES = 4;
     /** Longs per row: seq, descriptor, count, algorithm id, done flag, seq again. */
     private static final int ROW = 6;
+    /**
+     * Longs (one 64-byte line) kept unused before the first rank's rows and after every rank's. Every rank writes
+     * its own rows on every call; without the gap the line holding the end of rank r's rows and the start of rank
+     * r + 1's would go back and forth between their cores at every call of the two rows' ring slots
+     * (docs/measurements.md, "The bcast lean").
+     */
+    private static final int PAD = 8;
+    /** Longs from one rank's first row to the next rank's. */
+    private static final int STRIDE = DEPTH * ROW + PAD;
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final int size;
-    /** Rank r's rows at [r * DEPTH * ROW, (r + 1) * DEPTH * ROW), padded apart by the row block itself. */
+    /** Rank r's rows at [{@link #at}(r, 0), + DEPTH * ROW), a line of padding on either side. */
     private final long[] rows;
     /** Rank r's entry slots: [(r * 2 + parity) * 2] = seq, [+1] = nanoTime. */
     private final long[] entries;
 
     CallHistory(int size) {
         this.size = size;
-        this.rows = new long[size * DEPTH * ROW];
+        this.rows = new long[PAD + size * STRIDE];
         this.entries = new long[size * 4];
+    }
+
+    /** Index in {@link #rows} of rank {@code rank}'s row for call {@code seq}. */
+    private static int at(int rank, long seq) {
+        return PAD + rank * STRIDE + (int) (seq % DEPTH) * ROW;
     }
 
     /** Rank {@code rank} entered call {@code seq}: a row of the ring, overwriting the oldest. */
     void begin(int rank, long seq, long descriptor, long count, int algorithmId) {
-        int at = (rank * DEPTH + (int) (seq % DEPTH)) * ROW;
+        int at = at(rank, seq);
         // opaque: readers on other threads see each word whole; the seq at both ends tells a torn row
         LONGS.setOpaque(rows, at + 5, -1L);
         LONGS.setOpaque(rows, at + 1, descriptor);
@@ -56,7 +70,7 @@ public final class CallHistory {
 
     /** Rank {@code rank} left call {@code seq}; {@code ok}: it returned normally. */
     void end(int rank, long seq, boolean ok) {
-        int at = (rank * DEPTH + (int) (seq % DEPTH)) * ROW;
+        int at = at(rank, seq);
         LONGS.setOpaque(rows, at + 4, ok ? 1L : 2L);
     }
 
@@ -70,7 +84,7 @@ public final class CallHistory {
             sb.append(r == 0 ? "" : "; ").append("rank ").append(r).append(": ");
             long newest = 0;
             for (int i = 0; i < DEPTH; i++) {
-                newest = Math.max(newest, (long) LONGS.getOpaque(rows, (r * DEPTH + i) * ROW));
+                newest = Math.max(newest, (long) LONGS.getOpaque(rows, at(r, i)));
             }
             if (newest == 0) {
                 sb.append("no call");
@@ -78,7 +92,7 @@ public final class CallHistory {
             }
             boolean first = true;
             for (long s = Math.max(1, newest - Math.min(perRank, DEPTH) + 1); s <= newest; s++) {
-                int at = (r * DEPTH + (int) (s % DEPTH)) * ROW;
+                int at = at(r, s);
                 long seq = (long) LONGS.getOpaque(rows, at);
                 long d = (long) LONGS.getOpaque(rows, at + 1);
                 long n = (long) LONGS.getOpaque(rows, at + 2);

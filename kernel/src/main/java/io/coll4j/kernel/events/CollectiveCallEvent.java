@@ -12,8 +12,9 @@ import jdk.jfr.Timespan;
 /**
  * One blocking collective call on one rank, from its entry to its return. Disabled by default: a JFR
  * setting ({@code io.coll4j.CollectiveCall#enabled=true}) or {@code collbench --jfr FILE} turns it on.
- * While it is off the call path reads one constant (the JIT folds {@code isEnabled()} of an event class no
- * recording has enabled) and allocates nothing (the event object does not escape).
+ * While it is off the call path asks one event made once whether it is on and allocates nothing (an event
+ * made per call just to ask is scalar-replaced only once C2 has compiled the path: until then it cost one
+ * allocation per call).
  *
  * <p>{@code lastRank} and {@code lateBy} say who held the call up: the rank whose entry came last, and how
  * long after the first rank's entry it came (entries are {@code System.nanoTime} stamps every rank takes
