@@ -564,8 +564,22 @@ final class Mapping {
         int[] members;
         String what;
 
+        /**
+         * The counter in the mapping this step last found behind (its offset, -1: none known) and the value it waits
+         * for: written by {@link #step} under the lock, read by the waiting thread without it ({@link #await}), so
+         * a stale pair only makes the wait poll sooner or a few spins later.
+         */
+        private volatile long waitAt = -1;
+        private long waitFor;
+
         /** Non-blocking: true once complete. */
         abstract boolean step();
+
+        /** Records that this step cannot go on until the long at {@code at} in the mapping reaches {@code value}. */
+        final void waitOn(long at, long value) {
+            waitFor = value;
+            waitAt = at;   // volatile, after waitFor: a waiter that reads this offset reads this value or a later one
+        }
     }
 
     /** Operations that must complete in order (a channel's collectives, a pair's messages in one direction). */
@@ -657,26 +671,58 @@ final class Mapping {
     }
 
     /**
-     * Waits for {@code s}: progress everything, spin, then yield for up to {@link #YIELD_NANOS}, then nap; the peers'
-     * checks on the slow path. Yielding keeps this process runnable: on a machine with more runnable threads than CPUs
-     * a napping waiter runs again only at its next time slice (8-byte allreduce across 2 processes at load 10-13 on 2
-     * CPUs: 160 µs mean when napping after ~0.1 ms of waiting, 77 µs yielding up to 20 ms; noisy, indicative only).
+     * Waits for {@code s}: progress everything, spin ({@link #spin}) for {@link #SPIN_NANOS}, then yield for up to
+     * {@link #YIELD_NANOS}, then nap; the peers' checks on the slow path. Yielding keeps this process runnable: on a
+     * machine with more runnable threads than CPUs a napping waiter runs again only at its next time slice (8-byte
+     * allreduce across 2 processes at load 10-13 on 2 CPUs: 160 µs mean when napping after ~0.1 ms of waiting, 77 µs
+     * yielding up to 20 ms; noisy, indicative only).
      */
     void await(Step s) {
         long started = System.nanoTime();
-        for (int idle = 0; ; idle++) {
+        for (; ; ) {
             if (poll(s, started)) {
                 return;
             }
-            if (idle < 2000) {
-                Thread.onSpinWait();
-            } else if (System.nanoTime() - started < YIELD_NANOS) {
+            long waited = System.nanoTime() - started;
+            if (waited < SPIN_NANOS) {
+                spin(s);
+            } else if (waited < YIELD_NANOS) {
                 Thread.yield();
             } else {
                 LockSupport.parkNanos(50_000);
             }
         }
     }
+
+    /**
+     * How long a wait spins before it yields: what its 2 000 polls took when every spin was a poll (100-200 ns each),
+     * now a bound of its own since a spin between polls reads the awaited line up to {@link #HINT_SPINS} times.
+     */
+    private static final long SPIN_NANOS = 300_000L;
+
+    /**
+     * Between two polls of a spinning wait: up to {@link #HINT_SPINS} reads of the one counter the step waits on
+     * ({@link Step#waitOn}), back to the poll as soon as it moves. A poll takes the lock, walks every queue, steps the
+     * head operations and reads the clock for the liveness check (kvm-clock here: 60-80 ns a read); spinning on the
+     * awaited line alone makes the loop that sees the peer's arrive a load and a pause, as a thread rank's wait on its
+     * flag line is, and the progress of the other queues, the liveness and the timeout still come every few spins.
+     */
+    private void spin(Step s) {
+        long at = s.waitAt;
+        if (at < 0) {
+            Thread.onSpinWait();
+            return;
+        }
+        long want = s.waitFor;
+        // acquire: pairs with the peer's setRelease of the counter (Channel.arrive / done); the poll that follows
+        // reads it again under the lock before it uses anything behind it
+        for (int i = 0; i < HINT_SPINS && (long) LONG.getAcquire(seg, at) < want; i++) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Reads of the awaited counter between two polls of a spinning wait. */
+    private static final int HINT_SPINS = 32;
 
     /** How long a wait yields before it naps (a long collective's waits, or a peer stopped in a debugger). */
     private static final long YIELD_NANOS = 20_000_000L;
