@@ -89,6 +89,8 @@ final class Mapping {
     private boolean closed;
     /** The file's identity (device, inode) as this process mapped it: only that file is unlinked on an abort. */
     private Object fileKey;
+    /** The liveness of the peer processes, checked on the slow path of every wait ({@link #check}). */
+    private final Liveness liveness;
 
     private Mapping(Path path, int processes, int index, int localRanks, int channels, long slotBytes, long mailBytes,
                     long regionBytes, Arena arena, MemorySegment seg, long timeoutNanos) {
@@ -107,6 +109,7 @@ final class Mapping {
         this.timeoutNanos = timeoutNanos;
         this.regionsAt = regionsAt(channels, channelBytes);
         this.region = new Region(regionsAt + index * regionBytes, regionBytes);
+        this.liveness = new Liveness(processes);
     }
 
     private static long regionsAt(int channels, long channelBytes) {
@@ -270,7 +273,7 @@ final class Mapping {
     private void failIfAJoinerDied() {
         for (int p = 1; p < processes; p++) {
             long pid = pidOf(p);
-            if (pid != 0 && !alive(pid)) {
+            if (pid != 0 && !Liveness.alive(pid)) {
                 throw new IllegalStateException("shared mapping " + path + ": process " + p + " (pid " + pid
                         + ") died during the join");
             }
@@ -349,7 +352,7 @@ final class Mapping {
         if (h.magic() != MAGIC) {
             return "magic " + Long.toHexString(h.magic()) + ", not this version's " + Long.toHexString(MAGIC);
         }
-        return alive(h.creator()) ? null : "its creator pid " + h.creator() + " is dead";
+        return Liveness.alive(h.creator()) ? null : "its creator pid " + h.creator() + " is dead";
     }
 
     private static Mapping join(Path path, int n, int index, int localRanks, long timeoutNanos, long deadline)
@@ -370,7 +373,7 @@ final class Mapping {
                 // a creator this process saw alive in the file and that died since is this job's process 0, not the
                 // creator of a stale file: nobody will replace the file, so waiting on is waiting for the timeout
                 long creator = creatorOf(path);
-                if (creator != 0 && alive(creator)) {
+                if (creator != 0 && Liveness.alive(creator)) {
                     liveCreator = creator;
                 } else if (creator != 0 && creator == liveCreator) {
                     Files.deleteIfExists(path);
@@ -399,7 +402,7 @@ final class Mapping {
             try {
                 MemorySegment h = fc.map(FileChannel.MapMode.READ_WRITE, 0, CHANNELS_AT, arena);
                 // acquire: pairs with the creator's setRelease of the magic (every header field is then visible)
-                if ((long) LONG.getAcquire(h, 0L) != MAGIC || !alive(h.get(ValueLayout.JAVA_LONG, PROC_LINES))) {
+                if ((long) LONG.getAcquire(h, 0L) != MAGIC || !Liveness.alive(h.get(ValueLayout.JAVA_LONG, PROC_LINES))) {
                     return null;   // being initialised, or a stale file process 0 will replace
                 }
                 int procs = h.get(ValueLayout.JAVA_INT, 8);
@@ -412,7 +415,7 @@ final class Mapping {
                 if (owner == pid()) {
                     return null;   // this process's earlier team of the same name, not yet unlinked: wait for the next
                 }
-                if (owner != 0 && alive(owner)) {
+                if (owner != 0 && Liveness.alive(owner)) {
                     throw new IllegalStateException("shared mapping " + path + ": index " + index
                             + " is taken by live pid " + owner);
                 }
@@ -435,23 +438,6 @@ final class Mapping {
                     arena.close();
                 }
             }
-        }
-    }
-
-    static boolean alive(long pid) {
-        if (pid <= 0) {
-            return false;
-        }
-        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-            return false;
-        }
-        // a killed process not yet reaped by its parent is a zombie, which ProcessHandle may still call alive
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            int close = stat.lastIndexOf(')');
-            return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'Z';
-        } catch (IOException | RuntimeException e) {
-            return true;
         }
     }
 
@@ -530,7 +516,7 @@ final class Mapping {
             if (pid == 0) {
                 continue;   // not joined yet: the team timeout bounds that
             }
-            if (!alive(pid)) {
+            if (!liveness.alive(p, pid)) {
                 String why = "process " + p + " (pid " + pid + ", " + ranksOf(p) + ") died while process " + index
                         + " waited in " + what;
                 markAborted(why);
@@ -763,5 +749,6 @@ final class Mapping {
         }
         // the file itself went when every process had mapped it (open); unmapping frees the last of it here
         arena.close();
+        liveness.close();
     }
 }
