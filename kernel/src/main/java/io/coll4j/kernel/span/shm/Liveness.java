@@ -15,8 +15,9 @@ import java.nio.file.StandardOpenOption;
  *
  * <p>The wait's check reads each peer's /proc/PID/stat through a channel opened at its first check and kept: one
  * positioned read a check. {@link #alive(long)} — {@code ProcessHandle.of(pid).isAlive()}, then a fresh read of the
- * same file — took 100-460 µs a call on the 2-vCPU VM of docs/measurements.md under load (issue 32/33's 8-byte calls),
- * every 50 ms on the critical path of a waiting process, and under the mapping's lock in a point-to-point wait. A
+ * same file — took 240-490 µs a call against 14-45 µs for the held file, alternated on the 2-vCPU VM of
+ * docs/measurements.md at load 8 ("The 8-byte call across two JVMs"), every 50 ms on the critical path of a waiting
+ * process, and under the mapping's lock in a point-to-point wait. A
  * /proc/PID file stays bound to the process it was opened for: a zombie reads state Z and a reaped process's read
  * fails (ESRCH), so a pid reused by another process cannot pass for the dead one either.
  */
