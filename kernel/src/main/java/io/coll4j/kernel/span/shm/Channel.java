@@ -93,20 +93,30 @@ final class Channel {
         Mapping.LONG.setRelease(m.seg, doneAt(p), value);
     }
 
-    /** Whether every member arrived at {@code value} (acquire: their slot contents are then visible). */
-    boolean allArrived(int[] members, long value) {
+    /**
+     * Whether every member arrived at {@code value} (acquire: their slot contents are then visible); if not, {@code s}
+     * waits on the first member's arrive line that has not ({@link Mapping.Step#waitOn}).
+     */
+    boolean allArrived(int[] members, long value, Mapping.Step s) {
         for (int p : members) {
-            if ((long) Mapping.LONG.getAcquire(m.seg, line(p, value - 1)) < value) {
+            long at = line(p, value - 1);
+            if ((long) Mapping.LONG.getAcquire(m.seg, at) < value) {
+                s.waitOn(at, value);
                 return false;
             }
         }
         return true;
     }
 
-    /** Whether every member finished reading up to round value − 1 (acquire: their reads of this slot are over). */
-    boolean allDone(int[] members, long value) {
+    /**
+     * Whether every member finished reading up to round value − 1 (acquire: their reads of this slot are over); if
+     * not, {@code s} waits on the first done line that is behind.
+     */
+    boolean allDone(int[] members, long value, Mapping.Step s) {
         for (int p : members) {
-            if ((long) Mapping.LONG.getAcquire(m.seg, doneAt(p)) < value) {
+            long at = doneAt(p);
+            if ((long) Mapping.LONG.getAcquire(m.seg, at) < value) {
+                s.waitOn(at, value);
                 return false;
             }
         }

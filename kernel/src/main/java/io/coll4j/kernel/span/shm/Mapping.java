@@ -89,6 +89,8 @@ final class Mapping {
     private boolean closed;
     /** The file's identity (device, inode) as this process mapped it: only that file is unlinked on an abort. */
     private Object fileKey;
+    /** The liveness of the peer processes, checked on the slow path of every wait ({@link #check}). */
+    private final Liveness liveness;
 
     private Mapping(Path path, int processes, int index, int localRanks, int channels, long slotBytes, long mailBytes,
                     long regionBytes, Arena arena, MemorySegment seg, long timeoutNanos) {
@@ -107,6 +109,7 @@ final class Mapping {
         this.timeoutNanos = timeoutNanos;
         this.regionsAt = regionsAt(channels, channelBytes);
         this.region = new Region(regionsAt + index * regionBytes, regionBytes);
+        this.liveness = new Liveness(processes);
     }
 
     private static long regionsAt(int channels, long channelBytes) {
@@ -270,7 +273,7 @@ final class Mapping {
     private void failIfAJoinerDied() {
         for (int p = 1; p < processes; p++) {
             long pid = pidOf(p);
-            if (pid != 0 && !alive(pid)) {
+            if (pid != 0 && !Liveness.alive(pid)) {
                 throw new IllegalStateException("shared mapping " + path + ": process " + p + " (pid " + pid
                         + ") died during the join");
             }
@@ -349,7 +352,7 @@ final class Mapping {
         if (h.magic() != MAGIC) {
             return "magic " + Long.toHexString(h.magic()) + ", not this version's " + Long.toHexString(MAGIC);
         }
-        return alive(h.creator()) ? null : "its creator pid " + h.creator() + " is dead";
+        return Liveness.alive(h.creator()) ? null : "its creator pid " + h.creator() + " is dead";
     }
 
     private static Mapping join(Path path, int n, int index, int localRanks, long timeoutNanos, long deadline)
@@ -370,7 +373,7 @@ final class Mapping {
                 // a creator this process saw alive in the file and that died since is this job's process 0, not the
                 // creator of a stale file: nobody will replace the file, so waiting on is waiting for the timeout
                 long creator = creatorOf(path);
-                if (creator != 0 && alive(creator)) {
+                if (creator != 0 && Liveness.alive(creator)) {
                     liveCreator = creator;
                 } else if (creator != 0 && creator == liveCreator) {
                     Files.deleteIfExists(path);
@@ -399,7 +402,7 @@ final class Mapping {
             try {
                 MemorySegment h = fc.map(FileChannel.MapMode.READ_WRITE, 0, CHANNELS_AT, arena);
                 // acquire: pairs with the creator's setRelease of the magic (every header field is then visible)
-                if ((long) LONG.getAcquire(h, 0L) != MAGIC || !alive(h.get(ValueLayout.JAVA_LONG, PROC_LINES))) {
+                if ((long) LONG.getAcquire(h, 0L) != MAGIC || !Liveness.alive(h.get(ValueLayout.JAVA_LONG, PROC_LINES))) {
                     return null;   // being initialised, or a stale file process 0 will replace
                 }
                 int procs = h.get(ValueLayout.JAVA_INT, 8);
@@ -412,7 +415,7 @@ final class Mapping {
                 if (owner == pid()) {
                     return null;   // this process's earlier team of the same name, not yet unlinked: wait for the next
                 }
-                if (owner != 0 && alive(owner)) {
+                if (owner != 0 && Liveness.alive(owner)) {
                     throw new IllegalStateException("shared mapping " + path + ": index " + index
                             + " is taken by live pid " + owner);
                 }
@@ -435,23 +438,6 @@ final class Mapping {
                     arena.close();
                 }
             }
-        }
-    }
-
-    static boolean alive(long pid) {
-        if (pid <= 0) {
-            return false;
-        }
-        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-            return false;
-        }
-        // a killed process not yet reaped by its parent is a zombie, which ProcessHandle may still call alive
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            int close = stat.lastIndexOf(')');
-            return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'Z';
-        } catch (IOException | RuntimeException e) {
-            return true;
         }
     }
 
@@ -530,7 +516,7 @@ final class Mapping {
             if (pid == 0) {
                 continue;   // not joined yet: the team timeout bounds that
             }
-            if (!alive(pid)) {
+            if (!liveness.alive(p, pid)) {
                 String why = "process " + p + " (pid " + pid + ", " + ranksOf(p) + ") died while process " + index
                         + " waited in " + what;
                 markAborted(why);
@@ -564,8 +550,22 @@ final class Mapping {
         int[] members;
         String what;
 
+        /**
+         * The counter in the mapping this step last found behind (its offset, -1: none known) and the value it waits
+         * for: written by {@link #step} under the lock, read by the waiting thread without it ({@link #await}), so
+         * a stale pair only makes the wait poll sooner or a few spins later.
+         */
+        private volatile long waitAt = -1;
+        private long waitFor;
+
         /** Non-blocking: true once complete. */
         abstract boolean step();
+
+        /** Records that this step cannot go on until the long at {@code at} in the mapping reaches {@code value}. */
+        final void waitOn(long at, long value) {
+            waitFor = value;
+            waitAt = at;   // volatile, after waitFor: a waiter that reads this offset reads this value or a later one
+        }
     }
 
     /** Operations that must complete in order (a channel's collectives, a pair's messages in one direction). */
@@ -657,26 +657,58 @@ final class Mapping {
     }
 
     /**
-     * Waits for {@code s}: progress everything, spin, then yield for up to {@link #YIELD_NANOS}, then nap; the peers'
-     * checks on the slow path. Yielding keeps this process runnable: on a machine with more runnable threads than CPUs
-     * a napping waiter runs again only at its next time slice (8-byte allreduce across 2 processes at load 10-13 on 2
-     * CPUs: 160 µs mean when napping after ~0.1 ms of waiting, 77 µs yielding up to 20 ms; noisy, indicative only).
+     * Waits for {@code s}: progress everything, spin ({@link #spin}) for {@link #SPIN_NANOS}, then yield for up to
+     * {@link #YIELD_NANOS}, then nap; the peers' checks on the slow path. Yielding keeps this process runnable: on a
+     * machine with more runnable threads than CPUs a napping waiter runs again only at its next time slice (8-byte
+     * allreduce across 2 processes at load 10-13 on 2 CPUs: 160 µs mean when napping after ~0.1 ms of waiting, 77 µs
+     * yielding up to 20 ms; noisy, indicative only).
      */
     void await(Step s) {
         long started = System.nanoTime();
-        for (int idle = 0; ; idle++) {
+        for (; ; ) {
             if (poll(s, started)) {
                 return;
             }
-            if (idle < 2000) {
-                Thread.onSpinWait();
-            } else if (System.nanoTime() - started < YIELD_NANOS) {
+            long waited = System.nanoTime() - started;
+            if (waited < SPIN_NANOS) {
+                spin(s);
+            } else if (waited < YIELD_NANOS) {
                 Thread.yield();
             } else {
                 LockSupport.parkNanos(50_000);
             }
         }
     }
+
+    /**
+     * How long a wait spins before it yields: what its 2 000 polls took when every spin was a poll (100-200 ns each),
+     * now a bound of its own since a spin between polls reads the awaited line up to {@link #HINT_SPINS} times.
+     */
+    private static final long SPIN_NANOS = 300_000L;
+
+    /**
+     * Between two polls of a spinning wait: up to {@link #HINT_SPINS} reads of the one counter the step waits on
+     * ({@link Step#waitOn}), back to the poll as soon as it moves. A poll takes the lock, walks every queue, steps the
+     * head operations and reads the clock for the liveness check (kvm-clock here: 60-80 ns a read); spinning on the
+     * awaited line alone makes the loop that sees the peer's arrive a load and a pause, as a thread rank's wait on its
+     * flag line is, and the progress of the other queues, the liveness and the timeout still come every few spins.
+     */
+    private void spin(Step s) {
+        long at = s.waitAt;
+        if (at < 0) {
+            Thread.onSpinWait();
+            return;
+        }
+        long want = s.waitFor;
+        // acquire: pairs with the peer's setRelease of the counter (Channel.arrive / done); the poll that follows
+        // reads it again under the lock before it uses anything behind it
+        for (int i = 0; i < HINT_SPINS && (long) LONG.getAcquire(seg, at) < want; i++) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Reads of the awaited counter between two polls of a spinning wait. */
+    private static final int HINT_SPINS = 32;
 
     /** How long a wait yields before it naps (a long collective's waits, or a peer stopped in a debugger). */
     private static final long YIELD_NANOS = 20_000_000L;
@@ -717,5 +749,6 @@ final class Mapping {
         }
         // the file itself went when every process had mapped it (open); unmapping frees the last of it here
         arena.close();
+        liveness.close();
     }
 }

@@ -193,7 +193,7 @@ final class Ops {
                 if (draining) {
                     // acquire: pairs with the peers' done of the last round, after which they never touch this
                     // process's buffers again
-                    if (!ch.allDone(members, r)) {
+                    if (!ch.allDone(members, r, this)) {
                         return false;
                     }
                     finish();
@@ -226,7 +226,7 @@ final class Ops {
                     ch.arrive(self, r + 1);
                     writing = false;
                 }
-                if (!ch.allArrived(members, r + 1)) {
+                if (!ch.allArrived(members, r + 1, this)) {
                     return false;
                 }
                 boolean last = true;
@@ -289,7 +289,7 @@ final class Ops {
                 ch.arrive(self, r + 1);
                 writing = false;
             }
-            if (!ch.allArrived(members, r + 1)) {
+            if (!ch.allArrived(members, r + 1, this)) {
                 return false;
             }
             for (int p = 0; p < members.length; p++) {
@@ -304,7 +304,9 @@ final class Ops {
                 data[p] = line + Channel.LINE_DATA;
             }
             consume(seg);
-            ch.done(self, r + 1);
+            // no done store: an inline round reads no peer's slot or buffer, and the done lines are read only by a
+            // drain, which waits for done >= its own last round + 1, stored at the end of that round (done only
+            // grows); the store was one more line per call whose write the next call's arrive queued behind
             ch.round = r + 1;
             writing = true;
             finish();
