@@ -43,8 +43,7 @@ class RequestAlgorithmTest {
                     named.put(n, pick.name());
                     assertEquals(pick.name(), TeamInternals.requestAlgorithm(team, Collective.ALLREDUCE, n, DType.F64, Op.SUM));
                     if (n * 8 > 256) {
-                        assertTrue(pick.name().equals("push") || pick.name().equals("replicated"),
-                                "beyond the staging regions only the push and the replicated fold have steps: " + pick.name());
+                        assertEquals("push", pick.name(), "beyond the staging regions only the push has steps");
                     }
                 }
                 Queue<String> problems = run(team, p, named, false);
@@ -153,15 +152,13 @@ class RequestAlgorithmTest {
     @Test
     void forcedResumableAlgorithmIsUsedByRequests() {
         for (int p : new int[]{2, 3}) {
-            for (String forced : new String[]{"push", "flat", "replicated"}) {
+            for (String forced : new String[]{"push", "flat"}) {
                 try (Team team = Team.builder().ranks(p).timeout(Duration.ofSeconds(30))
                         .algorithm(Collective.ALLREDUCE, forced).build()) {
                     Map<Long, String> expected = new ConcurrentHashMap<>();
                     for (long n : COUNTS) {
                         // flat's steps carry at most 256 B per rank: beyond, the selector's pick among the rest
-                        expected.put(n, forced.equals("flat") && n * 8 > 256
-                                ? TeamInternals.selector(team).chooseSteps(Collective.ALLREDUCE, p, n, DType.F64, Op.SUM, n * 8).name()
-                                : forced);
+                        expected.put(n, forced.equals("flat") && n * 8 > 256 ? "push" : forced);
                     }
                     Queue<String> problems = run(team, p, expected, true);
                     assertTrue(problems.isEmpty(), "forced " + forced + ", p=" + p + ": " + problems);
@@ -173,19 +170,19 @@ class RequestAlgorithmTest {
     @Test
     void forcedAlgorithmWithoutStepsLeavesRequestsToTheSelector() {
         try (Team team = Team.builder().ranks(3).timeout(Duration.ofSeconds(30))
-                .algorithm(Collective.ALLREDUCE, "tiled").build()) {
+                .algorithm(Collective.ALLREDUCE, "replicated").build()) {
             Map<Long, String> expected = new ConcurrentHashMap<>();
             for (long n : COUNTS) {
                 expected.put(n, TeamInternals.selector(team).chooseSteps(Collective.ALLREDUCE, 3, n, DType.F64, Op.SUM, n * 8).name());
             }
-            assertTrue(!expected.get(4099L).equals("tiled"), "tiled has no steps");
+            assertEquals("push", expected.get(4099L));
             Queue<String> problems = run(team, 3, expected, false);
             assertTrue(problems.isEmpty(), problems.toString());
             team.run(rank -> {
                 CollectivePlan plan = rank.plan(Collective.ALLREDUCE, 4099, DType.F64, Op.SUM);
-                assertEquals("tiled", TeamInternals.algorithm(plan).name(), "the blocking form keeps the forced algorithm");
+                assertEquals("replicated", TeamInternals.algorithm(plan).name(), "the blocking form keeps the forced algorithm");
                 String explain = plan.explain();
-                assertTrue(explain.contains("request (non-blocking, persistent, chained): " + expected.get(4099L)), explain);
+                assertTrue(explain.contains("request (non-blocking, persistent, chained): push"), explain);
             });
         }
     }

@@ -165,8 +165,8 @@ public final class PushAllreduce extends AbstractAlgorithm implements Resumable 
         return new Items(call);
     }
 
-    /** The push's resumable items, one block per rank (see the class comment); also {@link ReplicatedAllreduce}'s in place. */
-    static final class Items implements PerRankItems {
+    /** The push's resumable items, one block per rank (see the class comment). */
+    private static final class Items implements PerRankItems {
         private final StepCall c;
         private final int p;
         private final int es;

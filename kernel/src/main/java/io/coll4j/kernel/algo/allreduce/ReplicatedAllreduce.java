@@ -4,17 +4,9 @@ import io.coll4j.Collective;
 import io.coll4j.kernel.algo.AbstractAlgorithm;
 import io.coll4j.kernel.algo.CollectiveCall;
 import io.coll4j.kernel.algo.CopyCost;
-import io.coll4j.kernel.algo.ItemWorker;
-import io.coll4j.kernel.algo.PerRankItems;
-import io.coll4j.kernel.algo.Resumable;
-import io.coll4j.kernel.algo.StepCall;
-import io.coll4j.kernel.algo.Steps;
 import io.coll4j.kernel.algo.Transfers;
-import io.coll4j.kernel.memory.Aliasing;
 import io.coll4j.kernel.model.MachineModel;
 import io.coll4j.kernel.sync.ControlBlock;
-
-import java.lang.foreign.MemorySegment;
 
 /**
  * Replicated allreduce: every rank folds the WHOLE vector out of every rank's send buffer (read in place,
@@ -34,19 +26,8 @@ import java.lang.foreign.MemorySegment;
  * stores, the native streaming fold); publish DONE; await every
  * DONE (nobody reads my send buffer any more); in place, copy scratch to recv_r. Every element is the
  * scalar left fold in ascending rank order: bitwise the reference on every rank.
- *
- * <h2>As resumable steps (requests)</h2>
- * One item per rank ({@link Steps.Items#perRank}): item q folds send_0..send_{p−1}, the whole vector, into recv_q,
- * the protocol's fold without its flags — the engine's per-rank stamps are the ANNOUNCE, the items' done lines the
- * DONE, and a rank's request completes once every item is done, so no rank's send buffer is read after its request
- * completes. So the selector's pick and its price serve a request too: at 64 KiB on two ranks the blocking call runs
- * {@code replicated}, and a request that ran {@code push}'s blocks instead wrote half its result into the peer's
- * receive buffer, whose lines the peer then takes back. <b>In place</b> the items have no scratch to fold into
- * (recv_q is send_q, which every other item reads), so when any rank's receive buffer overlaps its send buffer the
- * round's items are {@link PushAllreduce}'s blocks instead, which are safe in place; every item of a round sees the
- * same registered buffers (all ranks posted before any item runs), so they all take the same branch.
  */
-public final class ReplicatedAllreduce extends AbstractAlgorithm implements Resumable {
+public final class ReplicatedAllreduce extends AbstractAlgorithm {
     public static final String NAME = "replicated";
 
     public ReplicatedAllreduce() {
@@ -133,62 +114,6 @@ public final class ReplicatedAllreduce extends AbstractAlgorithm implements Resu
         call.publish(ControlBlock.DONE, 0);
         call.awaitAllPeers(ControlBlock.DONE, 0);
         Transfers.copy(call, dst, 0, call.recv(), 0, call.bytes(), false);
-    }
-
-    @Override
-    public Steps steps(StepCall call) {
-        return new Items(call);
-    }
-
-    /** The replicated fold as per-rank items, push's blocks in place (see the class comment). */
-    private static final class Items implements PerRankItems {
-        private final StepCall c;
-        private final int p;
-        private final long bytes;
-        private final boolean nonTemporal;
-        private final PushAllreduce.Items inPlace;
-
-        Items(StepCall c) {
-            this.c = c;
-            this.p = c.ranks();
-            this.bytes = c.count() * c.elementSize();
-            // as the blocking fold out of place: streaming beyond the cache
-            this.nonTemporal = c.copy().useNonTemporal(workingSet(p, bytes), false);
-            this.inPlace = new PushAllreduce.Items(c);
-        }
-
-        @Override
-        public int ranks() {
-            return p;
-        }
-
-        @Override
-        public void item(ItemWorker w, long i, MemorySegment[] send, MemorySegment[] recv) {
-            if (c.count() == 0) {
-                return;
-            }
-            if (anyInPlace(send, recv)) {
-                inPlace.item(w, i, send, recv);
-                return;
-            }
-            int q = (int) i;
-            for (int s = 0; s < p; s++) {
-                w.source(s, send[s], 0);
-            }
-            w.dest(0, recv[q], 0);
-            c.foldToAll(w, 1, c.count(), nonTemporal);
-            c.divide(q, recv[q], 0, c.count());
-        }
-
-        /** Whether some rank's receive buffer overlaps its send buffer (in place): item q would write what others read. */
-        private boolean anyInPlace(MemorySegment[] send, MemorySegment[] recv) {
-            for (int q = 0; q < p; q++) {
-                if (send[q] == recv[q] || Aliasing.overlap(send[q], 0, bytes, recv[q], 0, bytes)) {
-                    return true;
-                }
-            }
-            return false;
-        }
     }
 
     /** Every rank waits for every ANNOUNCE. */
