@@ -501,8 +501,12 @@ abstract class RankRequests extends RankVocabulary {
         io.coll4j.kernel.nb.NonBlockingEngine engine = team.nonBlocking();
         io.coll4j.kernel.nb.Exchange x = engine.join(++issued, id, a.c(), a.count(), a.dtype(), a.op(), a.root(), persistent,
                 a.send(), a.recv(), a.call(), requestReducer(a.op()));
-        return persistent ? io.coll4j.kernel.nb.CollectiveRequest.persistent(engine, x, id)
-                : io.coll4j.kernel.nb.CollectiveRequest.oneShot(engine, x, id);
+        if (persistent) {
+            return io.coll4j.kernel.nb.CollectiveRequest.persistent(engine, x, id);
+        }
+        io.coll4j.kernel.nb.CollectiveRequest r = io.coll4j.kernel.nb.CollectiveRequest.oneShot(engine, x, id);
+        r.prepareNext(issued);
+        return r;
     }
 
     /** Joins a chain's collective stage under the next issue number; the chain posts it when the stage is reached. */

@@ -50,10 +50,21 @@ class ExchangePoolTest {
                     if (seen.size() > 16) {
                         problems.add("n=" + n + ": 100 calls awaited at once used " + seen.size() + " exchanges");
                     }
-                    // items (not staged parts, which each rank finishes for itself): the claimer of a call saw every
-                    // item of the last one done before it issued, so that exchange serves the loop
-                    if (n > 1 && seen.size() != 1) {
-                        problems.add("n=" + n + ": 100 calls awaited at once used " + seen.size() + " exchanges, not one");
+                    // items (not staged parts, which each rank finishes for itself): rank 0 publishes call n + 1
+                    // ahead while call n runs, on the exchange of call n − 1, whose items it saw done: two serve the loop
+                    if (n > 1 && seen.size() != 2) {
+                        problems.add("n=" + n + ": 100 calls awaited at once used " + seen.size() + " exchanges, not two");
+                    }
+                    // the loop's shape changes (rank 0 published the next call ahead for the old one): the ranks
+                    // claim the slot over it and the new calls complete with their results
+                    MemorySegment wideSend = arena.allocate((n + 3) * 8, 64), wide = arena.allocate((n + 3) * 8, 64);
+                    for (int call = 100; call < 110; call++) {
+                        fill(wideSend, n + 3, rank.id() + call);
+                        rank.iallreduce(wideSend, wide, n + 3, DType.F64, Op.SUM).await();
+                        check(problems, "changed shape, call " + call, wide, n + 3, 2, call, rank.id());
+                        fill(sends[1], n, rank.id() + call);
+                        rank.iallreduce(sends[1], recv, n, DType.F64, Op.SUM).await();
+                        check(problems, "old shape again, call " + call, recv, n, 2, call, rank.id());
                     }
                 });
                 assertTrue(problems.isEmpty(), problems.toString());

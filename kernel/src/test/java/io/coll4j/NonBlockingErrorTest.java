@@ -50,6 +50,41 @@ class NonBlockingErrorTest {
         }
     }
 
+    /**
+     * The same after a loop of one shape, when rank 0 has published the next call ahead for that shape
+     * (NonBlockingEngine.prepareNext): the rank whose call differs claims the slot over it while the others take it,
+     * in either order, and every rank gets the mismatch — the odd rank one of the others, then rank 0 itself.
+     */
+    @Test
+    void mismatchAfterALoopFailsEveryRank() {
+        for (int odd : new int[]{2, 0}) {
+            AtomicReferenceArray<Throwable> seen = new AtomicReferenceArray<>(3);
+            assertTimeoutPreemptively(BOUND, () -> {
+                try (Team team = Team.builder().ranks(3).timeout(Duration.ofSeconds(10)).build()) {
+                    assertThrows(CollectiveMismatchException.class, () -> team.run(rank -> {
+                        MemorySegment s = rank.allocate(1024);
+                        MemorySegment d = rank.allocate(1024);
+                        for (int call = 0; call < 20; call++) {
+                            rank.iallreduce(s, d, 8, DType.F64, Op.SUM).await();
+                        }
+                        try {
+                            Request r = rank.id() == odd
+                                    ? rank.iallreduce(s, d, 16, DType.F64, Op.SUM)
+                                    : rank.iallreduce(s, d, 8, DType.F64, Op.SUM);
+                            r.await();
+                        } catch (RuntimeException e) {
+                            seen.set(rank.id(), e);
+                            throw e;
+                        }
+                    }));
+                }
+            });
+            for (int r = 0; r < 3; r++) {
+                assertInstanceOf(CollectiveMismatchException.class, seen.get(r), "odd rank " + odd + ", rank " + r);
+            }
+        }
+    }
+
     /** A rank that fails aborts the team: the waiting rank's await and every future of an outstanding request fail. */
     @Test
     void abortCompletesEveryOutstandingRequestExceptionally() {

@@ -54,6 +54,11 @@ public final class CollectiveRequest implements PersistentRequest {
             throw new ExceptionInInitializerError(e);
         }
     }
+    /**
+     * The issue number of this one-shot call when the engine may publish the next call ahead
+     * ({@link NonBlockingEngine#prepareNext}) once this rank has nothing else to do for it, else 0. Owner's thread only.
+     */
+    private long prepareAfter;
     /** The JFR event of the round in flight, or null (no recording enables it). Owner's thread only. */
     private RequestEvent event;
 
@@ -84,6 +89,25 @@ public final class CollectiveRequest implements PersistentRequest {
     /** A chain stage: joined (issue number taken, buffers registered) but posted only by {@link #post()}. */
     public static CollectiveRequest unposted(NonBlockingEngine engine, Exchange x, int rank) {
         return new CollectiveRequest(engine, x, rank, false);
+    }
+
+    /**
+     * Has the engine publish the call after issue {@code id} (this one-shot request's) ahead when this rank first
+     * waits with nothing to work on, or at the latest when it sees the request complete: in the time a rank waits for
+     * its peers' items, not between its post and its own item, where the peers would wait for it.
+     */
+    public void prepareNext(long id) {
+        if (!persistent && engine.preparesNext(rank, x)) {
+            prepareAfter = id;
+        }
+    }
+
+    private void prepare() {
+        if (prepareAfter != 0) {
+            long id = prepareAfter;
+            prepareAfter = 0;
+            engine.prepareNext(id, rank, x);
+        }
     }
 
     /** Posts a chain stage's single round (its inputs are ready). */
@@ -235,6 +259,7 @@ public final class CollectiveRequest implements PersistentRequest {
                     idle = -1;
                     continue;
                 }
+                prepare();
                 check();
                 if (bounded && System.nanoTime() - deadline >= 0) {
                     return false;
@@ -303,6 +328,7 @@ public final class CollectiveRequest implements PersistentRequest {
 
     private boolean complete() {
         active = false;
+        prepare();
         finishEvent(null);
         if (future != null) {
             engine.settle(x);

@@ -265,6 +265,17 @@ public final class Exchange {
     }
 
     /**
+     * Takes back use {@code use}, which {@link #reuse} gave a call published ahead ({@link IssueWindow#publishAhead})
+     * that no rank took: the exchange serves its last use again, done, so the next call of its shape may take it.
+     * Called by the rank that claimed the slot over it (ordered with the pool's other claimers, as {@code reuse}).
+     */
+    void revoke(long use) {
+        if (current[USE] == use) {
+            current[USE] = use - 1;
+        }
+    }
+
+    /**
      * Every item (or part) of the current use is done, so the exchange may serve another call: nothing reads or writes
      * the use's buffers any more, and every rank's request of it is complete — its rank may not have seen it yet, but
      * what it reads then (its done flags, the claims of a round that has none left) only grows, and no rank posts the

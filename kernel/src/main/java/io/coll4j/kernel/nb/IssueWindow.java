@@ -55,6 +55,8 @@ public final class IssueWindow<T> {
         @SuppressWarnings("unused")
         long stamp;
         long use;
+        /** Published ahead of the call, for the shape its value serves ({@link #publishAhead}). */
+        boolean ahead;
         @SuppressWarnings("unused")
         Object value;
     }
@@ -105,10 +107,58 @@ public final class IssueWindow<T> {
      * {@link #stamp}).
      */
     public void publish(long n, T value, long use) {
+        publish(n, value, use, false);
+    }
+
+    /**
+     * {@link #publish(long, Object, long)} before anyone issued call {@code n}: the value is what n runs if every
+     * rank's call n is the shape it serves. A rank whose call is that shape takes it ({@link #take}); a rank whose call
+     * is not claims the slot over it ({@link #claim} with {@code seen} = n) and publishes its own.
+     */
+    public void publishAhead(long n, T value, long use) {
+        publish(n, value, use, true);
+    }
+
+    private void publish(long n, T value, long use, boolean ahead) {
         Slot s = slot(n);
         VALUE.set(s, value);
         s.use = use;
+        s.ahead = ahead;
         STAMP.setRelease(s, n);
+    }
+
+    /** Whether call {@code n}'s value was published ahead ({@link #publishAhead}); only after {@link #stamp} read n. */
+    public boolean ahead(long n) {
+        return slot(n).ahead;
+    }
+
+    /**
+     * Rank {@code rank} takes call {@code n}'s value published ahead, which {@link #stamp} and {@link #value} read:
+     * records it as found, then reads the stamp again. False if another rank claimed the slot over it meanwhile (its
+     * call is another shape: a mismatch). Dekker's protocol with the claimer over it, which CASes the stamp and then
+     * reads every rank's found call ({@link #foundByOther}): the full fence orders my found store before my second
+     * read of the stamp (a release store does not order a later load), the CAS is a full fence too, so at least one of
+     * us sees the other — I see the stamp claimed over, or the claimer sees that I took the value and reports the
+     * mismatch before it publishes anything.
+     */
+    public boolean take(int rank, long n) {
+        found(rank, n);
+        VarHandle.fullFence();
+        // acquire: pairs with publish's release; a claim over it (−n, or n published again not ahead) is seen here
+        return (long) STAMP.getAcquire(slot(n)) == n && slot(n).ahead;
+    }
+
+    /**
+     * Whether a rank other than {@code rank} has found call {@code n} (acquire loads, each pairing with that rank's
+     * {@link #found}): asked by the rank that claimed over a value published ahead, after its CAS (see {@link #take}).
+     */
+    public boolean foundByOther(int rank, long n) {
+        for (int q = 0; q < ranks; q++) {
+            if (q != rank && (long) LONGS.getAcquire(found, (q + 1) * LINE) >= n) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The use published with call {@code n}; only after {@link #stamp} read n (as {@link #value}). */

@@ -73,6 +73,8 @@ public final class NonBlockingEngine implements AutoCloseable {
      */
     private final long[] joinedUse;
     private static final int LINE = 16;
+    /** Rank 0's last one-shot pooled call's exchange, for its shape ({@link #prepareNext}); rank 0's thread only. */
+    private Exchange lastOfRankZero;
     private volatile boolean closed;
 
     private record Ready(Exchange exchange, long round) {
@@ -146,12 +148,52 @@ public final class NonBlockingEngine implements AutoCloseable {
         long use;
         Exchange fresh = null;
         boolean pooled = ExchangePool.pooled(c, persistent);
+        boolean taken = false;
         for (int idle = 0; ; idle++) {
             long at = window.stamp(id);
             if (at == id) {
                 e = window.value(id);          // published before the stamp (release → the acquire above)
                 use = window.use(id);
-                break;
+                if (!window.ahead(id)) {
+                    break;
+                }
+                // published ahead by rank 0 for the shape of its last calls (prepareNext)
+                if (pooled && e.sameCall(c, count, dtype, op, root, false) && e.user == user) {
+                    if (!window.take(rank, id)) {
+                        throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id
+                                + ": rank " + rank + " called " + e.describe() + " but another rank called something else"), rank);
+                    }
+                    taken = true;
+                    break;
+                }
+                // my call is not the shape it was published for: claim the slot over it (built first, as below)
+                if (fresh == null && !(pooled && pool.has(c, count, dtype, op, root, user))) {
+                    fresh = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                            schedules.schedule(c, count, dtype, op, root, call, user), user);
+                }
+                if (window.claim(id, id)) {
+                    if (!window.ahead(id)) {
+                        window.unclaim(id, id);  // published again by a claimer over it since I read it: not mine to replace
+                        continue;
+                    }
+                    if (window.foundByOther(rank, id)) {
+                        // a rank took it (its call #id is e's shape) before my claim: a mismatch
+                        window.unclaim(id, id);
+                        Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                                schedules.schedule(c, count, dtype, op, root, call, user), user);
+                        throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id
+                                + ": rank " + rank + " called " + probe.describe() + " but another rank called " + e.describe()), rank);
+                    }
+                    Exchange ahead = e;
+                    long aheadUse = use;
+                    e = create(id, rank, c, count, dtype, op, root, call, user, id, fresh);
+                    use = e.use();
+                    // nobody took it, nor will (the slot is mine now): its exchange serves the next call of its shape
+                    // (create did not take it: the pool gives a call only an exchange of its shape and reducer)
+                    ahead.revoke(aheadUse);
+                    break;
+                }
+                continue;                          // another rank is claiming it over
             }
             long last = id - IssueWindow.SIZE;
             if (at == Math.max(last, 0) && window.allFound(rank, last)) {
@@ -190,7 +232,9 @@ public final class NonBlockingEngine implements AutoCloseable {
             }
             context.waitStrategy().idle(idle);
         }
-        window.found(rank, id);
+        if (!taken) {
+            window.found(rank, id);
+        }
         joinedUse[(rank + 1) * LINE] = use;
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
             Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
@@ -209,6 +253,54 @@ public final class NonBlockingEngine implements AutoCloseable {
             }
         }
         return e;
+    }
+
+    /** Whether {@link #prepareNext} would consider a call of {@code rank} on {@code x}: rank 0's pooled calls. */
+    boolean preparesNext(int rank, Exchange x) {
+        return rank == 0 && x.pooled;
+    }
+
+    /**
+     * Rank 0, after posting one-shot call {@code id} on {@code x}: when {@code id} repeats the shape of its last
+     * one-shot call, publishes call {@code id + 1} ahead ({@link IssueWindow#publishAhead}) on a pooled exchange of that
+     * shape whose use is done (a new one if none is), so that the ranks of a loop find their next call's exchange in
+     * its slot when they issue it and post at once, instead of waiting for a claimer to publish it (docs/design.md,
+     * "Matching by issue order"). A rank whose call {@code id + 1} is another shape claims the slot over it. Nothing
+     * is published when the slot is not free, or another rank claimed it (it issued {@code id + 1} first).
+     */
+    public void prepareNext(long id, int rank, Exchange x) {
+        if (!preparesNext(rank, x) || closed || context.isAborted()) {
+            return;
+        }
+        Exchange last = lastOfRankZero;
+        lastOfRankZero = x;
+        if (last == null || !(last == x || last.sameCall(x.collective, x.count, x.dtype, x.op, x.root, false) && last.user == x.user)) {
+            return;
+        }
+        long next = id + 1;
+        long before = next - IssueWindow.SIZE;
+        long at = window.stamp(next);
+        if (at != Math.max(before, 0) || !window.allFound(rank, before)) {
+            return;                             // claimed already, or some rank has not found call next − SIZE yet
+        }
+        Exchange fresh = pool.has(x.collective, x.count, x.dtype, x.op, x.root, x.user) ? null
+                : new Exchange(next, rank, size, x.collective, x.count, x.dtype, x.op, x.root, false, progressThread != null,
+                        schedules.schedule(x.collective, x.count, x.dtype, x.op, x.root, null, x.user), x.user);
+        if (!window.claim(next, at)) {
+            return;
+        }
+        Exchange n = fresh == null ? pool.take(x.collective, x.count, x.dtype, x.op, x.root, x.user) : null;
+        long use = 1;
+        if (n != null) {
+            use = n.reuse(next, rank);
+        } else if (fresh != null) {
+            n = fresh;
+            pool.add(n);
+        } else {
+            window.unclaim(next, at);           // the pool's hint went stale (not reached: only claimers take)
+            return;
+        }
+        window.publishAhead(next, n, use);
     }
 
     /**
@@ -404,6 +496,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         failAll();
         pool.clear();
         window.clear();
+        lastOfRankZero = null;
     }
 
     public boolean isClosed() {
