@@ -70,10 +70,18 @@ abstract class RankEngine {
     boolean callTimed;
     /** {rank, nanos} of the last entry, reused by every recorded call (no allocation per event). */
     final long[] lastEntry = new long[2];
-    /** Written by the rank's thread around every collective, read by {@link Team#close} (see {@link #execute}). */
-    @SuppressWarnings("unused")
-    boolean inCall;
-    static final java.lang.invoke.VarHandle IN_CALL;
+    /**
+     * Element {@link #IN_CALL_SLOT} is 1 while the rank's thread is inside a collective: written by that thread around
+     * every call, read by {@link Team#close} (see {@link #execute}). It lives in an array of its own, far from both
+     * ends, so no line holding it holds anything else: as a field of this object it shared a line with whatever the
+     * heap put beside it, in some teams and not others, and those teams paid a
+     * second line hand-over per call — an 8-byte allreduce at p = 2 read 0.5–0.65 µs in them against 0.32–0.37 in the
+     * rest, and 0.32–0.37 in every team with the store gone (docs/measurements.md, "The 8-byte modes").
+     */
+    private final long[] inCall = new long[2 * IN_CALL_SLOT];
+    /** 176 bytes into a 336-byte array: the 128-byte pair of lines around it lies inside the array whatever its alignment. */
+    private static final int IN_CALL_SLOT = 20;
+    private static final java.lang.invoke.VarHandle IN_CALL = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
     /**
      * Never begun or committed: asks whether a recording has the call event on. An event made per call to ask
      * does not escape once C2 has compiled the path, but until then (interpreter and C1, the first ~10 000 calls,
@@ -82,13 +90,6 @@ abstract class RankEngine {
      */
     private static final CollectiveCallEvent CALL_EVENT_PROBE = new CollectiveCallEvent();
 
-    static {
-        try {
-            IN_CALL = java.lang.invoke.MethodHandles.lookup().findVarHandle(RankEngine.class, "inCall", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     public abstract int id();
 
@@ -163,7 +164,8 @@ abstract class RankEngine {
 
     /** True while this rank's thread is inside a collective (read by {@link Team#close}). */
     boolean inCall() {
-        return (boolean) IN_CALL.getAcquire(this);
+        // acquire: pairs with execute's release stores
+        return (long) IN_CALL.getAcquire(inCall, IN_CALL_SLOT) != 0;
     }
 
     /** Runs {@code collective} with {@code op} as the call's reducer (the lambda is not a hot path: user ops fold in plain Java). */
@@ -340,7 +342,7 @@ abstract class RankEngine {
         Reducer red = dtype == null ? null : op == Op.USER ? userReducer() : reducer(dtype, foldOp);
         // release: a plain store on x86; Team.close polls it (acquire) after aborting the team, to let an
         // in-flight call leave before the arena is freed (the native calls also hold their segments' sessions)
-        IN_CALL.setRelease(this, true);
+        IN_CALL.setRelease(inCall, IN_CALL_SLOT, 1L);
         // off unless a JFR recording enabled it; the event object only while it is on (see CALL_EVENT_PROBE)
         boolean recorded = CALL_EVENT_PROBE.isEnabled();
         CollectiveCallEvent event = recorded ? new CollectiveCallEvent() : null;
@@ -379,7 +381,7 @@ abstract class RankEngine {
             context.abort(e, id);
             throw e;
         } finally {
-            IN_CALL.setRelease(this, false);
+            IN_CALL.setRelease(inCall, IN_CALL_SLOT, 0L);
         }
     }
 
