@@ -168,8 +168,7 @@ public final class NonBlockingEngine implements AutoCloseable {
                 }
                 // my call is not the shape it was published for: claim the slot over it (built first, as below)
                 if (fresh == null && !(pooled && pool.has(c, count, dtype, op, root, user))) {
-                    fresh = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                            schedules.schedule(c, count, dtype, op, root, call, user), user);
+                    fresh = exchange(id, rank, c, count, dtype, op, root, persistent, call, user);
                 }
                 if (window.claim(id, id)) {
                     if (!window.ahead(id)) {
@@ -179,8 +178,7 @@ public final class NonBlockingEngine implements AutoCloseable {
                     if (window.foundByOther(rank, id)) {
                         // a rank took it (its call #id is e's shape) before my claim: a mismatch
                         window.unclaim(id, id);
-                        Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                                schedules.schedule(c, count, dtype, op, root, call, user), user);
+                        Exchange probe = exchange(id, rank, c, count, dtype, op, root, persistent, call, user);
                         throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id
                                 + ": rank " + rank + " called " + probe.describe() + " but another rank called " + e.describe()), rank);
                     }
@@ -201,8 +199,7 @@ public final class NonBlockingEngine implements AutoCloseable {
                     // a new exchange is built before the claim (the pool's answer here is a hint: only the claimer may
                     // take), so that the ranks that find the slot claimed wait only for a pool look-up, not a build
                     if (fresh == null && !(pooled && pool.has(c, count, dtype, op, root, user))) {
-                        fresh = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                                schedules.schedule(c, count, dtype, op, root, call, user), user);
+                        fresh = exchange(id, rank, c, count, dtype, op, root, persistent, call, user);
                     }
                     if (window.claim(id, at)) {
                         e = create(id, rank, c, count, dtype, op, root, call, user, at, fresh);
@@ -237,8 +234,7 @@ public final class NonBlockingEngine implements AutoCloseable {
         }
         joinedUse[(rank + 1) * LINE] = use;
         if (!e.sameCall(c, count, dtype, op, root, persistent)) {
-            Exchange probe = new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
-                    schedules.schedule(c, count, dtype, op, root, call, user), user);
+            Exchange probe = exchange(id, rank, c, count, dtype, op, root, persistent, call, user);
             throw abortWith(new CollectiveMismatchException("collective mismatch in non-blocking call #" + id + ": rank "
                     + rank + " called " + probe.describe() + " but rank " + e.creator() + " called " + e.describe()), rank);
         }
@@ -284,8 +280,7 @@ public final class NonBlockingEngine implements AutoCloseable {
             return;                             // claimed already, or some rank has not found call next − SIZE yet
         }
         Exchange fresh = pool.has(x.collective, x.count, x.dtype, x.op, x.root, x.user) ? null
-                : new Exchange(next, rank, size, x.collective, x.count, x.dtype, x.op, x.root, false, progressThread != null,
-                        schedules.schedule(x.collective, x.count, x.dtype, x.op, x.root, null, x.user), x.user);
+                : exchange(next, rank, x.collective, x.count, x.dtype, x.op, x.root, false, null, x.user);
         if (!window.claim(next, at)) {
             return;
         }
@@ -301,6 +296,13 @@ public final class NonBlockingEngine implements AutoCloseable {
             return;
         }
         window.publishAhead(next, n, use);
+    }
+
+    /** A new exchange for call {@code id} of this shape, with the schedule the catalogue gives it. */
+    private Exchange exchange(long id, int rank, Collective c, long count, DType dtype, Op op, int root, boolean persistent,
+                              VectorCall call, Reducer user) {
+        return new Exchange(id, rank, size, c, count, dtype, op, root, persistent, progressThread != null,
+                schedules.schedule(c, count, dtype, op, root, call, user), user);
     }
 
     /**
@@ -321,8 +323,7 @@ public final class NonBlockingEngine implements AutoCloseable {
                 // the pool had one when looked at before the claim, its use done then: not taken
                 // since (only claimers take), so this is not reached; built here all the same rather than assumed
                 try {
-                    n = new Exchange(id, rank, size, c, count, dtype, op, root, false, progressThread != null,
-                            schedules.schedule(c, count, dtype, op, root, call, user), user);
+                    n = exchange(id, rank, c, count, dtype, op, root, false, call, user);
                 } catch (RuntimeException | Error t) {
                     window.unclaim(id, seen);  // the others may claim it and fail the same way
                     throw t;
