@@ -40,6 +40,8 @@ final class Channel {
     /** Chunks this process has sent to / received from each process through the mailboxes (guarded by the lock). */
     final long[] sent;
     final long[] received;
+    /** The blocking calls this process runs on the channel outside its queue ({@link InlineCall#of}). */
+    InlineCall inline;
 
     Channel(Mapping m, int id) {
         this.m = m;

@@ -648,7 +648,10 @@ final class Mapping {
             } finally {
                 lock.unlock();
             }
-            if (s.done && s.error == null) {
+            if (s.done) {
+                if (s.error != null) {
+                    throw s.error;   // what the step found in the peer's last lines (a mismatch) is the cause, not the close
+                }
                 return true;
             }
             throw e;
@@ -684,7 +687,7 @@ final class Mapping {
      * How long a wait spins before it yields: what its 2 000 polls took when every spin was a poll (100-200 ns each),
      * now a bound of its own since a spin between polls reads the awaited line up to {@link #HINT_SPINS} times.
      */
-    private static final long SPIN_NANOS = 300_000L;
+    static final long SPIN_NANOS = 300_000L;
 
     /**
      * Between two polls of a spinning wait: up to {@link #HINT_SPINS} reads of the one counter the step waits on
@@ -711,7 +714,7 @@ final class Mapping {
     private static final int HINT_SPINS = 32;
 
     /** How long a wait yields before it naps (a long collective's waits, or a peer stopped in a debugger). */
-    private static final long YIELD_NANOS = 20_000_000L;
+    static final long YIELD_NANOS = 20_000_000L;
 
     /**
      * A native buffer of at least {@code bytes} for a fold whose result is a heap segment: the reducers run on native
@@ -723,6 +726,11 @@ final class Mapping {
             foldScratch = arena.allocate(Math.max(bytes, slotBytes), 64);
         }
         return foldScratch;
+    }
+
+    /** Whether this process's last span over the mapping has closed (under the lock). */
+    boolean isClosed() {
+        return closed;
     }
 
     void retain() {

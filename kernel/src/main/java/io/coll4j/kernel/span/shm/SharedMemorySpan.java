@@ -278,13 +278,26 @@ public final class SharedMemorySpan implements ProcessSpan {
         long bytes = count * dtype.size();
         MemorySegment src = send == null ? recv : send;
         Ops.Pieces mine = Ops.Pieces.of(src, 0, bytes);
-        // every process prices the same size and count alike; the descriptor carries the pick (a mismatch otherwise)
-        int fold = StagedAllreduce.pick(allreduceMode, bytes, members.length, m.slotBytes, op == Op.USER);
-        long desc = Ops.desc(Ops.ALLREDUCE, dtype.ordinal(), op.ordinal(), fold, count);
+        long desc = allreduceDesc(count, dtype, op);
+        int fold = (int) ((desc >>> 32) & 0xff);
         Ops.Fold f = fold == StagedAllreduce.MA_SLICED ? new MaSlicedFold(ch, members, me, desc, mine, recv, r, dtype.size())
                 : new Ops.Fold(ch, members, me, desc, mine, what, recv, 0, 0, bytes, r, dtype.size());
         f.readInPlace(foldSource(src, bytes, recv, 0, bytes)).inlineUpTo(bytes);
         return op == Op.USER ? f : f.offer(at(recv, 0, bytes), at(src, 0, bytes));
+    }
+
+    /** Every process prices the same size and count alike; the descriptor carries the pick (a mismatch otherwise). */
+    private long allreduceDesc(long count, DType dtype, Op op) {
+        int fold = StagedAllreduce.pick(allreduceMode, count * dtype.size(), members.length, m.slotBytes, op == Op.USER);
+        return Ops.desc(Ops.ALLREDUCE, dtype.ordinal(), op.ordinal(), fold, count);
+    }
+
+    /** An allreduce run by {@link InlineCall}: true when it ran there (the result native, the channel's queue empty). */
+    private boolean inlineAllreduce(Channel ch, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
+                                    Reducer r, String what) {
+        InlineCall c = recv.isNative() ? InlineCall.of(ch, members, me, count * dtype.size()) : null;
+        return c != null && c.allreduce(allreduceDesc(count, dtype, op), send == null ? recv : send, recv,
+                count * dtype.size(), dtype.size(), r, what);
     }
 
     private Mapping.Step reduceStep(Channel ch, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op,
@@ -397,13 +410,20 @@ public final class SharedMemorySpan implements ProcessSpan {
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, DType dtype, Op op) {
         Channel ch = channel(comm);
-        run(ch, allreduceStep(ch, send, recv, count, dtype, op, reducer(dtype, op), "allreduce"));
+        Reducer r = reducer(dtype, op);
+        if (!inlineAllreduce(ch, send, recv, count, dtype, op, r, "allreduce")) {
+            run(ch, allreduceStep(ch, send, recv, count, dtype, op, r, "allreduce"));
+        }
     }
 
     @Override
     public void bcast(int comm, MemorySegment buf, long count, DType dtype, int rootProcess) {
         Channel ch = channel(comm);
-        run(ch, bcastStep(ch, buf, count, dtype, rootProcess));
+        long bytes = count * dtype.size();
+        InlineCall c = InlineCall.of(ch, members, me, bytes);
+        if (c == null || !c.bcast(Ops.desc(Ops.BCAST, dtype.ordinal(), 0, rootProcess, count), buf, bytes, rootProcess)) {
+            run(ch, bcastStep(ch, buf, count, dtype, rootProcess));
+        }
     }
 
     @Override
@@ -421,7 +441,10 @@ public final class SharedMemorySpan implements ProcessSpan {
     @Override
     public void allreduce(int comm, MemorySegment send, MemorySegment recv, long count, UserOp op) {
         Channel ch = channel(comm);
-        run(ch, allreduceStep(ch, send, recv, count, op.dtype(), Op.USER, op.reducer(), "allreduce (user op " + op.name() + ")"));
+        String what = "allreduce (user op " + op.name() + ")";
+        if (!inlineAllreduce(ch, send, recv, count, op.dtype(), Op.USER, op.reducer(), what)) {
+            run(ch, allreduceStep(ch, send, recv, count, op.dtype(), Op.USER, op.reducer(), what));
+        }
     }
 
     @Override
@@ -447,7 +470,10 @@ public final class SharedMemorySpan implements ProcessSpan {
     @Override
     public void barrier(int comm) {
         Channel ch = channel(comm);
-        run(ch, barrierStep(ch));
+        InlineCall c = InlineCall.of(ch, members, me, 0);
+        if (c == null || !c.barrier(Ops.desc(Ops.BARRIER, 0, 0, 0, 0))) {
+            run(ch, barrierStep(ch));
+        }
     }
 
     @Override
@@ -656,19 +682,13 @@ public final class SharedMemorySpan implements ProcessSpan {
         if (bytes == 0) {
             return m.seg.asSlice(m.region.start(), 0);
         }
-        boolean[] used = new boolean[1];
-        long at = m.region.take(bytes, used);
+        long at = takeBlock(bytes, true);
         if (at < 0) {
             throw new IllegalArgumentException("bytes: " + bytes + " bytes do not fit this process's region of the shared "
                     + "mapping (" + m.region.bytes() + " bytes, largest free block " + m.region.largestFree()
                     + "); Team.builder().sharedMemory(bytes) sizes it");
         }
-        blocks.put(at, bytes);
-        MemorySegment s = m.seg.asSlice(at, bytes);
-        if (used[0]) {
-            s.fill((byte) 0);
-        }
-        return s;
+        return m.seg.asSlice(at, bytes);
     }
 
     /**
