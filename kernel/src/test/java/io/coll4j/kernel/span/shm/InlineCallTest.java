@@ -1,7 +1,6 @@
 package io.coll4j.kernel.span.shm;
 
 import io.coll4j.CollectiveMismatchException;
-import io.coll4j.ProcessThreads;
 import io.coll4j.kernel.span.ProcessSpan;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
@@ -11,7 +10,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.time.Duration;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -27,20 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * process order; a mismatch, a user op that throws and a late peer behave as on the queued path.
  */
 class InlineCallTest {
-    interface Body {
-        void run(SharedMemorySpan span, int index) throws Exception;
-    }
-
-    private static void job(int processes, Body body) throws InterruptedException {
-        String job = ProcessThreads.jobName("inline-test");
-        ProcessThreads.run(processes, index -> {
-            SharedMemorySpan span = SharedMemorySpan.open(job, processes, index, 1, Duration.ofSeconds(30), 8L << 20);
-            try {
-                body.run(span, index);
-            } finally {
-                span.close();
-            }
-        });
+    private static void job(int processes, SpanJobs.Body body) throws InterruptedException {
+        SpanJobs.run("inline-test", processes, 8L << 20, body);
     }
 
     private static double[] vector(int q, int count, long seed) {

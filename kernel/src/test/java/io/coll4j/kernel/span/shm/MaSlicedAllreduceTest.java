@@ -1,7 +1,6 @@
 package io.coll4j.kernel.span.shm;
 
 import io.coll4j.CollectiveMismatchException;
-import io.coll4j.ProcessThreads;
 import io.coll4j.reductions.DType;
 import io.coll4j.reductions.Op;
 import io.coll4j.reductions.UserOp;
@@ -10,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.time.Duration;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -31,20 +29,8 @@ class MaSlicedAllreduceTest {
     private static final long[] COUNTS = {0, 1, 7, 1001, 300_001};
     private static final double[] SCALES = {1, 1e3, 1e6, 1e9, 1e12};
 
-    interface Body {
-        void run(SharedMemorySpan span, int index) throws Exception;
-    }
-
-    private static void job(int processes, Body body) throws InterruptedException {
-        String job = ProcessThreads.jobName("ma-test");
-        ProcessThreads.run(processes, index -> {
-            SharedMemorySpan span = SharedMemorySpan.open(job, processes, index, 1, Duration.ofSeconds(30), 96L << 20);
-            try {
-                body.run(span, index);
-            } finally {
-                span.close();
-            }
-        });
+    private static void job(int processes, SpanJobs.Body body) throws InterruptedException {
+        SpanJobs.run("ma-test", processes, 96L << 20, body);
     }
 
     /** Process q's vector: values whose sums round differently in another order. */
