@@ -1,6 +1,5 @@
 package io.coll4j.kernel.span.shm;
 
-import io.coll4j.CollectiveMismatchException;
 import io.coll4j.TeamAbortedException;
 import io.coll4j.reductions.Reducer;
 
@@ -191,9 +190,7 @@ final class InlineCall {
             for (int p = 0; p < members.length; p++) {
                 long d = seg.get(ValueLayout.JAVA_LONG, ch.line(members[p], round) + Channel.LINE_DESC);
                 if (d != desc) {
-                    throw new CollectiveMismatchException("shared mapping: process " + m.index + " called "
-                            + Ops.Coll.describe(desc) + " while process " + members[p] + " called " + Ops.Coll.describe(d)
-                            + " (collectives must be called in the same order with matching arguments in every process)");
+                    throw Ops.mismatch(m.index, desc, members[p], d);
                 }
             }
         } catch (RuntimeException e) {

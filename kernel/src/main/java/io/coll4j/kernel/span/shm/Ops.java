@@ -48,6 +48,13 @@ final class Ops {
                 | (count & 0xffffffffL);
     }
 
+    /** Process {@code process} called {@code mine} in a round where process {@code other} called {@code theirs}. */
+    static CollectiveMismatchException mismatch(int process, long mine, int other, long theirs) {
+        return new CollectiveMismatchException("shared mapping: process " + process + " called " + Coll.describe(mine)
+                + " while process " + other + " called " + Coll.describe(theirs) + " (collectives must be called in the "
+                + "same order with matching arguments in every process)");
+    }
+
     /** A stream made of pieces of segments (a header of counts, then blocks). */
     static final class Pieces {
         private final MemorySegment[] segs;
@@ -319,9 +326,7 @@ final class Ops {
         }
 
         private CollectiveMismatchException mismatch(int p, long d) {
-            return new CollectiveMismatchException("shared mapping: process " + ch.m.index + " called " + describe(desc)
-                    + " while process " + members[p] + " called " + describe(d) + " (collectives must be called in the same "
-                    + "order with matching arguments in every process)");
+            return Ops.mismatch(ch.m.index, desc, members[p], d);
         }
 
         static String describe(long d) {
