@@ -44,10 +44,14 @@ final class Region {
         long want = roundUp(size);
         for (Map.Entry<Long, Long> e : free.entrySet()) {
             if (e.getValue() >= want) {
+                // key and length before the removal: removing an inner node of the tree moves its successor's key and
+                // value into the entry object e still points to (java.util.TreeMap.deleteEntry), so e.getValue() after
+                // it is the next free block's length, and the remainder put back overlapped live blocks
                 long at = e.getKey();
+                long len = e.getValue();
                 free.remove(at);
-                if (e.getValue() > want) {
-                    free.put(at + want, e.getValue() - want);
+                if (len > want) {
+                    free.put(at + want, len - want);
                 }
                 needsClearing[0] = at < fresh;
                 fresh = Math.max(fresh, at + want);
