@@ -54,9 +54,9 @@ import java.nio.ByteBuffer;
  * On a team of {@code Team.builder().processes(n, i)} messages go between the ranks of every process, through the
  * shared mapping (the same calls, matching and order; a peer process that dies fails the waits on it with a
  * {@link TeamAbortedException}); on an {@code mpi()} team the same, through the shared mapping when the job is on
- * one host, else through MPI's messages (a message to another process's rank at most 2^31 − 1 bytes), a sub-team of
- * it too when it holds as many ranks in each of its processes; on a sub-team across the processes of a shared mapping,
- * or an uneven one, every method throws {@link UnsupportedOperationException} saying so.
+ * one host, else through MPI's messages (a message to another process's rank at most 2^31 − 1 bytes); a sub-team of
+ * either too, through its own rings, when it holds as many ranks in each of its processes; on an uneven one every
+ * method throws {@link UnsupportedOperationException} saying so.
  * docs/design.md, "Point-to-point", has the protocols and their costs.
  */
 public final class PointToPoint {
@@ -105,9 +105,10 @@ public final class PointToPoint {
         }
         this.ep = e;
         this.refusal = ep != null ? null : why != null ? why
-                : "point-to-point across processes is not available on a sub-team (split) that spans the processes of a"
-                  + " shared mapping, nor on one whose processes hold different numbers of its ranks; it is on the team of"
-                  + " Team.builder().processes(n, i) or mpi() itself, and on an mpi() sub-team over MPI's messages";
+                : "point-to-point across processes is not available on a sub-team (split) whose processes hold different"
+                  + " numbers of its ranks (its ranks are numbered process by process, as many in each); it is on the team"
+                  + " of Team.builder().processes(n, i) or mpi() itself and on their sub-teams that hold as many ranks in"
+                  + " each of their processes";
     }
 
     // ---------------------------------------------------------------- segments

@@ -220,14 +220,75 @@ class PointToPointAcrossProcessesTest {
     }
 
     @Test
-    void neighborhoodCollectivesOnAGridAcrossProcessesAndASubTeamAcrossProcessesRefuses() throws Exception {
-        job(2, 2, rank -> {
-            // a split across processes has no ring directories: refused, saying so, and the team goes on
-            try (Rank sub = rank.split(0, rank.id())) {
-                UnsupportedOperationException u = assertThrows(UnsupportedOperationException.class,
-                        () -> sub.p2p().send(new byte[1], 0, 0));
-                assertTrue(u.getMessage().contains("sub-team"), u.getMessage());
+    void subTeamsAcrossProcessesExchangeTheirOwnMessagesAndAnUnevenOneRefuses() throws Exception {
+        job(2, 4, rank -> {
+            // two sub-teams of two ranks in each process (local ids 0-1 and 2-3), numbered process by process; each
+            // rank sends every other member of its sub-team an inline, an eager and a rendezvous message (tagged with
+            // its size), and its parent peer a message with the same tag, which the sub-team's wildcard receives must
+            // never match
+            int width = 2;
+            try (Rank sub = rank.split(rank.localId() / width, rank.id())) {
+                assertEquals(4, sub.size());
+                assertEquals(rank.processIndex() * width + rank.localId() % width, sub.id());
+                PointToPoint sp = sub.p2p();
+                PointToPoint p = rank.p2p();
+                int k = sub.size();
+                int m = sub.id();
+                // the parent's number of sub-team rank q: the same process, the same half of its local ids
+                int[] parentOf = new int[k];
+                for (int q = 0; q < k; q++) {
+                    parentOf[q] = q / width * rank.localSize() + rank.localId() / width * width + q % width;
+                }
+                assertEquals(rank.id(), parentOf[m]);
+                for (int size : new int[]{8, 1500, 70_000}) {
+                    List<Request> sends = new ArrayList<>();
+                    for (int q = 0; q < k; q++) {
+                        if (q != m) {
+                            MemorySegment parentMsg = buffer(rank, q % 3, size);
+                            fill(parentMsg, rank.id(), 900 + size);
+                            sends.add(p.isend(parentMsg, parentOf[q], size));
+                            MemorySegment out = buffer(rank, (q + 1) % 3, size);
+                            fill(out, m, size);
+                            sends.add(sp.isend(out, q, size));
+                        }
+                    }
+                    TreeSet<Integer> from = new TreeSet<>();
+                    for (int i = 0; i < k - 1; i++) {
+                        MemorySegment in = buffer(rank, i % 3, size);
+                        MessageStatus st = new MessageStatus();
+                        sp.recv(in, PointToPoint.ANY_SOURCE, size, st);
+                        assertEquals(size, st.bytes());
+                        check(in, size, st.source(), size);
+                        assertTrue(from.add(st.source()), "one message from each member: " + from + " + " + st.source());
+                    }
+                    for (int q = 0; q < k; q++) {
+                        if (q != m) {
+                            MemorySegment in = buffer(rank, q % 3, size);
+                            p.recv(in, parentOf[q], size);
+                            check(in, size, parentOf[q], 900 + size);
+                        }
+                    }
+                    Request.awaitAll(sends.toArray(new Request[0]));
+                }
+                assertEquals(null, sp.iprobe(PointToPoint.ANY_SOURCE, PointToPoint.ANY_TAG));
+                sub.barrier();
             }
+            // processes holding different numbers of a sub-team's ranks (three in one, one in the other): refused,
+            // saying so, and the team goes on
+            try (Rank uneven = rank.split(rank.id() <= rank.localSize() ? 0 : Team.UNDEFINED, rank.id())) {
+                if (uneven != null) {
+                    UnsupportedOperationException u = assertThrows(UnsupportedOperationException.class,
+                            () -> uneven.p2p().send(new byte[1], 0, 0));
+                    assertTrue(u.getMessage().contains("different numbers"), u.getMessage());
+                }
+            }
+            rank.barrier();
+        });
+    }
+
+    @Test
+    void neighborhoodCollectivesOnAGridAcrossProcesses() throws Exception {
+        job(2, 2, rank -> {
             int n = rank.size();
             int me = rank.id();
             CartesianTopology ring = CartesianTopology.of(new int[]{n}, new boolean[]{true});

@@ -125,8 +125,7 @@ public final class CrossProcessDriver {
             if (mode.equals("p2p")) {
                 // point-to-point and a neighbor allgather (P2pChecker), over the mapping or MPI as the job chose
                 java.util.concurrent.atomic.AtomicInteger got = new java.util.concurrent.atomic.AtomicInteger();
-                boolean overMpi = team.transport().startsWith("MPI");
-                team.run(rank -> got.addAndGet(new P2pChecker(rank, overMpi).all()));
+                team.run(rank -> got.addAndGet(new P2pChecker(rank).all()));
                 if (team.processIndex() == 0) {
                     System.out.println("cross-process p2p OK: " + team.processes() + " processes x " + t + " ranks, "
                             + got.get() + " messages received in process 0, " + team.transport());

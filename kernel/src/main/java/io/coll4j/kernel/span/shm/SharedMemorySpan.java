@@ -80,6 +80,8 @@ public final class SharedMemorySpan implements ProcessSpan {
     private final java.util.HashMap<Long, Long> blocks = new java.util.HashMap<>();
     /** Where this process's ring directory lies in the mapping (the start of its region), or -1: none (a sub-team's span). */
     private final long directoryAt;
+    /** A sub-team's ring directories, per process of the span ({@link #shareDirectories}), or null. */
+    private long[] directories;
     private P2pMemory p2pMemory;
     /** The fold of a staged allreduce: {@link StagedAllreduce#AUTO} (priced per call) or one forced by -Dcoll4j.shm.allreduce. */
     private int allreduceMode = StagedAllreduce.fromProperty();
@@ -654,6 +656,15 @@ public final class SharedMemorySpan implements ProcessSpan {
         m.retain();
         SharedMemorySpan s = new SharedMemorySpan(m, sub, mine, (int) base[0] + first, colors.get((long) color) > 0 ? localRanks : 1, true);
         s.allreduceMode = allreduceMode;
+        boolean even = true;
+        for (int p : group) {
+            even &= ck[3 * p + 2] == localRanks;
+        }
+        if (even) {
+            // point-to-point on the sub-team (TeamSplit passes width 1 for an uneven one, on which PointToPoint refuses:
+            // its numbers are not process × width + local id)
+            s.shareDirectories(localRanks);
+        }
         return s;
     }
 
@@ -693,61 +704,40 @@ public final class SharedMemorySpan implements ProcessSpan {
 
     /**
      * What point-to-point between the processes' ranks needs of the mapping ({@link P2pMemory}), or null where it has
-     * none: a sub-team's span (its ranks are numbered apart and would need directories of their own), or a region too
-     * small for the directory.
+     * none: a region too small for a ring directory.
      */
     public synchronized P2pMemory p2pMemory() {
-        if (directoryAt < 0) {
-            return null;
-        }
         if (p2pMemory == null) {
-            p2pMemory = new P2pMemory() {
-                @Override
-                public MemorySegment memory() {
-                    return m.seg;
+            long[] dirs = directories;
+            if (dirs == null && directoryAt >= 0) {
+                dirs = new long[members.length];
+                for (int p = 0; p < dirs.length; p++) {
+                    dirs[p] = m.regionsAt + p * m.region.bytes();
                 }
-
-                @Override
-                public int process() {
-                    return me;
-                }
-
-                @Override
-                public long take(long bytes, boolean zeroed) {
-                    return takeBlock(bytes, zeroed);
-                }
-
-                @Override
-                public void give(long at, long bytes) {
-                    giveBlock(at, bytes);
-                }
-
-                @Override
-                public long offsetOf(MemorySegment s, long bytes) {
-                    return at(s, 0, bytes);
-                }
-
-                @Override
-                public long directory(int process) {
-                    return m.regionsAt + process * m.region.bytes();
-                }
-
-                @Override
-                public void checkPeers(String what) {
-                    m.lock.lock();
-                    try {
-                        // started = now: the team's own timeout bounds point-to-point waits (Endpoint.check)
-                        m.check(members, "point-to-point " + what, System.nanoTime());
-                    } finally {
-                        m.lock.unlock();
-                    }
-                }
-            };
+            }
+            p2pMemory = dirs == null ? null : new SpanP2pMemory(this, m, members, me, dirs);
         }
         return p2pMemory;
     }
 
-    private synchronized long takeBlock(long bytes, boolean zeroed) {
+    /**
+     * A sub-team's ring directories (called by every process of the new span, inside {@link #split}): a zeroed block of
+     * each process's region, the offsets allgathered on the span's world channel. A process whose region has no room
+     * leaves the sub-team without point-to-point in every process.
+     */
+    private void shareDirectories(int localRanks) {
+        long[] at = new long[members.length];
+        at[me] = takeBlock(directoryBytes(localRanks), true);
+        allgather(WORLD, null, MemorySegment.ofArray(at), 1, DType.I64);
+        for (long a : at) {
+            if (a < 0) {
+                return;
+            }
+        }
+        directories = at;
+    }
+
+    synchronized long takeBlock(long bytes, boolean zeroed) {
         if (closed) {
             throw new IllegalStateException("shared mapping: the span is closed");
         }
@@ -762,7 +752,7 @@ public final class SharedMemorySpan implements ProcessSpan {
         return at;
     }
 
-    private synchronized void giveBlock(long at, long bytes) {
+    synchronized void giveBlock(long at, long bytes) {
         if (!closed && blocks.remove(at) != null) {
             m.region.give(at, bytes);
         }
