@@ -220,7 +220,7 @@ class PointToPointAcrossProcessesTest {
     }
 
     @Test
-    void subTeamsAcrossProcessesExchangeTheirOwnMessagesAndAnUnevenOneRefuses() throws Exception {
+    void subTeamsAcrossProcessesExchangeTheirOwnMessagesAndNeighborsAndAnUnevenOneRefuses() throws Exception {
         job(2, 4, rank -> {
             // two sub-teams of two ranks in each process (local ids 0-1 and 2-3), numbered process by process; each
             // rank sends every other member of its sub-team an inline, an eager and a rendezvous message (tagged with
@@ -271,6 +271,17 @@ class PointToPointAcrossProcessesTest {
                     Request.awaitAll(sends.toArray(new Request[0]));
                 }
                 assertEquals(null, sp.iprobe(PointToPoint.ANY_SOURCE, PointToPoint.ANY_TAG));
+                // a neighborhood collective on the sub-team's ring of its four ranks, rendezvous-sized blocks
+                CartesianTopology ring = CartesianTopology.of(new int[]{k}, new boolean[]{true});
+                int block = 3000;
+                MemorySegment send = sub.allocate(block);
+                MemorySegment recv = MemorySegment.ofArray(new byte[2 * block]);
+                fill(send, m, 11);
+                sp.neighborAllgather(ring, send, recv);
+                int[] nb = ring.sources(m);
+                for (int i = 0; i < nb.length; i++) {
+                    check(recv.asSlice((long) i * block, block), block, nb[i], 11);
+                }
                 sub.barrier();
             }
             // processes holding different numbers of a sub-team's ranks (three in one, one in the other): refused,
