@@ -229,7 +229,20 @@ public final class CollectiveCall {
         long min = Long.MAX_VALUE;
         for (int q = 0; q < size; q++) {
             if (q != rank) {
-                long v = awaitStamp(ctrl.offset(q, ControlBlock.ANNOUNCE), stamp, q, ControlBlock.ANNOUNCE);
+                long off = ctrl.offset(q, ControlBlock.ANNOUNCE);
+                long v = awaitStamp(off, stamp, q, ControlBlock.ANNOUNCE);
+                if (Stamp.seq(v) == target && target == seq - 1) {
+                    // q is still in the previous collective, which this rank left without waiting for it (a bcast
+                    // root): awaitStamp compared only a stamp of this one, so compare q's call there with mine here,
+                    // or two roots that each broadcast and then meet a barrier that reads no peer's check word (the
+                    // central counter) both return normally. Its half of target is rewritten only when q enters
+                    // seq + 1, which waits for this rank's ANNOUNCE of seq, not published yet; the acquire in
+                    // awaitStamp pairs with q's ANNOUNCE release of target, so the word is the one it published
+                    long c = control.get(LONG, ControlBlock.payloadOffset(off, target) + ANNOUNCE_CHECK);
+                    if (c != previousCheck) {
+                        throw mismatch(q);
+                    }
+                }
                 min = Math.min(min, Stamp.seq(v));
             }
         }
