@@ -15,8 +15,9 @@ import io.coll4j.WaitStrategy;
  *   <li>every {@link #SCAN_INTERVAL_NANOS}, a mismatch scan ({@link Watcher#scan});</li>
  *   <li>the deadline ({@link Watcher#timedOut}).</li>
  * </ol>
- * The clock is read only every {@link #CLOCK_EVERY} idles while spinning (nanoTime costs ~20 ns), and at
- * every idle once the strategy has had time to start parking.
+ * The clock is read only every {@link #CLOCK_EVERY} idles while spinning (nanoTime costs ~20 ns), the first
+ * time after {@link #CLOCK_EVERY} idles (a wait that ends sooner reads it never), and at every idle once the
+ * strategy has had time to start parking.
  *
  * <p>With a {@link Contention} monitor (the adaptive strategy's), a wait that has lasted longer than
  * {@link Contention#SAMPLE_AFTER_NANOS} samples the waiting rank's own scheduler run delay, at most once per
@@ -95,7 +96,11 @@ public final class FlagWait {
      * counter).
      */
     public long await(long off, long target, int peer, int line) {
-        long start = System.nanoTime();
+        // no clock read before the first clock check (CLOCK_EVERY idles in): most waits of a small call end a
+        // hand-over after they start, and a read there (~20 ns under KVM) delayed seeing the flag that landed during
+        // it; the deadline and the scans count from that first check, a few µs late against a timeout of seconds
+        long start = timing ? System.nanoTime() : 0;
+        boolean clocked = timing;
         long nextScan = start + SCAN_INTERVAL_NANOS;
         Thread self = Thread.currentThread();
         for (int idle = 0; ; idle++) {
@@ -114,8 +119,13 @@ public final class FlagWait {
                 return v;
             }
             watcher.checkAborted();
-            if (idle % CLOCK_EVERY == 0 || idle > CLOCK_ALWAYS_AFTER) {
+            if (idle % CLOCK_EVERY == CLOCK_EVERY - 1 || idle > CLOCK_ALWAYS_AFTER) {
                 long now = System.nanoTime();
+                if (!clocked) {
+                    clocked = true;
+                    start = now;
+                    nextScan = now + SCAN_INTERVAL_NANOS;
+                }
                 if (contention != null && now - start > Contention.SAMPLE_AFTER_NANOS && now - nextSample >= 0) {
                     contention.sample(now);
                     nextSample = now + Contention.SAMPLE_NANOS;
