@@ -177,6 +177,13 @@ final class P2pBenchmark {
                 iterations(pp, ring, send, recv, ack, reqs, me, peer, Math.min(chunk, skip - done));
             }
         }
+        // as the collectives' rows do: the warm-up queued compilations that C2 finishes in the background, and on 2
+        // CPUs a compiler thread at work takes a rank's CPU during the timed 10 000 round trips (~1 ms at 8 B): the
+        // first round read 0.16-0.65 µs against 0.06-0.07 settled (docs/measurements.md, 2026-11-30); every
+        // process's local rank 0 waits for its own JVM's JIT, the others at the barrier
+        if (rank.localId() == 0 && skip >= JitQuiet.MIN_WARMUP) {
+            JitQuiet.await();
+        }
         rank.barrier();
         long start = System.nanoTime();
         if (active) {
