@@ -753,8 +753,11 @@ public final class SharedMemorySpan implements ProcessSpan {
     }
 
     synchronized void giveBlock(long at, long bytes) {
-        if (!closed && blocks.remove(at) != null) {
-            m.region.give(at, bytes);
+        Long taken = closed ? null : blocks.remove(at);
+        if (taken != null) {
+            // the length this span took there, whatever the caller passes: a block given back longer than it was taken
+            // would free its neighbour while it is in use
+            m.region.give(at, taken);
         }
     }
 
