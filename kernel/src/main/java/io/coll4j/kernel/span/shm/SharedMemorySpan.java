@@ -78,9 +78,10 @@ public final class SharedMemorySpan implements ProcessSpan {
     private ProcessSpan launcher;
     /** The blocks {@link #allocate} took for this span's team: offset → bytes, given back at close. */
     private final java.util.HashMap<Long, Long> blocks = new java.util.HashMap<>();
-    /** Where this process's ring directory lies in the mapping (the start of its region), or -1: none (a sub-team's span). */
-    private final long directoryAt;
-    /** A sub-team's ring directories, per process of the span ({@link #shareDirectories}), or null. */
+    /**
+     * Per process of the span, the offset of its ring directory (point-to-point), or null: none. The team's span keeps
+     * each at the start of the process's region; a sub-team's span gets its own at the split ({@link #shareDirectories}).
+     */
     private long[] directories;
     private P2pMemory p2pMemory;
     /** The fold of a staged allreduce: {@link StagedAllreduce#AUTO} (priced per call) or one forced by -Dcoll4j.shm.allreduce. */
@@ -101,12 +102,12 @@ public final class SharedMemorySpan implements ProcessSpan {
         this.host = localHost();
         // the ring directory of point-to-point across processes (P2pMemory.directory): the first block of this
         // process's region, so every process knows where each other's lies without asking
-        long dir = -1;
-        if (!sub) {
-            long at = m.region.take(directoryBytes(localRanks), new boolean[1]);
-            dir = at == m.region.start() ? at : -1;
+        if (!sub && m.region.take(directoryBytes(localRanks), new boolean[1]) == m.region.start()) {
+            directories = new long[members.length];
+            for (int p = 0; p < members.length; p++) {
+                directories[p] = m.regionsAt + p * m.region.bytes();
+            }
         }
-        this.directoryAt = dir;
     }
 
     /** Bytes of each process's ring directory: a long per local rank and global rank of the team. */
@@ -707,15 +708,8 @@ public final class SharedMemorySpan implements ProcessSpan {
      * none: a region too small for a ring directory.
      */
     public synchronized P2pMemory p2pMemory() {
-        if (p2pMemory == null) {
-            long[] dirs = directories;
-            if (dirs == null && directoryAt >= 0) {
-                dirs = new long[members.length];
-                for (int p = 0; p < dirs.length; p++) {
-                    dirs[p] = m.regionsAt + p * m.region.bytes();
-                }
-            }
-            p2pMemory = dirs == null ? null : new SpanP2pMemory(this, m, members, me, dirs);
+        if (p2pMemory == null && directories != null) {
+            p2pMemory = new SpanP2pMemory(this, m, members, me, directories);
         }
         return p2pMemory;
     }
@@ -734,7 +728,9 @@ public final class SharedMemorySpan implements ProcessSpan {
                 return;
             }
         }
-        directories = at;
+        synchronized (this) {   // read by p2pMemory, perhaps on another rank's thread
+            directories = at;
+        }
     }
 
     synchronized long takeBlock(long bytes, boolean zeroed) {
