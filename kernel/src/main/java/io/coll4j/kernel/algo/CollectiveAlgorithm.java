@@ -65,6 +65,16 @@ public interface CollectiveAlgorithm {
     }
 
     /** Whether this algorithm can run this call (e.g. a variant limited to small messages). */
+    /**
+     * True when this call's first act is a publish that carries all its peers read of it before they wait on it
+     * (the check word and any inline payload), and it reads no peer's buffer references before that: the entry's
+     * bookkeeping and ANNOUNCE then run right after that publish ({@link CollectiveCall}'s announce), off the
+     * hand-over's path.
+     */
+    default boolean announcesAfterFirstPublish(CollectiveCall call) {
+        return false;
+    }
+
     default boolean supports(int ranks, long count, DType dtype, Op op) {
         return true;
     }

@@ -59,6 +59,10 @@ public final class CollectiveCall {
     private long check;
     /** The count word of the check (the count, or a v-variant's summary of its counts). */
     private long signatureCount;
+    /** The v-forms' count arrays between {@link #begin} and {@link #announce} (null otherwise). */
+    private long[] sendCounts, sendDispls, recvCounts, recvDispls;
+    /** {@link #announce} is still to run: after this call's first publish, before any wait. */
+    private boolean announcePending;
     /** Rank-private per-rank offsets for algorithms (no allocation per call). */
     private final long[] offsets;
     /** The check word of this rank's previous call (what a rank still in that call must have announced). */
@@ -160,16 +164,39 @@ public final class CollectiveCall {
         this.previousCheck = check;
         this.signatureCount = signatureCount;
         this.check = Signature.check(descriptor, signatureCount, algorithmId, check, s);
+        if (s - 1 > knownAllEntered) {
+            awaitAllEntered(s - 1);
+        }
+        this.sendCounts = sendCounts;
+        this.sendDispls = sendDispls;
+        this.recvCounts = recvCounts;
+        this.recvDispls = recvDispls;
+        // a timed call stamps its entry before anything of it is published (the late-rank field reads it)
+        if (!timed && algorithm.announcesAfterFirstPublish(this)) {
+            announcePending = true;
+        } else {
+            announce();
+        }
+    }
+
+    /**
+     * The rest of the entry: the call history, the block layout, scratch, the buffer references and the ANNOUNCE
+     * release. Peers read them only after acquiring this rank's ANNOUNCE (the lag check, the buffer references,
+     * diagnostics), so an algorithm whose first step is a publish that carries everything its peers read of this
+     * call (the check word and an inline payload: {@link CollectiveAlgorithm#announcesAfterFirstPublish}) lets this
+     * run right after that publish, while its line travels, instead of before it on the hand-over's path.
+     */
+    private void announce() {
+        announcePending = false;
+        long s = seq;
         team.history().begin(rank, s, descriptor, signatureCount, algorithmId);
         if (timed) {
             // before the ANNOUNCE release below: a peer that sees this rank entered finds its stamp
             team.history().enter(rank, s, System.nanoTime());
         }
-        if (s - 1 > knownAllEntered) {
-            awaitAllEntered(s - 1);
-        }
         team.blocks(rank, s).set(count, sendCounts, sendDispls, recvCounts, recvDispls, inPlace());
-        long scratchBytes = algorithm.scratchBytes(this);
+        sendCounts = sendDispls = recvCounts = recvDispls = null;
+        long scratchBytes = lastAlgorithm.scratchBytes(this);
         int parity = (int) (s & 1);
         this.scratch = scratchBytes > 0 ? team.scratch(rank).ensure(parity, scratchBytes) : team.scratch(rank).current(parity);
         team.setSlot(rank, s, TeamContext.SEND, send);
@@ -206,11 +233,17 @@ public final class CollectiveCall {
 
     /** The current call failed on this rank (for the last-calls history of error messages). */
     public void failed() {
+        if (announcePending) {
+            announce();
+        }
         team.history().end(rank, seq, false);
     }
 
     /** Ends the current collective; {@code allEntered}: the algorithm observed every rank's entry. */
     public void end(boolean allEntered) {
+        if (announcePending) {
+            announce();
+        }
         team.history().end(rank, seq, true);
         if (allEntered) {
             knownAllEntered = seq;
@@ -464,6 +497,9 @@ public final class CollectiveCall {
             // release: the same, to readers of the line's stamp (awaitAllEntered, scans, diagnostics)
             ctrl.publish(off, stamp, check);
         }
+        if (announcePending) {
+            announce();
+        }
     }
 
     /** Waits until {@code peer}'s {@code line} reaches {@code step} of this collective; returns the stamp read. */
@@ -490,6 +526,9 @@ public final class CollectiveCall {
 
     /** True when {@code peer}'s {@code line} has reached {@code step} of this collective (no waiting). */
     public boolean test(int peer, int line, long step) {
+        if (announcePending) {
+            announce();
+        }
         long off = ControlBlock.halfOffset(ctrl.offset(peer, line), seq);
         long v = ctrl.stampAcquire(off);
         if (!Stamp.reached(v, Stamp.of(seq, step))) {
@@ -501,11 +540,17 @@ public final class CollectiveCall {
 
     /** Atomically adds {@code delta} to team-wide counter line {@code line}; returns the new value (full fence). */
     public long addToGlobal(int line, long delta) {
+        if (announcePending) {
+            announce();
+        }
         return ctrl.addAndGet(ctrl.globalOffset(line), delta);
     }
 
     /** Waits until team-wide counter {@code line} reaches {@code target} (counters carry no check word). */
     public void awaitGlobal(int line, long target) {
+        if (announcePending) {
+            announce();
+        }
         long off = ctrl.globalOffset(line);
         if (!Stamp.reached(ctrl.stampAcquire(off), target)) {
             waiter.await(off, target, -1, line);
@@ -513,6 +558,9 @@ public final class CollectiveCall {
     }
 
     private long awaitStamp(long off, long target, int peer, int line) {
+        if (announcePending) {
+            announce();
+        }
         long v = ctrl.stampAcquire(off);
         if (!Stamp.reached(v, target)) {
             v = waiter.await(off, target, peer, line);

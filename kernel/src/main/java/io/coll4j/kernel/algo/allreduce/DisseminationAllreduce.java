@@ -130,6 +130,15 @@ public final class DisseminationAllreduce extends AbstractAlgorithm {
         return true;
     }
 
+    /**
+     * Inline and not reproducible: round 0 (or the excess hand-off) publishes the value and the check word into the
+     * partner's line first; nothing else of the call is read.
+     */
+    @Override
+    public boolean announcesAfterFirstPublish(CollectiveCall call) {
+        return Transfers.inline(call.bytes()) && !call.reproducible();
+    }
+
     @Override
     public void run(CollectiveCall call) {
         if (Transfers.alone(call)) {

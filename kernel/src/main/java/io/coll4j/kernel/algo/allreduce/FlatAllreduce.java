@@ -83,6 +83,12 @@ public final class FlatAllreduce extends AbstractAlgorithm implements Resumable 
         return true;
     }
 
+    /** Inline: the ARRIVE publish carries the value and the check word; nothing else of the call is read. */
+    @Override
+    public boolean announcesAfterFirstPublish(CollectiveCall call) {
+        return Transfers.inline(call.bytes());
+    }
+
     @Override
     public void run(CollectiveCall call) {
         if (!Transfers.inline(call.bytes())) {

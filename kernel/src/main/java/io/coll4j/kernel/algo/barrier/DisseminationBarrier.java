@@ -55,6 +55,12 @@ public final class DisseminationBarrier extends AbstractAlgorithm {
         return true;
     }
 
+    /** Its first act is round 0's signal, which carries the check word; a barrier has no buffers. */
+    @Override
+    public boolean announcesAfterFirstPublish(CollectiveCall call) {
+        return true;
+    }
+
     @Override
     public void run(CollectiveCall call) {
         int p = call.size();
