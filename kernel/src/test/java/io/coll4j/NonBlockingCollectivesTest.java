@@ -135,6 +135,53 @@ class NonBlockingCollectivesTest {
         check(problems);
     }
 
+    /**
+     * The push allreduce as a request folds a rank's block in 8 KiB tiles and copies each to the other receive
+     * buffers while it is in L1: blocks of several tiles and a partial last one (non-blocking and persistent, in
+     * place and out of place, heap and native), bitwise the reference.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 5})
+    void pushRequestsOverSeveralTilesMatchTheReference(int p) {
+        Queue<String> problems = new ConcurrentLinkedQueue<>();
+        long[] counts = {1024L * p + 3, 3000L * p + 7};
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Team team = Team.builder().ranks(p).algorithm(Collective.ALLREDUCE, "push")
+                    .timeout(Duration.ofSeconds(30)).build()) {
+                team.run(rank -> {
+                    int me = rank.id();
+                    for (long n : counts) {
+                        for (boolean heap : new boolean[]{false, true}) {
+                            long salt = n * 11 + (heap ? 1 : 0);
+                            MemorySegment send = buffer(rank, 8 * n, heap), recv = buffer(rank, 8 * n, heap);
+                            MemorySegment inPlace = buffer(rank, 8 * n, heap);
+                            fill(send, me, 0, n, salt);
+                            fill(inPlace, me, 0, n, salt);
+                            Request a = rank.iallreduce(send, recv, n, DType.F64, Op.SUM);
+                            Request b = rank.iallreduce(inPlace, inPlace, n, DType.F64, Op.SUM);
+                            b.await();
+                            a.await();
+                            for (long i = 0; i < n; i++) {
+                                double ref = sum(p, i, salt);
+                                expect(problems, "push iallreduce", p, n, heap, i, ref, recv.getAtIndex(D, i));
+                                expect(problems, "push iallreduce in place", p, n, heap, i, ref, inPlace.getAtIndex(D, i));
+                            }
+                            fill(inPlace, me, 0, n, salt);
+                            PersistentRequest pr = rank.allreduceInit(inPlace, inPlace, n, DType.F64, Op.SUM);
+                            pr.start();
+                            pr.await();
+                            for (long i = 0; i < n; i++) {
+                                expect(problems, "push persistent in place", p, n, heap, i, sum(p, i, salt), inPlace.getAtIndex(D, i));
+                            }
+                            pr.close();
+                        }
+                    }
+                });
+            }
+        });
+        check(problems);
+    }
+
     private static void expect(Queue<String> problems, String what, int p, long n, boolean heap, long i, double ref, double got) {
         if (Double.doubleToRawLongBits(ref) != Double.doubleToRawLongBits(got) && problems.size() < 20) {
             problems.add(what + " p=" + p + " n=" + n + (heap ? " heap" : " native") + " [" + i + "]: " + got + " != " + ref);

@@ -27,6 +27,8 @@ public final class ItemWorker {
     private final long[] srcOffsets;
     private final MemorySegment[] dsts;
     private final long[] dstOffsets;
+    /** The sources' offsets of a tiled {@link #foldToAll}, while its tiles move them. */
+    private final long[] tileBase;
     private final MemorySegment[] pass = new MemorySegment[Reducer.MAX_SOURCES];
     private final long[] passOffsets = new long[Reducer.MAX_SOURCES];
     private MemorySegment strip;
@@ -39,6 +41,7 @@ public final class ItemWorker {
         this.srcOffsets = new long[ranks];
         this.dsts = new MemorySegment[ranks];
         this.dstOffsets = new long[ranks];
+        this.tileBase = new long[ranks];
     }
 
     /** Destination {@code d} of the next {@link #foldToAll}. */
@@ -110,10 +113,34 @@ public final class ItemWorker {
             }
             f.clear();
         }
-        fold(reducer, dtype, dsts[0], dstOffsets[0], k, elements);
-        long bytes = elements * dtype.size();
-        for (int d = 1; d < nd; d++) {
-            copy(copy, dsts[0], dstOffsets[0], dsts[d], dstOffsets[d], bytes, nonTemporal);
+        int es = dtype.size();
+        long perTile = Fold.EVERY_RECV_TILE_BYTES / es;
+        if (nonTemporal || nd == 1 || elements <= perTile) {
+            fold(reducer, dtype, dsts[0], dstOffsets[0], k, elements);
+            for (int d = 1; d < nd; d++) {
+                copy(copy, dsts[0], dstOffsets[0], dsts[d], dstOffsets[d], elements * es, nonTemporal);
+            }
+            return;
+        }
+        // Tile by tile, as the blocking push (Fold.intoEveryRecv): each tile copied to the other destinations while
+        // it is still in L1. Folding a block larger than L2 first and copying it after read it back from L3: the
+        // push as a request at 4 MiB, p = 2 (2 MiB blocks), ran 1.2–1.3x the blocking push. In place is safe as
+        // there: every source's tile is read before any destination's tile is written, later tiles are untouched.
+        System.arraycopy(srcOffsets, 0, tileBase, 0, k);
+        try {
+            for (long done = 0; done < elements; done += perTile) {
+                long n = Math.min(perTile, elements - done);
+                long delta = done * es;
+                for (int i = 0; i < k; i++) {
+                    srcOffsets[i] = tileBase[i] + delta;
+                }
+                fold(reducer, dtype, dsts[0], dstOffsets[0] + delta, k, n);
+                for (int d = 1; d < nd; d++) {
+                    copy(copy, dsts[0], dstOffsets[0] + delta, dsts[d], dstOffsets[d] + delta, n * es, false);
+                }
+            }
+        } finally {
+            System.arraycopy(tileBase, 0, srcOffsets, 0, k);
         }
     }
 
