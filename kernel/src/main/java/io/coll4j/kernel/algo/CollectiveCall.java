@@ -211,6 +211,13 @@ public final class CollectiveCall {
         publishLine(announceOffset, 0);
     }
 
+    /** {@link #announce} if this call deferred it: after a publish, before a wait, test, counter update or the end. */
+    private void announceIfPending() {
+        if (announcePending) {
+            announce();
+        }
+    }
+
     /**
      * Whether the next calls are timed for {@link io.coll4j.kernel.events.CollectiveCallEvent}: each stamps its
      * entry for the late-rank field and adds up its waits ({@link #takeWaitedNanos}). Costs two clock reads a
@@ -233,17 +240,13 @@ public final class CollectiveCall {
 
     /** The current call failed on this rank (for the last-calls history of error messages). */
     public void failed() {
-        if (announcePending) {
-            announce();
-        }
+        announceIfPending();
         team.history().end(rank, seq, false);
     }
 
     /** Ends the current collective; {@code allEntered}: the algorithm observed every rank's entry. */
     public void end(boolean allEntered) {
-        if (announcePending) {
-            announce();
-        }
+        announceIfPending();
         team.history().end(rank, seq, true);
         if (allEntered) {
             knownAllEntered = seq;
@@ -497,9 +500,7 @@ public final class CollectiveCall {
             // release: the same, to readers of the line's stamp (awaitAllEntered, scans, diagnostics)
             ctrl.publish(off, stamp, check);
         }
-        if (announcePending) {
-            announce();
-        }
+        announceIfPending();
     }
 
     /** Waits until {@code peer}'s {@code line} reaches {@code step} of this collective; returns the stamp read. */
@@ -526,9 +527,7 @@ public final class CollectiveCall {
 
     /** True when {@code peer}'s {@code line} has reached {@code step} of this collective (no waiting). */
     public boolean test(int peer, int line, long step) {
-        if (announcePending) {
-            announce();
-        }
+        announceIfPending();
         long off = ControlBlock.halfOffset(ctrl.offset(peer, line), seq);
         long v = ctrl.stampAcquire(off);
         if (!Stamp.reached(v, Stamp.of(seq, step))) {
@@ -540,17 +539,13 @@ public final class CollectiveCall {
 
     /** Atomically adds {@code delta} to team-wide counter line {@code line}; returns the new value (full fence). */
     public long addToGlobal(int line, long delta) {
-        if (announcePending) {
-            announce();
-        }
+        announceIfPending();
         return ctrl.addAndGet(ctrl.globalOffset(line), delta);
     }
 
     /** Waits until team-wide counter {@code line} reaches {@code target} (counters carry no check word). */
     public void awaitGlobal(int line, long target) {
-        if (announcePending) {
-            announce();
-        }
+        announceIfPending();
         long off = ctrl.globalOffset(line);
         if (!Stamp.reached(ctrl.stampAcquire(off), target)) {
             waiter.await(off, target, -1, line);
@@ -558,9 +553,7 @@ public final class CollectiveCall {
     }
 
     private long awaitStamp(long off, long target, int peer, int line) {
-        if (announcePending) {
-            announce();
-        }
+        announceIfPending();
         long v = ctrl.stampAcquire(off);
         if (!Stamp.reached(v, target)) {
             v = waiter.await(off, target, peer, line);
